@@ -1,0 +1,154 @@
+/*
+ * cht.h - the one interface every hash table in chtbench implements.
+ *
+ * The driver (src/) knows tables only through `struct cht_ops`; tables know
+ * nothing of the driver. Contract: ../shared/DESIGN.md "The table interface".
+ *
+ * Thread model: the driver calls thread_init(t, tid) on every worker thread
+ * before that thread's first operation and thread_exit(t, tid) after its last.
+ * get/insert/remove/update/size carry no thread id: a table that needs
+ * per-thread state (RCU registration, reclamation epochs, lock contexts) keeps
+ * it in thread-local storage set up in thread_init.
+ */
+#ifndef CHT_H
+#define CHT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uint64_t cht_key_t;
+typedef uint64_t cht_val_t;
+
+/* Keys the driver generates lie in [CHT_KEY_MIN, CHT_KEY_MAX]; 0 and
+ * UINT64_MAX are reserved for tables (empty / tombstone markers). */
+#define CHT_KEY_MIN 1ull
+#define CHT_KEY_MAX (1ull << 62)
+
+#define CHT_CACHE_LINE 64
+
+enum cht_caps {
+    CHT_CAP_RESIZE      = 1u << 0, /* grows by itself when full */
+    CHT_CAP_UPDATE      = 1u << 1, /* update() implemented */
+    CHT_CAP_LOCK_PARAM  = 1u << 2, /* takes a lock from locks/ (option lock=NAME) */
+    CHT_CAP_NEEDS_RTM   = 1u << 3, /* needs Intel RTM at run time */
+    CHT_CAP_APPROXIMATE = 1u << 4, /* may answer get() wrongly (filters) */
+    CHT_CAP_FIXED_CAP   = 1u << 5, /* fixed capacity: insert may fail when full */
+    CHT_CAP_NO_DATA     = 1u << 6, /* stores nothing (the null table) */
+};
+
+/* One "key=val" of "--table NAME:key=val,key=val"; arrays end with key == NULL. */
+struct cht_option {
+    const char *key;
+    const char *val;
+};
+
+/* What a table accepts; arrays end with key == NULL. The driver rejects any
+ * option key not listed here before create() is called. */
+struct cht_option_spec {
+    const char *key;
+    const char *help;   /* e.g. "2..6 hash functions (default 2)" */
+};
+
+struct lock_ops;
+
+struct cht_config {
+    size_t   initial;        /* keys that will be prefilled (i) */
+    double   density;        /* i / slot capacity; default 0.5 as in the thesis */
+    uint64_t range;          /* keys come from [1, range] */
+    unsigned max_threads;    /* thread ids are 0 .. max_threads-1 */
+    unsigned numa_nodes;     /* NUMA nodes the threads run on (>= 1) */
+    const unsigned *thread_node; /* NUMA node of each tid (from the pin plan); may be NULL */
+    const struct lock_ops *lock; /* NULL: the table's own default */
+    const struct cht_option *options; /* validated against cht_ops.options */
+};
+
+struct cht_stats {
+    size_t   bytes;          /* structure + items, as allocated */
+    size_t   buckets;        /* buckets or slots of the current table */
+    uint64_t resizes;        /* completed resizes */
+    uint64_t full_failures;  /* inserts refused because the table was full */
+    uint64_t tx_begins, tx_commits, tx_aborts, tx_fallbacks; /* RTM tables */
+};
+
+struct cht_ops {
+    const char *name;
+    const char *summary;     /* one line */
+    unsigned caps;           /* enum cht_caps */
+    const struct cht_option_spec *options; /* may be NULL: no options */
+    bool  (*available)(char *why, size_t len);  /* NULL: always available */
+    void *(*create)(const struct cht_config *cfg, char *err, size_t len);
+    void  (*destroy)(void *t);
+    void  (*thread_init)(void *t, unsigned tid);   /* may be NULL */
+    void  (*thread_exit)(void *t, unsigned tid);   /* may be NULL */
+    bool  (*get)(void *t, cht_key_t k, cht_val_t *v);
+    bool  (*insert)(void *t, cht_key_t k, cht_val_t v); /* only if absent */
+    bool  (*remove)(void *t, cht_key_t k);
+    bool  (*update)(void *t, cht_key_t k, cht_val_t v); /* only if present; NULL if unsupported */
+    size_t (*size)(void *t);                            /* exact when quiescent */
+    void  (*stats)(void *t, struct cht_stats *s);       /* may be NULL */
+};
+
+/* ---- option helpers for tables (header-only so tables need no driver code) ---- */
+
+static inline const char *cht_option_get(const struct cht_option *o, const char *key)
+{
+    const char *found = NULL;
+    for (; o && o->key; o++)
+        if (strcmp(o->key, key) == 0)
+            found = o->val;          /* the last one given wins */
+    return found;
+}
+
+/* Parses option `key` as an unsigned integer in [lo, hi]; *out keeps its
+ * default when the option is absent. Returns false (with err set) on a bad value. */
+static inline bool cht_option_uint(const struct cht_option *o, const char *table,
+                                   const char *key, uint64_t lo, uint64_t hi,
+                                   uint64_t *out, char *err, size_t len)
+{
+    const char *s = cht_option_get(o, key);
+    if (!s)
+        return true;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
+        snprintf(err, len, "--table %s: option %s=%s: expected an integer in %llu..%llu",
+                 table, key, s, (unsigned long long)lo, (unsigned long long)hi);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* Parses option `key` as one of `names` (NULL-terminated); *out is the index. */
+static inline bool cht_option_enum(const struct cht_option *o, const char *table,
+                                   const char *key, const char *const *names,
+                                   unsigned *out, char *err, size_t len)
+{
+    const char *s = cht_option_get(o, key);
+    if (!s)
+        return true;
+    for (unsigned i = 0; names[i]; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = i;
+            return true;
+        }
+    int n = snprintf(err, len, "--table %s: option %s=%s: expected one of", table, key, s);
+    for (unsigned i = 0; names[i] && n > 0 && (size_t)n < len; i++)
+        n += snprintf(err + n, len - (size_t)n, "%s%s", i ? "|" : " ", names[i]);
+    return false;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CHT_H */

@@ -1,0 +1,411 @@
+/*
+ * cli.c - chtbench's command line. Every bad value is one line on stderr
+ * naming the flag and what it accepts, and exit code 2 (DESIGN.md "The run",
+ * step 1); validation is complete before anything runs or is written.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef HAVE_NUMA
+#include <numa.h>
+#endif
+#include "cli.h"
+#include "util.h"
+
+enum {
+    OPT_INSERT = 256, OPT_REMOVE, OPT_OPS, OPT_DENSITY, OPT_DIST, OPT_SEED, OPT_PREFILL, OPT_MEM,
+    OPT_TOPOLOGY, OPT_PRINT_PINNING, OPT_CSV, OPT_JSON, OPT_LIST,
+};
+
+static const struct option long_options[] = {
+    { "table", required_argument, NULL, 't' },
+    { "threads", required_argument, NULL, 'n' },
+    { "update", required_argument, NULL, 'u' },
+    { "insert", required_argument, NULL, OPT_INSERT },
+    { "remove", required_argument, NULL, OPT_REMOVE },
+    { "initial", required_argument, NULL, 'i' },
+    { "range", required_argument, NULL, 'r' },
+    { "duration", required_argument, NULL, 'd' },
+    { "ops", required_argument, NULL, OPT_OPS },
+    { "reps", required_argument, NULL, 'R' },
+    { "density", required_argument, NULL, OPT_DENSITY },
+    { "dist", required_argument, NULL, OPT_DIST },
+    { "seed", required_argument, NULL, OPT_SEED },
+    { "prefill", required_argument, NULL, OPT_PREFILL },
+    { "pin", required_argument, NULL, 'p' },
+    { "mem", required_argument, NULL, OPT_MEM },
+    { "topology", required_argument, NULL, OPT_TOPOLOGY },
+    { "print-pinning", no_argument, NULL, OPT_PRINT_PINNING },
+    { "csv", required_argument, NULL, OPT_CSV },
+    { "json", no_argument, NULL, OPT_JSON },
+    { "list", optional_argument, NULL, OPT_LIST },
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
+    { NULL, 0, NULL, 0 },
+};
+
+void cli_usage(FILE *f)
+{
+    fputs(
+"usage: chtbench [options]\n"
+"Runs the CHTBench loop: n threads, u% updates (half insert, half remove),\n"
+"i prefilled keys from the range [1, r], for d ms; prints a summary, appends CSV.\n"
+"\n"
+"  -t, --table LIST        tables, comma separated, each NAME or NAME:key=val,...\n"
+"                          (see --list; e.g. clht-lb,locked:lock=pthread-spin)\n"
+"  -n, --threads LIST      thread counts: 1,2,4 or 1-8 or 1,2,4-8 (default 1)\n"
+"  -u, --update PCT        update percentage 0..100 (default 10), split evenly\n"
+"      --insert PCT        insert percentage (uneven split; with --remove)\n"
+"      --remove PCT        remove percentage\n"
+"  -i, --initial SIZE      keys prefilled (default 1M); SIZE: 1000, 64K, 1M, 2^20\n"
+"  -r, --range SIZE        keys drawn from [1, r] (default 2*initial)\n"
+"  -d, --duration MS       timed phase in ms (default 1000)\n"
+"      --ops N             instead: each thread does exactly N operations\n"
+"  -R, --reps N            repetitions on fresh tables (default 1)\n"
+"      --density D         initial / slot capacity, 0 < D <= 64 (default 0.5)\n"
+"      --dist SPEC         uniform | zipf:THETA[,scramble] (default uniform)\n"
+"      --seed N            seed of all key streams (default 1)\n"
+"      --prefill MODE      single | parallel (default parallel)\n"
+"  -p, --pin POLICY        default | compact | balanced | list:0,2,4-7 (default default)\n"
+"      --mem POLICY        local | interleave | node:N (libnuma; default local)\n"
+"      --topology SPEC     hwloc synthetic (\"pack:2 core:8 pu:2\") or XML file;\n"
+"                          with --print-pinning only\n"
+"      --print-pinning     print the plan (thread pu core socket numa) and exit\n"
+"      --csv FILE          append one row per (table, threads, rep) to FILE\n"
+"      --json              print one JSON record per run on stdout\n"
+"      --list[=locks]      list tables (or locks) with availability\n"
+"  -V, --version           version and optional features built in\n"
+"  -h, --help              this text\n"
+"Exit: 0 ok, 1 a run failed its correctness check or could not run, 2 bad usage.\n",
+        f);
+}
+
+static char usage_msg[768];
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(usage_msg, sizeof usage_msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "chtbench: %s\n", usage_msg);
+    return -1;
+}
+
+static int parse_percent(const char *flag, const char *s, unsigned *out)
+{
+    uint64_t v;
+    const char *p = s;
+    char *end;
+    errno = 0;
+    v = strtoull(p, &end, 10);
+    if (!*s || *end || errno || s[0] == '-' || v > 100)
+        return usage_error("%s: expected a percentage 0..100 (got '%s')", flag, s);
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* Splits "a:x=1,y=2,b,c:z=3" into table specs: a token with ':' or without
+ * '=' starts a new table, a bare key=val continues the previous one. */
+static int add_tables(struct bench_config *cfg, const char *arg)
+{
+    char *copy = strdup(arg);
+    char spec[512] = "";
+    char err[1024];
+    int rc = 0;
+    bool have = false;
+    for (char *save = NULL, *tok = strtok_r(copy, ",", &save);; tok = strtok_r(NULL, ",", &save)) {
+        bool starts = !tok || strchr(tok, ':') || !strchr(tok, '=');
+        if (starts && have) {
+            if (cfg->ntables == MAX_TABLES) {
+                rc = usage_error("--table: at most %d tables per run", MAX_TABLES);
+                break;
+            }
+            if (registry_parse_table(spec, &cfg->table[cfg->ntables], err, sizeof err) != 0) {
+                rc = usage_error("%s", err);
+                break;
+            }
+            char why[256];
+            if (!registry_table_available(cfg->table[cfg->ntables].ops, why, sizeof why)) {
+                rc = usage_error("--table: %s is not available here: %s", cfg->table[cfg->ntables].ops->name, why);
+                break;
+            }
+            cfg->ntables++;
+            have = false;
+        }
+        if (!tok)
+            break;
+        if (!starts && !have) {
+            rc = usage_error("--table: option '%s' before any table name (expected NAME:key=val,...)", tok);
+            break;
+        }
+        if (starts) {
+            snprintf(spec, sizeof spec, "%s", tok);
+            have = true;
+        } else {
+            size_t n = strlen(spec);
+            snprintf(spec + n, sizeof spec - n, ",%s", tok);
+        }
+    }
+    if (!rc && !cfg->ntables && !have)
+        rc = usage_error("--table: expected a table name (see --list)");
+    free(copy);
+    return rc;
+}
+
+/* The CSV file must be appendable before anything runs: an existing file
+ * writable, or a new one creatable in an existing, writable directory.
+ * Nothing is created here. */
+static int check_csv_path(const char *path)
+{
+    struct stat st;
+    if (!*path)
+        return usage_error("--csv: expected a file path");
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return usage_error("--csv: '%s' is a directory, expected a file", path);
+        if (access(path, W_OK) != 0)
+            return usage_error("--csv: '%s' is not writable", path);
+        return 0;
+    }
+    char *copy = strdup(path);
+    const char *dir = dirname(copy);
+    int ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && access(dir, W_OK | X_OK) == 0;
+    int rc = ok ? 0 : usage_error("--csv: cannot create '%s' (directory '%s' missing or not writable)", path, dir);
+    free(copy);
+    return rc;
+}
+
+static int parse_mem(const char *s, struct bench_config *cfg)
+{
+    if (strcmp(s, "local") == 0) {
+        cfg->mem = MEM_LOCAL;
+        return 0;
+    }
+    bool node = strncmp(s, "node:", 5) == 0;
+    if (strcmp(s, "interleave") != 0 && !node)
+        return usage_error("--mem: expected local|interleave|node:N (got '%s')", s);
+#ifdef HAVE_NUMA
+    if (numa_available() < 0)
+        return usage_error("--mem: %s needs NUMA support, which this kernel does not offer", s);
+    if (node) {
+        uint64_t n;
+        int max = numa_max_node();
+        if (!parse_size(s + 5, &n) || (int64_t)n > max)
+            return usage_error("--mem: node:N takes a NUMA node 0..%d (got '%s')", max, s + 5);
+        cfg->mem_node = (int)n;
+        cfg->mem = MEM_NODE;
+    } else {
+        cfg->mem = MEM_INTERLEAVE;
+    }
+    return 0;
+#else
+    return usage_error("--mem: %s needs libnuma, and this chtbench was built without it", s);
+#endif
+}
+
+static void defaults(struct bench_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->update = 10;
+    cfg->initial = 1u << 20;
+    cfg->density = 0.5;
+    cfg->duration_ms = 1000;
+    cfg->reps = 1;
+    cfg->seed = 1;
+    cfg->prefill = PREFILL_PARALLEL;
+    cfg->dist.dist = KEYGEN_UNIFORM;
+}
+
+int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *action)
+{
+    defaults(cfg);
+    *action = CLI_RUN;
+    bool have_insert = false, have_remove = false, have_update = false, have_range = false;
+    bool have_duration = false, have_ops = false;
+    const char *threads_arg = "1";
+    char err[512];
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":t:n:u:i:r:d:R:p:hV", long_options, NULL)) != -1) {
+        uint64_t v;
+        switch (c) {
+        case 't':
+            if (add_tables(cfg, optarg))
+                return -1;
+            break;
+        case 'n':
+            threads_arg = optarg;
+            break;
+        case 'u':
+            if (parse_percent("--update", optarg, &cfg->update))
+                return -1;
+            have_update = true;
+            break;
+        case OPT_INSERT:
+            if (parse_percent("--insert", optarg, &cfg->insert))
+                return -1;
+            have_insert = true;
+            break;
+        case OPT_REMOVE:
+            if (parse_percent("--remove", optarg, &cfg->remove))
+                return -1;
+            have_remove = true;
+            break;
+        case 'i':
+            if (!parse_size(optarg, &v) || v == 0 || v > (CHT_KEY_MAX >> 1))
+                return usage_error("--initial: expected a size 1..2^61 like 1000, 64K, 1M or 2^20 (got '%s')", optarg);
+            cfg->initial = v;
+            break;
+        case 'r':
+            if (!parse_size(optarg, &v) || v == 0 || v > CHT_KEY_MAX)
+                return usage_error("--range: expected a size 1..2^62 like 2M or 2^21 (got '%s')", optarg);
+            cfg->range = v;
+            have_range = true;
+            break;
+        case 'd':
+            if (!parse_size(optarg, &v) || v == 0 || v > 86400000)
+                return usage_error("--duration: expected milliseconds 1..86400000 (got '%s')", optarg);
+            cfg->duration_ms = v;
+            have_duration = true;
+            break;
+        case OPT_OPS:
+            if (!parse_size(optarg, &v) || v == 0)
+                return usage_error("--ops: expected operations per thread >= 1 like 100000 or 1M (got '%s')", optarg);
+            cfg->ops = v;
+            have_ops = true;
+            break;
+        case 'R':
+            if (!parse_size(optarg, &v) || v == 0 || v > 10000)
+                return usage_error("--reps: expected 1..10000 (got '%s')", optarg);
+            cfg->reps = (unsigned)v;
+            break;
+        case OPT_DENSITY:
+            if (!parse_double(optarg, &cfg->density) || cfg->density <= 0 || cfg->density > 64)
+                return usage_error("--density: expected a number in (0, 64] (got '%s')", optarg);
+            break;
+        case OPT_DIST:
+            if (keygen_parse(optarg, &cfg->dist, err, sizeof err) != 0)
+                return usage_error("%s", err);
+            break;
+        case OPT_SEED:
+            if (!parse_size(optarg, &v))
+                return usage_error("--seed: expected an unsigned 64-bit integer (got '%s')", optarg);
+            cfg->seed = v;
+            break;
+        case OPT_PREFILL:
+            if (strcmp(optarg, "single") == 0)
+                cfg->prefill = PREFILL_SINGLE;
+            else if (strcmp(optarg, "parallel") == 0)
+                cfg->prefill = PREFILL_PARALLEL;
+            else
+                return usage_error("--prefill: expected single|parallel (got '%s')", optarg);
+            break;
+        case 'p':
+            pin_spec_free(&cfg->pin);
+            if (pin_parse(optarg, &cfg->pin, err, sizeof err) != 0)
+                return usage_error("%s", err);
+            break;
+        case OPT_MEM:
+            if (parse_mem(optarg, cfg))
+                return -1;
+            break;
+        case OPT_TOPOLOGY:
+            cfg->topology = optarg;
+            break;
+        case OPT_PRINT_PINNING:
+            cfg->print_pinning = true;
+            break;
+        case OPT_CSV:
+            if (check_csv_path(optarg))
+                return -1;
+            cfg->csv = optarg;
+            break;
+        case OPT_JSON:
+            cfg->json = true;
+            break;
+        case OPT_LIST:
+            if (!optarg || strcmp(optarg, "tables") == 0)
+                *action = CLI_LIST_TABLES;
+            else if (strcmp(optarg, "locks") == 0)
+                *action = CLI_LIST_LOCKS;
+            else
+                return usage_error("--list: expected --list, --list=tables or --list=locks (got '%s')", optarg);
+            return 0;
+        case 'h':
+            *action = CLI_HELP;
+            return 0;
+        case 'V':
+            *action = CLI_VERSION;
+            return 0;
+        case ':':
+            return usage_error("%s: needs a value (see --help)", argv[optind - 1]);
+        default:
+            if (optopt)
+                return usage_error("unknown option '-%c' (see --help)", optopt);
+            return usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s' (see --help)", argv[optind]);
+
+    int n = parse_uint_list(threads_arg, 1, MAX_THREADS, &cfg->threads);
+    if (n <= 0)
+        return usage_error("--threads: expected counts 1..%d like 1,2,4 or 1-8 (got '%s')", MAX_THREADS, threads_arg);
+    cfg->nthreads = (unsigned)n;
+
+    if (have_insert || have_remove) {
+        if (have_insert && have_remove) {
+            if (have_update && cfg->update != cfg->insert + cfg->remove)
+                return usage_error("--update: %u%% disagrees with --insert %u%% + --remove %u%%", cfg->update,
+                                   cfg->insert, cfg->remove);
+        } else if (have_insert) {
+            if (cfg->insert > cfg->update)
+                return usage_error("--insert: %u%% exceeds --update %u%% (give --remove too)", cfg->insert, cfg->update);
+            cfg->remove = cfg->update - cfg->insert;
+        } else {
+            if (cfg->remove > cfg->update)
+                return usage_error("--remove: %u%% exceeds --update %u%% (give --insert too)", cfg->remove, cfg->update);
+            cfg->insert = cfg->update - cfg->remove;
+        }
+        if (cfg->insert + cfg->remove > 100)
+            return usage_error("--insert/--remove: %u%% + %u%% exceeds 100%%", cfg->insert, cfg->remove);
+        cfg->update = cfg->insert + cfg->remove;
+    } else {
+        /* thesis: half insert, half remove; an odd u gives the extra point to insert */
+        cfg->insert = (cfg->update + 1) / 2;
+        cfg->remove = cfg->update / 2;
+    }
+    if (have_duration && have_ops)
+        return usage_error("--ops: give either --duration or --ops, not both");
+    if (have_ops)
+        cfg->duration_ms = 0;
+    if (!have_range)
+        cfg->range = 2 * cfg->initial;
+    if (cfg->range < cfg->initial)
+        return usage_error("--range: %llu is smaller than --initial %llu (the range must hold the prefill)",
+                           (unsigned long long)cfg->range, (unsigned long long)cfg->initial);
+    if (cfg->topology && !cfg->print_pinning)
+        return usage_error("--topology: only with --print-pinning (a plan for another machine cannot run here)");
+    if (cfg->print_pinning) {
+        *action = CLI_PRINT_PINNING;
+        return 0;
+    }
+    if (!cfg->ntables)
+        return usage_error("--table: expected at least one table (see --list)");
+    return 0;
+}
+
+void cli_free(struct bench_config *cfg)
+{
+    free(cfg->threads);
+    pin_spec_free(&cfg->pin);
+}

@@ -1,0 +1,44 @@
+/* config.h - one benchmark invocation, as parsed and validated by cli.c. */
+#ifndef CHT_CONFIG_H
+#define CHT_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "registry.h"
+#include "keygen.h"
+#include "pin.h"
+
+#define MAX_TABLES 32
+#define MAX_THREADS 4096
+
+enum prefill_mode { PREFILL_SINGLE, PREFILL_PARALLEL };
+enum mem_policy { MEM_LOCAL, MEM_INTERLEAVE, MEM_NODE };
+
+struct bench_config {
+    struct table_choice table[MAX_TABLES];
+    unsigned ntables;
+    unsigned *threads;          /* thread counts to run, in order */
+    unsigned nthreads;
+    unsigned update, insert, remove;   /* percent; insert + remove == update */
+    uint64_t initial, range;
+    double density;
+    uint64_t duration_ms;       /* timed phase length; 0 when --ops is used */
+    uint64_t ops;               /* operations per thread; 0 when --duration is used */
+    unsigned reps;
+    struct keygen_spec dist;
+    uint64_t seed;
+    enum prefill_mode prefill;
+    struct pin_spec pin;
+    enum mem_policy mem;
+    int mem_node;
+    const char *topology;       /* --topology: only with --print-pinning */
+    bool print_pinning;
+    const char *csv;            /* NULL: no CSV */
+    bool json;
+};
+
+/* Exit codes */
+#define EXIT_USAGE 2
+#define EXIT_FAILED 1
+
+#endif

@@ -1,0 +1,173 @@
+/*
+ * main.c - chtbench: parse, plan, run every (table, threads, rep), report.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "report.h"
+#include "runner.h"
+
+static void list_tables(void)
+{
+    for (unsigned i = 0; cht_tables[i]; i++) {
+        char why[256];
+        bool ok = registry_table_available(cht_tables[i], why, sizeof why);
+        printf("%-14s %-80s %s%s\n", cht_tables[i]->name, cht_tables[i]->summary, ok ? "available" : "unavailable: ",
+               ok ? "" : why);
+    }
+}
+
+static void list_locks(void)
+{
+    for (unsigned i = 0; cht_locks[i]; i++) {
+        char why[256];
+        bool ok = registry_lock_available(cht_locks[i], why, sizeof why);
+        printf("%-14s %-70s %s%s\n", cht_locks[i]->name, cht_locks[i]->summary, ok ? "available" : "unavailable: ",
+               ok ? "" : why);
+    }
+}
+
+static void version(void)
+{
+    unsigned nt = 0, nl = 0;
+    while (cht_tables[nt])
+        nt++;
+    while (cht_locks[nl])
+        nl++;
+    printf("chtbench %s\nfeatures: hwloc %s\ntables: %u, locks: %u, csv schema: %d\n", CHTBENCH_VERSION,
+           CHTBENCH_FEATURES, nt, nl, CSV_SCHEMA_VERSION);
+}
+
+/* Plans for every thread count, made before anything runs so a bad --pin
+ * list is a usage error and not a half-written results file. */
+static struct pin_plan *make_plans(const struct bench_config *cfg, const struct pin_topology *topo)
+{
+    struct pin_plan *plans = calloc(cfg->nthreads, sizeof *plans);
+    char err[512];
+    for (unsigned i = 0; i < cfg->nthreads; i++)
+        if (pin_plan_make(topo, &cfg->pin, cfg->threads[i], &plans[i], err, sizeof err) != 0) {
+            fprintf(stderr, "chtbench: %s\n", err);
+            exit(EXIT_USAGE);
+        }
+    return plans;
+}
+
+static int print_pinning(const struct bench_config *cfg)
+{
+    char err[512], desc[256];
+    struct pin_topology *topo = pin_topology_load(cfg->topology, err, sizeof err);
+    if (!topo) {
+        fprintf(stderr, "chtbench: %s\n", err);
+        return EXIT_USAGE;
+    }
+    struct pin_plan *plans = make_plans(cfg, topo);
+    pin_topology_describe(topo, desc, sizeof desc);
+    for (unsigned i = 0; i < cfg->nthreads; i++) {
+        printf("# threads=%u pin=%s topology: %s%s\n", cfg->threads[i], pin_policy_name(cfg->pin.policy), desc,
+               plans[i].oversubscribed ? " (oversubscribed)" : "");
+        pin_plan_print(stdout, &plans[i]);
+        pin_plan_free(&plans[i]);
+    }
+    free(plans);
+    pin_topology_free(topo);
+    return 0;
+}
+
+static int run_all(const struct bench_config *cfg)
+{
+    char err[512];
+    struct pin_topology *topo = pin_topology_load(NULL, err, sizeof err);
+    if (!topo) {
+        fprintf(stderr, "chtbench: %s\n", err);
+        return EXIT_FAILED;
+    }
+    struct pin_plan *plans = make_plans(cfg, topo);
+
+    struct keygen *keys = aligned_alloc(CHT_CACHE_LINE, sizeof *keys);
+    struct keygen *perm = aligned_alloc(CHT_CACHE_LINE, sizeof *perm);
+    struct keygen_spec uniform = { .dist = KEYGEN_UNIFORM };
+    if (keygen_init(keys, &cfg->dist, cfg->range, cfg->seed, err, sizeof err) != 0 ||
+        keygen_init(perm, &uniform, cfg->range, cfg->seed ^ 0x9e3779b97f4a7c15ull, err, sizeof err) != 0) {
+        fprintf(stderr, "chtbench: %s\n", err);
+        return EXIT_USAGE;
+    }
+
+    FILE *human = cfg->json ? stderr : stdout;
+    report_console_header(human, cfg);
+    int status = 0;
+    unsigned pus = pin_topology_pus(topo);
+    double *mops = calloc(cfg->reps, sizeof *mops);
+    for (unsigned t = 0; t < cfg->ntables; t++) {
+        for (unsigned n = 0; n < cfg->nthreads; n++) {
+            unsigned threads = cfg->threads[n];
+            bool over = plans[n].oversubscribed || threads > pus;
+            if (over)
+                fprintf(stderr, "chtbench: warning: %u threads on %u usable CPUs: oversubscribed\n", threads, pus);
+            bool all_ok = true;
+            unsigned done = 0;
+            for (unsigned rep = 0; rep < cfg->reps; rep++) {
+                struct run_params p = { .cfg = cfg, .table = &cfg->table[t], .threads = threads, .topo = topo,
+                                        .plan = &plans[n], .rep = rep, .keys = keys, .perm = perm };
+                struct run_result r;
+                if (runner_run(&p, &r) != 0) {
+                    fprintf(stderr, "chtbench: %s\n", r.error);
+                    status = EXIT_FAILED;
+                    break;
+                }
+                if (!r.size_ok) {
+                    fprintf(stderr,
+                            "chtbench: CORRECTNESS FAILURE: %s, %u threads, rep %u: size after prefill %zu "
+                            "(expected %llu), final size %zu, expected %zu = %llu + %llu inserted - %llu removed%s%s\n",
+                            cfg->table[t].ops->name, threads, rep, r.prefill_size, (unsigned long long)cfg->initial,
+                            r.final_size, r.expected_size, (unsigned long long)cfg->initial,
+                            (unsigned long long)r.count[INS_SUC], (unsigned long long)r.count[REM_SUC],
+                            r.error[0] ? "; " : "", r.error);
+                    status = EXIT_FAILED;
+                    all_ok = false;
+                }
+                mops[done++] = r.mops;
+                struct record rec = { .cfg = cfg, .table = &cfg->table[t], .threads = threads, .rep = rep,
+                                      .oversubscribed = over, .r = &r };
+                if (cfg->csv && report_csv_append(cfg->csv, &rec) != 0) {
+                    fprintf(stderr, "chtbench: --csv: cannot append to '%s': %s\n", cfg->csv, strerror(errno));
+                    status = EXIT_FAILED;
+                }
+                if (cfg->json)
+                    report_json(stdout, &rec);
+            }
+            if (done)
+                report_console_summary(human, &cfg->table[t], threads, pin_policy_name(cfg->pin.policy), mops, done,
+                                       all_ok);
+        }
+    }
+    free(mops);
+    for (unsigned i = 0; i < cfg->nthreads; i++)
+        pin_plan_free(&plans[i]);
+    free(plans);
+    free(keys);
+    free(perm);
+    pin_topology_free(topo);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    struct bench_config cfg;
+    enum cli_action action;
+    if (cli_parse(argc, argv, &cfg, &action) != 0)
+        return EXIT_USAGE;
+    int rc = 0;
+    switch (action) {
+    case CLI_HELP: cli_usage(stdout); break;
+    case CLI_VERSION: version(); break;
+    case CLI_LIST_TABLES: list_tables(); break;
+    case CLI_LIST_LOCKS: list_locks(); break;
+    case CLI_PRINT_PINNING: rc = print_pinning(&cfg); break;
+    case CLI_RUN: rc = run_all(&cfg); break;
+    }
+    cli_free(&cfg);
+    return rc;
+}

@@ -1,0 +1,151 @@
+/*
+ * registry.c - the plain arrays of tables and locks (DESIGN.md "The table
+ * interface"). An entry built on an optional library is guarded by the
+ * HAVE_<LIB> macro Meson defines when it finds that library.
+ */
+#include <string.h>
+#include <stdio.h>
+#include "registry.h"
+
+/* tables */
+extern const struct cht_ops cht_table_null;
+extern const struct cht_ops cht_table_locked;
+
+const struct cht_ops *const cht_tables[] = {
+    &cht_table_null,
+    &cht_table_locked,
+    NULL,
+};
+
+/* locks */
+extern const struct lock_ops lock_ops_pthread_mutex;
+extern const struct lock_ops lock_ops_pthread_spin;
+extern const struct lock_ops lock_ops_pthread_rwlock;
+
+const struct lock_ops *const cht_locks[] = {
+    &lock_ops_pthread_mutex,
+    &lock_ops_pthread_spin,
+    &lock_ops_pthread_rwlock,
+    NULL,
+};
+
+const struct cht_ops *registry_table(const char *name)
+{
+    for (unsigned i = 0; cht_tables[i]; i++)
+        if (strcmp(cht_tables[i]->name, name) == 0)
+            return cht_tables[i];
+    return NULL;
+}
+
+const struct lock_ops *registry_lock(const char *name)
+{
+    for (unsigned i = 0; cht_locks[i]; i++)
+        if (strcmp(cht_locks[i]->name, name) == 0)
+            return cht_locks[i];
+    return NULL;
+}
+
+static void join_names(char *buf, size_t len, const char *(*name_at)(unsigned))
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; name_at(i) && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", name_at(i));
+}
+
+static const char *table_name_at(unsigned i) { return cht_tables[i] ? cht_tables[i]->name : NULL; }
+static const char *lock_name_at(unsigned i) { return cht_locks[i] ? cht_locks[i]->name : NULL; }
+
+void registry_table_names(char *buf, size_t len) { join_names(buf, len, table_name_at); }
+void registry_lock_names(char *buf, size_t len) { join_names(buf, len, lock_name_at); }
+
+bool registry_table_available(const struct cht_ops *t, char *why, size_t len)
+{
+    why[0] = '\0';
+    return !t->available || t->available(why, len);
+}
+
+bool registry_lock_available(const struct lock_ops *l, char *why, size_t len)
+{
+    why[0] = '\0';
+    return !l->available || l->available(why, len);
+}
+
+static void option_names(const struct cht_ops *t, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (const struct cht_option_spec *o = t->options; o && o->key && n < len; o++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", o == t->options ? "" : ", ", o->key);
+    if (!t->options || !t->options[0].key)
+        snprintf(buf, len, "none");
+}
+
+int registry_parse_table(const char *spec, struct table_choice *out, char *err, size_t len)
+{
+    memset(out, 0, sizeof *out);
+    if (strlen(spec) >= sizeof out->text) {
+        snprintf(err, len, "--table: spec too long: '%.40s...'", spec);
+        return -1;
+    }
+    strcpy(out->text, spec);
+    char *colon = strchr(out->text, ':');
+    if (colon)
+        *colon = '\0';
+    out->ops = registry_table(out->text);
+    if (!out->ops) {
+        char names[1024];
+        registry_table_names(names, sizeof names);
+        snprintf(err, len, "--table: unknown table '%s' (valid: %s)", out->text, names);
+        return -1;
+    }
+    if (!colon)
+        return 0;
+    snprintf(out->options_text, sizeof out->options_text, "%s", colon + 1);
+    unsigned n = 0;
+    for (char *save = NULL, *kv = strtok_r(colon + 1, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq || eq == kv || !eq[1]) {
+            snprintf(err, len, "--table %s: option '%s' is not key=value", out->ops->name, kv);
+            return -1;
+        }
+        *eq = '\0';
+        bool known = false;
+        for (const struct cht_option_spec *o = out->ops->options; o && o->key; o++)
+            known |= strcmp(o->key, kv) == 0;
+        if (!known) {
+            char names[512];
+            option_names(out->ops, names, sizeof names);
+            snprintf(err, len, "--table %s: unknown option '%s' (valid: %s)", out->ops->name, kv, names);
+            return -1;
+        }
+        if (n == TABLE_MAX_OPTIONS) {
+            snprintf(err, len, "--table %s: more than %d options", out->ops->name, TABLE_MAX_OPTIONS);
+            return -1;
+        }
+        out->options[n].key = kv;
+        out->options[n].val = eq + 1;
+        n++;
+        if (strcmp(kv, "lock") == 0 && (out->ops->caps & CHT_CAP_LOCK_PARAM)) {
+            out->lock = registry_lock(eq + 1);
+            char why[256];
+            if (!out->lock) {
+                char names[1024];
+                registry_lock_names(names, sizeof names);
+                snprintf(err, len, "--table %s: unknown lock '%s' (valid: %s)", out->ops->name, eq + 1, names);
+                return -1;
+            }
+            if (!registry_lock_available(out->lock, why, sizeof why)) {
+                snprintf(err, len, "--table %s: lock %s is not available here: %s", out->ops->name, eq + 1, why);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+void registry_apply_choice(const struct table_choice *c, struct cht_config *cfg)
+{
+    cfg->lock = c->lock;
+    cfg->options = c->options;
+}

@@ -1,0 +1,37 @@
+/* registry.h - every table and lock chtbench knows, by name. */
+#ifndef CHT_REGISTRY_H
+#define CHT_REGISTRY_H
+
+#include "cht.h"
+#include "lock.h"
+
+extern const struct cht_ops *const cht_tables[];   /* NULL-terminated */
+extern const struct lock_ops *const cht_locks[];   /* NULL-terminated */
+
+const struct cht_ops *registry_table(const char *name);
+const struct lock_ops *registry_lock(const char *name);
+/* "a, b, c" of all table (lock) names, for error messages */
+void registry_table_names(char *buf, size_t len);
+void registry_lock_names(char *buf, size_t len);
+/* true if usable here; otherwise why says why (RTM missing, ...) */
+bool registry_table_available(const struct cht_ops *t, char *why, size_t len);
+bool registry_lock_available(const struct lock_ops *l, char *why, size_t len);
+
+#endif
+
+/* A table chosen on the command line: "NAME" or "NAME:key=val,key=val". */
+#define TABLE_MAX_OPTIONS 16
+struct table_choice {
+    const struct cht_ops *ops;
+    const struct lock_ops *lock;             /* from option lock=NAME, else NULL */
+    struct cht_option options[TABLE_MAX_OPTIONS + 1];  /* NULL-terminated */
+    char text[256];                          /* owns the strings above */
+    char options_text[256];                  /* "key=val,key=val" as given ("" if none) */
+};
+
+/* Parses and validates one table spec: unknown table, unknown option (the
+ * message lists the valid ones), malformed key=val, unknown or unavailable lock.
+ * Returns 0, or -1 with a one-line message starting "--table: ". */
+int registry_parse_table(const char *spec, struct table_choice *out, char *err, size_t len);
+/* Fills a cht_config's lock and options from a choice. */
+void registry_apply_choice(const struct table_choice *c, struct cht_config *cfg);

@@ -1,0 +1,31 @@
+/* report.h - console summary, CSV rows (docs/csv.md) and JSON records. */
+#ifndef CHT_REPORT_H
+#define CHT_REPORT_H
+
+#include <stdio.h>
+#include "config.h"
+#include "runner.h"
+
+#define CSV_SCHEMA_VERSION 1
+
+struct record {
+    const struct bench_config *cfg;
+    const struct table_choice *table;
+    unsigned threads;
+    unsigned rep;
+    bool oversubscribed;
+    const struct run_result *r;
+};
+
+/* Appends one row under an exclusive flock; writes the header first when the
+ * file is empty. The row goes out in one write(). Returns 0 or -1 (errno). */
+int report_csv_append(const char *path, const struct record *rec);
+void report_json(FILE *f, const struct record *rec);
+/* Column names, in order (for docs and tests). */
+void report_csv_header(FILE *f);
+
+void report_console_header(FILE *f, const struct bench_config *cfg);
+void report_console_summary(FILE *f, const struct table_choice *t, unsigned threads,
+                            const char *pin, const double *mops, unsigned n, bool all_ok);
+
+#endif

@@ -1,0 +1,259 @@
+/*
+ * locked.c - a serial hash table under one lock: the baseline every
+ * concurrent table must beat (the "coarse-grained lock" of thesis 000 §3.4).
+ *
+ * Serial part: open addressing with linear probing over a power-of-two array
+ * of (key, value) slots, key 0 = empty, deletion by backward shift (no
+ * tombstones), doubling when the load passes 3/4. Keys are hashed with
+ * cht_hash_mix (option hash=identity for upstream-style numbers).
+ * Concurrency: one lock from locks/ (option lock=NAME, default pthread-mutex);
+ * get() takes it in read mode, so an RW lock lets readers share.
+ */
+#include <stdalign.h>
+#include "cht.h"
+#include "cht_hash.h"
+#include "lock.h"
+
+extern const struct lock_ops lock_ops_pthread_mutex;
+
+struct locked_slot {
+    cht_key_t key;
+    cht_val_t val;
+};
+
+struct locked_table {
+    alignas(CHT_CACHE_LINE) unsigned char lock_mem[CHT_CACHE_LINE]; /* or lock_ext when larger */
+    void *lock;
+    const struct lock_ops *lk;
+    struct locked_slot *slot;
+    uint64_t mask;          /* capacity - 1 */
+    size_t count;
+    uint64_t resizes;
+    enum cht_hash_kind hash;
+    unsigned threads;
+    size_t ctx_stride;
+    unsigned char *ctx;     /* threads * ctx_stride */
+};
+
+static __thread unsigned locked_tid;
+
+static const struct cht_option_spec locked_options[] = {
+    { "lock", "any lock from --list (default pthread-mutex)" },
+    CHT_HASH_OPTION,
+    { NULL, NULL },
+};
+
+static uint64_t pow2_at_least(uint64_t n)
+{
+    uint64_t c = 16;
+    while (c < n)
+        c <<= 1;
+    return c;
+}
+
+static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
+{
+    unsigned hash = CHT_HASH_MIX;
+    if (!cht_option_enum(cfg->options, "locked", "hash", cht_hash_names, &hash, err, len))
+        return NULL;
+    const struct lock_ops *lk = cfg->lock ? cfg->lock : &lock_ops_pthread_mutex;
+    double density = cfg->density > 0 ? cfg->density : 0.5;
+    uint64_t want = (uint64_t)((double)(cfg->initial ? cfg->initial : 1) / density);
+    uint64_t cap = pow2_at_least(want);
+
+    struct locked_table *t = aligned_alloc(CHT_CACHE_LINE, sizeof *t);
+    if (!t) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    memset(t, 0, sizeof *t);
+    t->lk = lk;
+    t->hash = hash;
+    t->threads = cfg->max_threads;
+    t->mask = cap - 1;
+    t->slot = calloc(cap, sizeof *t->slot);
+    t->lock = lk->lock_size <= sizeof t->lock_mem ? (void *)t->lock_mem
+                                                  : aligned_alloc(CHT_CACHE_LINE, (lk->lock_size + 63) & ~(size_t)63);
+    t->ctx_stride = (lk->ctx_size + CHT_CACHE_LINE - 1) & ~(size_t)(CHT_CACHE_LINE - 1);
+    t->ctx = t->ctx_stride ? aligned_alloc(CHT_CACHE_LINE, t->ctx_stride * cfg->max_threads) : NULL;
+    if (!t->slot || !t->lock || (t->ctx_stride && !t->ctx)) {
+        snprintf(err, len, "out of memory (%llu slots)", (unsigned long long)cap);
+        free(t->slot);
+        if (t->lock != (void *)t->lock_mem)
+            free(t->lock);
+        free(t->ctx);
+        free(t);
+        return NULL;
+    }
+    struct lock_config lc = { .numa_nodes = cfg->numa_nodes ? cfg->numa_nodes : 1,
+                              .max_threads = cfg->max_threads, .handoff_bound = 64 };
+    lk->init(t->lock, &lc);
+    for (unsigned i = 0; t->ctx && i < cfg->max_threads; i++) {
+        unsigned node = cfg->thread_node ? cfg->thread_node[i] : 0;
+        if (lk->ctx_init)
+            lk->ctx_init(t->ctx + t->ctx_stride * i, i, node);
+    }
+    return t;
+}
+
+static void locked_destroy(void *tp)
+{
+    struct locked_table *t = tp;
+    t->lk->destroy(t->lock);
+    if (t->lock != (void *)t->lock_mem)
+        free(t->lock);
+    free(t->ctx);
+    free(t->slot);
+    free(t);
+}
+
+static void locked_thread_init(void *tp, unsigned tid)
+{
+    (void)tp;
+    locked_tid = tid;
+}
+
+static inline void *my_ctx(struct locked_table *t)
+{
+    return t->ctx ? t->ctx + t->ctx_stride * locked_tid : NULL;
+}
+
+/* index of k, or of the empty slot where it would go */
+static inline uint64_t probe(const struct locked_table *t, cht_key_t k)
+{
+    uint64_t i = cht_hash(t->hash, k) & t->mask;
+    while (t->slot[i].key != 0 && t->slot[i].key != k)
+        i = (i + 1) & t->mask;
+    return i;
+}
+
+static void grow(struct locked_table *t)
+{
+    uint64_t old_cap = t->mask + 1;
+    struct locked_slot *old = t->slot;
+    struct locked_slot *fresh = calloc(old_cap * 2, sizeof *fresh);
+    if (!fresh)
+        return;                 /* keep probing the full-ish table; still correct */
+    t->slot = fresh;
+    t->mask = old_cap * 2 - 1;
+    for (uint64_t i = 0; i < old_cap; i++)
+        if (old[i].key)
+            t->slot[probe(t, old[i].key)] = old[i];
+    free(old);
+    t->resizes++;
+}
+
+static bool locked_get(void *tp, cht_key_t k, cht_val_t *v)
+{
+    struct locked_table *t = tp;
+    void *ctx = my_ctx(t);
+    t->lk->read_lock(t->lock, ctx);
+    struct locked_slot *s = &t->slot[probe(t, k)];
+    bool found = s->key == k;
+    if (found && v)
+        *v = s->val;
+    t->lk->read_unlock(t->lock, ctx);
+    return found;
+}
+
+static bool locked_insert(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct locked_table *t = tp;
+    void *ctx = my_ctx(t);
+    bool added = false;
+    t->lk->lock(t->lock, ctx);
+    /* keep one slot free at all times so probe() always terminates */
+    if ((t->count + 1) * 4 > (t->mask + 1) * 3)
+        grow(t);
+    struct locked_slot *s = &t->slot[probe(t, k)];
+    if (s->key != k && t->count + 1 < t->mask + 1) {
+        s->key = k;
+        s->val = v;
+        t->count++;
+        added = true;
+    }
+    t->lk->unlock(t->lock, ctx);
+    return added;
+}
+
+static bool locked_update(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct locked_table *t = tp;
+    void *ctx = my_ctx(t);
+    t->lk->lock(t->lock, ctx);
+    struct locked_slot *s = &t->slot[probe(t, k)];
+    bool found = s->key == k;
+    if (found)
+        s->val = v;
+    t->lk->unlock(t->lock, ctx);
+    return found;
+}
+
+/* backward-shift deletion: pull later members of the probe run into the hole */
+static void erase_at(struct locked_table *t, uint64_t hole)
+{
+    uint64_t i = hole;
+    for (;;) {
+        i = (i + 1) & t->mask;
+        if (t->slot[i].key == 0)
+            break;
+        uint64_t home = cht_hash(t->hash, t->slot[i].key) & t->mask;
+        /* the entry may move to the hole iff its home is not in (hole, i] cyclically */
+        if (((i - home) & t->mask) >= ((i - hole) & t->mask)) {
+            t->slot[hole] = t->slot[i];
+            hole = i;
+        }
+    }
+    t->slot[hole].key = 0;
+    t->slot[hole].val = 0;
+}
+
+static bool locked_remove(void *tp, cht_key_t k)
+{
+    struct locked_table *t = tp;
+    void *ctx = my_ctx(t);
+    t->lk->lock(t->lock, ctx);
+    uint64_t i = probe(t, k);
+    bool found = t->slot[i].key == k;
+    if (found) {
+        erase_at(t, i);
+        t->count--;
+    }
+    t->lk->unlock(t->lock, ctx);
+    return found;
+}
+
+static size_t locked_size(void *tp)
+{
+    struct locked_table *t = tp;
+    void *ctx = my_ctx(t);
+    t->lk->read_lock(t->lock, ctx);
+    size_t n = t->count;
+    t->lk->read_unlock(t->lock, ctx);
+    return n;
+}
+
+static void locked_stats(void *tp, struct cht_stats *s)
+{
+    struct locked_table *t = tp;
+    s->bytes = sizeof *t + (t->mask + 1) * sizeof *t->slot + t->ctx_stride * t->threads +
+               (t->lock != (void *)t->lock_mem ? t->lk->lock_size : 0);
+    s->buckets = t->mask + 1;
+    s->resizes = t->resizes;
+}
+
+const struct cht_ops cht_table_locked = {
+    .name = "locked",
+    .summary = "serial linear-probing table under one lock (lock=NAME, default pthread-mutex)",
+    .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE | CHT_CAP_LOCK_PARAM,
+    .options = locked_options,
+    .create = locked_create,
+    .destroy = locked_destroy,
+    .thread_init = locked_thread_init,
+    .get = locked_get,
+    .insert = locked_insert,
+    .remove = locked_remove,
+    .update = locked_update,
+    .size = locked_size,
+    .stats = locked_stats,
+};

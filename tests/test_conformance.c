@@ -1,0 +1,442 @@
+/*
+ * test_conformance.c - the suite every registered table must pass.
+ *
+ *   test_conformance MODE TABLE[:opts]
+ *
+ * model     one thread, >= 100k random get/insert/remove/update against a
+ *           reference map: every return value, every value, size() exact;
+ *           then the same from a tiny start (density 8.0: resizes forced).
+ * disjoint  T threads, each owning the keys k = tid (mod T): each keeps its
+ *           own model, so the final table state is known exactly.
+ * stable    "odd" keys prefilled and never touched; writers churn the even
+ *           keys (growing resizable tables) while readers must find every
+ *           odd key with its value on every read.
+ * stress    16 threads on a tiny range (r = 64, u = 50), many short runs:
+ *           size == i + ins_suc - rem_suc exactly after every run, every
+ *           value read back belongs to its key, the key count found by get()
+ *           equals size().
+ * Scale with CHT_TEST_SCALE (percent, default 100; sanitizer builds use less).
+ */
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdarg.h>
+#include "cht.h"
+#include "registry.h"
+#include "keygen.h"
+
+static struct table_choice choice;
+static const struct cht_ops *ops;
+static unsigned scale_pct = 100;
+static int failures;
+
+#define CHECK(cond, ...)                                               \
+    do {                                                               \
+        if (!(cond)) {                                                 \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);       \
+            fprintf(stderr, __VA_ARGS__);                              \
+            fprintf(stderr, "\n");                                     \
+            if (++failures > 20) exit(1);                              \
+        }                                                              \
+    } while (0)
+
+static uint64_t scaled(uint64_t n)
+{
+    uint64_t s = n * scale_pct / 100;
+    return s ? s : 1;
+}
+
+static void *make_table(size_t initial, double density, unsigned threads, uint64_t range)
+{
+    struct cht_config cfg = { .initial = initial, .density = density, .range = range,
+                              .max_threads = threads, .numa_nodes = 1 };
+    registry_apply_choice(&choice, &cfg);
+    char err[256] = "";
+    void *t = ops->create(&cfg, err, sizeof err);
+    if (!t) {
+        fprintf(stderr, "FAIL create(%s, initial=%zu, density=%g): %s\n", ops->name, initial, density, err);
+        exit(1);
+    }
+    return t;
+}
+
+static void t_init(void *t, unsigned tid) { if (ops->thread_init) ops->thread_init(t, tid); }
+static void t_exit(void *t, unsigned tid) { if (ops->thread_exit) ops->thread_exit(t, tid); }
+
+/* values carry their key so a torn or misplaced value is detected */
+static inline cht_val_t val_for(cht_key_t k, uint64_t tag) { return (k << 8) | (tag & 0xff); }
+static inline bool val_ok(cht_key_t k, cht_val_t v) { return (v >> 8) == k; }
+
+static uint64_t full_failures(void *t)
+{
+    struct cht_stats s = { 0 };
+    if (ops->stats)
+        ops->stats(t, &s);
+    return s.full_failures;
+}
+
+/* ---------------- model ---------------- */
+
+static void run_model(size_t initial, double density, uint64_t range, uint64_t nops, uint64_t seed)
+{
+    void *t = make_table(initial, density, 1, range);
+    t_init(t, 0);
+    cht_val_t *ref = calloc(range + 1, sizeof *ref);    /* 0 = absent */
+    size_t count = 0;
+    struct cht_rng r;
+    cht_rng_seed(&r, seed, 0);
+    bool fixed = ops->caps & CHT_CAP_FIXED_CAP;
+    for (uint64_t i = 0; i < nops; i++) {
+        uint64_t x = cht_rng_next(&r);
+        cht_key_t k = 1 + cht_rng_below(cht_rng_next(&r), range);
+        unsigned op = (unsigned)cht_rng_below(x, 100);
+        cht_val_t v = val_for(k, x >> 56 | 1);
+        if (op < 30) {
+            uint64_t ff = full_failures(t);
+            bool ok = ops->insert(t, k, v);
+            if (!ok && !ref[k] && fixed && full_failures(t) > ff)
+                continue;       /* a fixed-capacity table may refuse when full, and counts it */
+            CHECK(ok == !ref[k], "op %llu insert(%llu) returned %d, key %s", (unsigned long long)i,
+                  (unsigned long long)k, ok, ref[k] ? "present" : "absent");
+            if (ok) { ref[k] = v; count++; }
+        } else if (op < 60) {
+            bool ok = ops->remove(t, k);
+            CHECK(ok == !!ref[k], "op %llu remove(%llu) returned %d, key %s", (unsigned long long)i,
+                  (unsigned long long)k, ok, ref[k] ? "present" : "absent");
+            if (ok) { ref[k] = 0; count--; }
+        } else if (op < 70 && ops->update) {
+            bool ok = ops->update(t, k, v);
+            CHECK(ok == !!ref[k], "op %llu update(%llu) returned %d, key %s", (unsigned long long)i,
+                  (unsigned long long)k, ok, ref[k] ? "present" : "absent");
+            if (ok) ref[k] = v;
+        } else {
+            cht_val_t got = 0;
+            bool ok = ops->get(t, k, &got);
+            CHECK(ok == !!ref[k], "op %llu get(%llu) returned %d, key %s", (unsigned long long)i,
+                  (unsigned long long)k, ok, ref[k] ? "present" : "absent");
+            CHECK(!ok || got == ref[k], "get(%llu) value %llx, expected %llx", (unsigned long long)k,
+                  (unsigned long long)got, (unsigned long long)ref[k]);
+        }
+        if ((i & 4095) == 0)
+            CHECK(ops->size(t) == count, "size() %zu, model %zu after %llu ops", ops->size(t), count,
+                  (unsigned long long)i);
+    }
+    CHECK(ops->size(t) == count, "final size() %zu, model %zu", ops->size(t), count);
+    for (cht_key_t k = 1; k <= range; k++) {
+        cht_val_t got = 0;
+        bool ok = ops->get(t, k, &got);
+        CHECK(ok == !!ref[k] && (!ok || got == ref[k]), "final get(%llu) = %d", (unsigned long long)k, ok);
+    }
+    t_exit(t, 0);
+    ops->destroy(t);
+    free(ref);
+}
+
+static void mode_model(void)
+{
+    uint64_t n = scaled(200000);
+    run_model(2048, 0.5, 4096, n, 1);            /* sized for its load */
+    run_model(16, 8.0, 4096, n, 2);              /* tiny start: resizes forced */
+    run_model(50000, 0.5, 100000, n, 3);          /* larger, sparse hits */
+    printf("model: %s passed 3 runs of %llu ops\n", choice.text, (unsigned long long)n);
+}
+
+/* ---------------- concurrent helpers ---------------- */
+
+struct worker {
+    alignas(64) unsigned tid;
+    void *t;
+    uint64_t seed, nops, range, nthreads;
+    uint64_t ins_suc, rem_suc, ops_done;
+    pthread_barrier_t *bar;
+    cht_val_t *own;           /* disjoint: model of own keys, indexed by k */
+    int errors;
+};
+
+static void run_threads(struct worker *w, unsigned n, void *(*fn)(void *))
+{
+    pthread_t *th = calloc(n, sizeof *th);
+    for (unsigned i = 0; i < n; i++)
+        if (pthread_create(&th[i], NULL, fn, &w[i]) != 0) {
+            fprintf(stderr, "FAIL pthread_create\n");
+            exit(1);
+        }
+    for (unsigned i = 0; i < n; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+}
+
+/* ---------------- disjoint ---------------- */
+
+static void *disjoint_worker(void *arg)
+{
+    struct worker *w = arg;
+    t_init(w->t, w->tid);
+    pthread_barrier_wait(w->bar);
+    struct cht_rng r;
+    cht_rng_seed(&r, w->seed, w->tid);
+    uint64_t per = w->range / w->nthreads;   /* own keys: tid+1 + j*nthreads, j < per */
+    bool fixed = ops->caps & CHT_CAP_FIXED_CAP;
+    for (uint64_t i = 0; i < w->nops; i++) {
+        uint64_t x = cht_rng_next(&r);
+        cht_key_t k = w->tid + 1 + cht_rng_below(cht_rng_next(&r), per) * w->nthreads;
+        unsigned op = (unsigned)cht_rng_below(x, 100);
+        cht_val_t v = val_for(k, w->tid);
+        if (op < 35) {
+            bool ok = ops->insert(w->t, k, v);
+            if (!ok && !w->own[k] && fixed)
+                continue;
+            if (ok != !w->own[k]) w->errors++;
+            if (ok) { w->own[k] = v; w->ins_suc++; }
+        } else if (op < 70) {
+            bool ok = ops->remove(w->t, k);
+            if (ok != !!w->own[k]) w->errors++;
+            if (ok) { w->own[k] = 0; w->rem_suc++; }
+        } else {
+            cht_val_t got;
+            bool ok = ops->get(w->t, k, &got);
+            if (ok != !!w->own[k] || (ok && got != w->own[k])) w->errors++;
+        }
+    }
+    pthread_barrier_wait(w->bar);
+    t_exit(w->t, w->tid);
+    return NULL;
+}
+
+static void mode_disjoint(void)
+{
+    for (int round = 0; round < 2; round++) {
+        unsigned n = round ? 8 : 4;
+        uint64_t range = round ? 20000 : 4096;
+        void *t = make_table(round ? 16 : range / 2, round ? 8.0 : 0.5, n, range);
+        pthread_barrier_t bar;
+        pthread_barrier_init(&bar, NULL, n);
+        struct worker *w = aligned_alloc(64, sizeof *w * n);
+        cht_val_t *own = calloc(range + n + 1, sizeof *own);
+        for (unsigned i = 0; i < n; i++)
+            w[i] = (struct worker){ .tid = i, .t = t, .seed = 7 + round, .nops = scaled(100000),
+                                    .range = range, .nthreads = n, .bar = &bar, .own = own };
+        run_threads(w, n, disjoint_worker);
+        size_t expect = 0;
+        int errors = 0;
+        for (unsigned i = 0; i < n; i++)
+            errors += w[i].errors;
+        CHECK(errors == 0, "disjoint: %d wrong return values (%u threads)", errors, n);
+        t_init(t, 0);
+        for (cht_key_t k = 1; k <= range + n; k++) {
+            cht_val_t got = 0;
+            bool ok = ops->get(t, k, &got);
+            expect += own[k] != 0;
+            CHECK(ok == !!own[k] && (!ok || got == own[k]), "disjoint final get(%llu) = %d, model %s",
+                  (unsigned long long)k, ok, own[k] ? "present" : "absent");
+        }
+        CHECK(ops->size(t) == expect, "disjoint: size() %zu, exact state has %zu", ops->size(t), expect);
+        t_exit(t, 0);
+        ops->destroy(t);
+        pthread_barrier_destroy(&bar);
+        free(w);
+        free(own);
+        printf("disjoint: %s passed with %u threads, %zu keys at the end\n", choice.text, n, expect);
+    }
+}
+
+/* ---------------- stable ---------------- */
+
+static volatile int stable_stop;
+
+static void *stable_worker(void *arg)
+{
+    struct worker *w = arg;
+    t_init(w->t, w->tid);
+    pthread_barrier_wait(w->bar);
+    struct cht_rng r;
+    cht_rng_seed(&r, w->seed, w->tid);
+    bool writer = w->tid % 2 == 0;
+    for (uint64_t i = 0; i < w->nops; i++) {
+        uint64_t x = cht_rng_next(&r);
+        if (writer) {
+            cht_key_t k = 2 * (1 + cht_rng_below(x, w->range / 2));          /* even keys */
+            if (x >> 63)
+                w->ins_suc += ops->insert(w->t, k, val_for(k, 1));
+            else
+                w->rem_suc += ops->remove(w->t, k);
+        } else {
+            cht_key_t k = 2 * cht_rng_below(x, w->range / 2) + 1;            /* odd keys: always present */
+            cht_val_t got = 0;
+            if (!ops->get(w->t, k, &got) || got != val_for(k, 3))
+                w->errors++;
+        }
+    }
+    pthread_barrier_wait(w->bar);
+    t_exit(w->t, w->tid);
+    return NULL;
+}
+
+static void mode_stable(void)
+{
+    unsigned n = 6;
+    uint64_t range = 20000;
+    bool fixed = ops->caps & CHT_CAP_FIXED_CAP;
+    /* resizable tables start small so that churn resizes under the readers */
+    void *t = make_table(fixed ? range : 64, fixed ? 0.5 : 4.0, n, range);
+    t_init(t, 0);
+    size_t stable = 0;
+    for (cht_key_t k = 1; k <= range; k += 2) {
+        CHECK(ops->insert(t, k, val_for(k, 3)), "stable: prefill insert(%llu) failed", (unsigned long long)k);
+        stable++;
+    }
+    pthread_barrier_t bar;
+    pthread_barrier_init(&bar, NULL, n);
+    struct worker *w = aligned_alloc(64, sizeof *w * n);
+    for (unsigned i = 0; i < n; i++)
+        w[i] = (struct worker){ .tid = i, .t = t, .seed = 11, .nops = scaled(200000), .range = range,
+                                .nthreads = n, .bar = &bar };
+    run_threads(w, n, stable_worker);
+    int errors = 0;
+    uint64_t ins = 0, rem = 0;
+    for (unsigned i = 0; i < n; i++) {
+        errors += w[i].errors;
+        ins += w[i].ins_suc;
+        rem += w[i].rem_suc;
+    }
+    CHECK(errors == 0, "stable: readers missed a never-removed key (or read a wrong value) %d times", errors);
+    CHECK(ops->size(t) == stable + ins - rem, "stable: size() %zu != %zu + %llu - %llu", ops->size(t), stable,
+          (unsigned long long)ins, (unsigned long long)rem);
+    struct cht_stats s = { 0 };
+    if (ops->stats)
+        ops->stats(t, &s);
+    t_exit(t, 0);
+    ops->destroy(t);
+    pthread_barrier_destroy(&bar);
+    free(w);
+    printf("stable: %s passed (%llu inserts, %llu removes, %llu resizes)\n", choice.text,
+           (unsigned long long)ins, (unsigned long long)rem, (unsigned long long)s.resizes);
+}
+
+/* ---------------- stress ---------------- */
+
+static void *stress_worker(void *arg)
+{
+    struct worker *w = arg;
+    t_init(w->t, w->tid);
+    pthread_barrier_wait(w->bar);
+    struct cht_rng r;
+    cht_rng_seed(&r, w->seed, w->tid);
+    bool check = !(ops->caps & CHT_CAP_NO_DATA);
+    for (uint64_t i = 0; i < w->nops; i++) {
+        uint64_t x = cht_rng_next(&r);
+        cht_key_t k = 1 + cht_rng_below(cht_rng_next(&r), w->range);
+        unsigned c = (unsigned)cht_rng_below(x, 100);
+        if (c < 25) {
+            w->ins_suc += ops->insert(w->t, k, val_for(k, w->tid));
+        } else if (c < 50) {
+            w->rem_suc += ops->remove(w->t, k);
+        } else if (c < 55 && ops->update) {
+            ops->update(w->t, k, val_for(k, w->tid + 100));
+        } else {
+            cht_val_t got = 0;
+            if (ops->get(w->t, k, &got) && check && !val_ok(k, got))
+                w->errors++;
+        }
+    }
+    pthread_barrier_wait(w->bar);
+    t_exit(w->t, w->tid);
+    return NULL;
+}
+
+static void mode_stress(void)
+{
+    const unsigned n = 16;
+    const uint64_t range = 64, initial = 32;
+    unsigned runs = (unsigned)scaled(40);
+    struct worker *w = aligned_alloc(64, sizeof *w * n);
+    for (unsigned run = 0; run < runs; run++) {
+        /* alternate a well-sized table and a tiny one that must grow (or chain) */
+        bool tiny = run % 2 && !(ops->caps & CHT_CAP_FIXED_CAP);
+        void *t = make_table(tiny ? 4 : initial, tiny ? 8.0 : 0.5, n, range);
+        t_init(t, 0);
+        size_t pre = 0;
+        for (cht_key_t k = 1; pre < initial; k += 2)
+            pre += ops->insert(t, k, val_for(k, 0));
+        CHECK(ops->size(t) == initial, "stress: size after prefill %zu != %llu", ops->size(t),
+              (unsigned long long)initial);
+        t_exit(t, 0);
+        pthread_barrier_t bar;
+        pthread_barrier_init(&bar, NULL, n);
+        for (unsigned i = 0; i < n; i++)
+            w[i] = (struct worker){ .tid = i, .t = t, .seed = 100 + run, .nops = scaled(20000),
+                                    .range = range, .nthreads = n, .bar = &bar };
+        run_threads(w, n, stress_worker);
+        uint64_t ins = 0, rem = 0;
+        int errors = 0;
+        for (unsigned i = 0; i < n; i++) {
+            ins += w[i].ins_suc;
+            rem += w[i].rem_suc;
+            errors += w[i].errors;
+        }
+        t_init(t, 0);
+        size_t size = ops->size(t);
+        CHECK(size == initial + ins - rem, "stress run %u: size() %zu != %llu + %llu - %llu", run, size,
+              (unsigned long long)initial, (unsigned long long)ins, (unsigned long long)rem);
+        CHECK(errors == 0, "stress run %u: %d values read back under the wrong key", run, errors);
+        if (!(ops->caps & CHT_CAP_NO_DATA)) {
+            size_t found = 0;
+            for (cht_key_t k = 1; k <= range; k++) {
+                cht_val_t got = 0;
+                if (ops->get(t, k, &got)) {
+                    found++;
+                    CHECK(val_ok(k, got), "stress run %u: key %llu holds value %llx", run,
+                          (unsigned long long)k, (unsigned long long)got);
+                }
+            }
+            CHECK(found == size, "stress run %u: get() finds %zu keys, size() says %zu", run, found, size);
+        }
+        t_exit(t, 0);
+        ops->destroy(t);
+        pthread_barrier_destroy(&bar);
+    }
+    free(w);
+    printf("stress: %s passed %u runs x %u threads, r=%llu, u=50\n", choice.text, runs, n,
+           (unsigned long long)range);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s model|disjoint|stable|stress TABLE[:opts]\n", argv[0]);
+        return 2;
+    }
+    char err[512];
+    if (registry_parse_table(argv[2], &choice, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    ops = choice.ops;
+    char why[256];
+    if (!registry_table_available(ops, why, sizeof why)) {
+        printf("SKIP %s: %s\n", ops->name, why);
+        return 77;      /* meson's skip code */
+    }
+    const char *s = getenv("CHT_TEST_SCALE");
+    if (s && atoi(s) > 0)
+        scale_pct = (unsigned)atoi(s);
+    bool data = !(ops->caps & CHT_CAP_NO_DATA);
+    if (strcmp(argv[1], "model") == 0) {
+        if (data) mode_model();
+    } else if (strcmp(argv[1], "disjoint") == 0) {
+        if (data) mode_disjoint();
+    } else if (strcmp(argv[1], "stable") == 0) {
+        if (data) mode_stable();
+    } else if (strcmp(argv[1], "stress") == 0) {
+        mode_stress();
+    } else {
+        fprintf(stderr, "unknown mode %s\n", argv[1]);
+        return 2;
+    }
+    if (!data && strcmp(argv[1], "stress") != 0)
+        printf("%s: %s stores nothing; only the stress accounting applies\n", argv[1], ops->name);
+    if (failures) {
+        fprintf(stderr, "%s %s: %d checks failed\n", argv[1], choice.text, failures);
+        return 1;
+    }
+    return 0;
+}
