@@ -85,6 +85,8 @@ struct cht_ops {
     unsigned caps;           /* enum cht_caps */
     const struct cht_option_spec *options; /* may be NULL: no options */
     bool  (*available)(char *why, size_t len);  /* NULL: always available */
+    /* create() validates option values (err: "--table NAME: ..."); chtbench calls it
+     * once with a tiny config and destroy() right after, before any run. */
     void *(*create)(const struct cht_config *cfg, char *err, size_t len);
     void  (*destroy)(void *t);
     void  (*thread_init)(void *t, unsigned tid);   /* may be NULL */

@@ -57,6 +57,12 @@ struct lock_ops {
     void (*read_lock)(void *lock, void *ctx);          /* RW locks; others: same as lock */
     void (*read_unlock)(void *lock, void *ctx);
     void (*stats)(void *lock, struct lock_stats *s);   /* may be NULL */
+    /* Optional (NULL when absent); used by the composite locks of locks/
+     * (cohorts, NUMA RW locks, RTM elision) and by ctx-held counters. */
+    bool (*is_locked)(void *lock);             /* racy snapshot: held (or queued for) by someone */
+    bool (*has_waiters)(void *lock, void *ctx); /* holder only: another thread is committed to
+                                                * acquiring it (cohort "alone?" test) */
+    void (*ctx_stats)(void *ctx, struct lock_stats *s); /* adds this thread's counters to *s */
 };
 
 #ifdef __cplusplus

@@ -76,9 +76,29 @@ static int print_pinning(const struct bench_config *cfg)
     return 0;
 }
 
+/* Option values are the tables' to judge (create() parses them): build each
+ * table once, tiny, before any run, so a bad value is a usage error and not
+ * a results file with some rows in it. */
+static void validate_tables(const struct bench_config *cfg)
+{
+    for (unsigned t = 0; t < cfg->ntables; t++) {
+        struct cht_config tc = { .initial = 16, .density = cfg->density, .range = 32, .max_threads = 1,
+                                 .numa_nodes = 1 };
+        registry_apply_choice(&cfg->table[t], &tc);
+        char err[512] = "";
+        void *table = cfg->table[t].ops->create(&tc, err, sizeof err);
+        if (!table) {
+            fprintf(stderr, "chtbench: %s\n", err[0] ? err : "--table: cannot create the table");
+            exit(EXIT_USAGE);
+        }
+        cfg->table[t].ops->destroy(table);
+    }
+}
+
 static int run_all(const struct bench_config *cfg)
 {
     char err[512];
+    validate_tables(cfg);
     struct pin_topology *topo = pin_topology_load(NULL, err, sizeof err);
     if (!topo) {
         fprintf(stderr, "chtbench: %s\n", err);

@@ -10,10 +10,36 @@
 /* tables */
 extern const struct cht_ops cht_table_null;
 extern const struct cht_ops cht_table_locked;
+extern const struct cht_ops cht_table_cuckoo;
+extern const struct cht_ops cht_table_dense;
+extern const struct cht_ops cht_table_hopscotch;
+extern const struct cht_ops cht_table_chain;
+#ifdef HAVE_URCU
+extern const struct cht_ops cht_table_urcu;
+#endif
+#ifdef HAVE_TBB
+extern const struct cht_ops cht_table_tbb;
+#endif
+#ifdef HAVE_LIBCUCKOO
+extern const struct cht_ops cht_table_libcuckoo;
+#endif
 
 const struct cht_ops *const cht_tables[] = {
     &cht_table_null,
     &cht_table_locked,
+    &cht_table_cuckoo,
+    &cht_table_dense,
+    &cht_table_hopscotch,
+    &cht_table_chain,
+#ifdef HAVE_URCU
+    &cht_table_urcu,
+#endif
+#ifdef HAVE_TBB
+    &cht_table_tbb,
+#endif
+#ifdef HAVE_LIBCUCKOO
+    &cht_table_libcuckoo,
+#endif
     NULL,
 };
 

@@ -38,6 +38,7 @@ struct worker {
     struct shared *s;
     uint64_t count[N_OUTCOMES];
     uint64_t t_start, t_end;
+    struct cht_rng rng;          /* this thread's key stream */
     bool prefill_full;           /* an insert of a fresh key was refused */
     char pin_error[160];         /* pin_apply failed: why */
 };
@@ -72,8 +73,11 @@ static void prefill(struct worker *w)
 }
 
 /* The timed phase. Op choice per thesis line 732: c in [0,100): c < ins ->
- * insert, c < ins+rem -> remove, else get. Counters are branch-free sums. */
-static void timed_loop(struct worker *w)
+ * insert, c < ins+rem -> remove, else get. Counters are branch-free sums in
+ * registers. Instantiated once per distribution (dist is a constant inside),
+ * so the uniform loop keeps its PRNG state in registers and calls nothing but
+ * the table. */
+static inline __attribute__((always_inline)) void timed_loop_for(struct worker *w, enum keygen_dist dist)
 {
     struct shared *s = w->s;
     const struct run_params *p = s->p;
@@ -82,17 +86,18 @@ static void timed_loop(struct worker *w)
     bool (*insert)(void *, cht_key_t, cht_val_t) = s->ops->insert;
     bool (*remove)(void *, cht_key_t) = s->ops->remove;
     const struct keygen *keys = p->keys;
+    const uint64_t range = keys->range;
     const uint64_t ins_below = p->cfg->insert, rem_below = p->cfg->insert + p->cfg->remove;
     uint64_t remaining = p->cfg->ops ? p->cfg->ops : UINT64_MAX;
     const int *stop = &s->stop;
-    struct cht_rng rng;
-    cht_rng_seed(&rng, p->cfg->seed + p->rep, w->tid);
+    struct cht_rng rng = w->rng;
     uint64_t gs = 0, gf = 0, is = 0, inf = 0, rs = 0, rf = 0;
 
     w->t_start = now_ns();
     for (; remaining && !__atomic_load_n(stop, __ATOMIC_RELAXED); remaining--) {
         uint64_t c = cht_rng_below(cht_rng_next(&rng), 100);
-        cht_key_t k = keygen_next(keys, &rng);
+        cht_key_t k = dist == KEYGEN_UNIFORM ? 1 + cht_rng_below(cht_rng_next(&rng), range)
+                                             : keygen_next_zipf(keys, &rng);
         if (c < ins_below) {
             bool ok = insert(t, k, k);
             is += ok;
@@ -109,12 +114,22 @@ static void timed_loop(struct worker *w)
         }
     }
     w->t_end = now_ns();
+    w->rng = rng;
     w->count[GET_SUC] = gs;
     w->count[GET_FAIL] = gf;
     w->count[INS_SUC] = is;
     w->count[INS_FAIL] = inf;
     w->count[REM_SUC] = rs;
     w->count[REM_FAIL] = rf;
+}
+
+static void timed_loop(struct worker *w)
+{
+    cht_rng_seed(&w->rng, w->s->p->cfg->seed + w->s->p->rep, w->tid);
+    if (w->s->p->keys->dist == KEYGEN_UNIFORM)
+        timed_loop_for(w, KEYGEN_UNIFORM);
+    else
+        timed_loop_for(w, KEYGEN_ZIPF);
 }
 
 static void *worker_main(void *arg)

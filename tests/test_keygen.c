@@ -1,0 +1,668 @@
+/*
+ * test_keygen.c - tests of workloads/keygen.{h,c}: the PRNG and its seeding,
+ * Lemire range reduction, uniform keys, exact Zipf keys (chi-square goodness
+ * of fit against keygen_zipf_pmf, with a power check that a wrong theta is
+ * rejected), huge ranges, the scramble bijection, and --dist parsing.
+ *
+ * Every statistical check uses a fixed seed, so the outcome is deterministic;
+ * thresholds are chi-square critical values at alpha = 0.001 (Wilson-Hilferty
+ * approximation) or 5-sigma binomial bounds.
+ *
+ * Prints one line per check (PASS on stdout, FAIL on stderr); exits 1 if any
+ * check failed. Also prints the cost of a draw in ns (informational only).
+ */
+#include "keygen.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int failures, checks;
+
+__attribute__((format(printf, 3, 4)))
+static bool check(bool ok, const char *name, const char *fmt, ...)
+{
+    char detail[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    checks++;
+    if (ok) {
+        printf("PASS %-40s %s\n", name, detail);
+    } else {
+        failures++;
+        fflush(stdout);
+        fprintf(stderr, "FAIL %-40s %s\n", name, detail);
+    }
+    return ok;
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n, sz);
+    if (!p) {
+        fprintf(stderr, "FAIL out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+static void must_init(struct keygen *g, enum keygen_dist d, double theta, bool scramble,
+                      uint64_t range, uint64_t seed)
+{
+    struct keygen_spec s = { .dist = d, .theta = theta, .scramble = scramble };
+    char err[256];
+    if (keygen_init(g, &s, range, seed, err, sizeof err) != 0) {
+        fprintf(stderr, "FAIL keygen_init(range=%llu, theta=%g): %s\n",
+                (unsigned long long)range, theta, err);
+        exit(2);
+    }
+}
+
+/* Upper alpha = 0.001 critical value of chi-square with df degrees of freedom,
+ * by Wilson-Hilferty: (X/df)^(1/3) is ~normal with mean 1 - 2/(9df) and
+ * variance 2/(9df). Accurate to < 0.5% for df >= 10, and errs high by ~1-2%
+ * for small df, which only makes the test slightly more lenient. */
+static double chi2_crit_001(double df)
+{
+    const double z = 3.090232306167813;   /* Phi^-1(1 - 0.001) */
+    double a = 2.0 / (9.0 * df);
+    double c = 1.0 - a + z * sqrt(a);
+    return df * c * c * c;
+}
+
+/* ---------------- PRNG ---------------- */
+
+static void test_rng(void)
+{
+    enum { N = 10000 };
+    struct cht_rng a, b, c, d;
+    cht_rng_seed(&a, 42, 3);
+    cht_rng_seed(&b, 42, 3);
+    cht_rng_seed(&c, 42, 4);
+    cht_rng_seed(&d, 43, 3);
+    int same_ab = 0, same_ac = 0, same_ad = 0;
+    for (int i = 0; i < N; i++) {
+        uint64_t x = cht_rng_next(&a), y = cht_rng_next(&b);
+        uint64_t z = cht_rng_next(&c), w = cht_rng_next(&d);
+        same_ab += x == y;
+        same_ac += x == z;
+        same_ad += x == w;
+    }
+    check(same_ab == N, "rng same seed+stream identical", "%d/%d equal", same_ab, N);
+    check(same_ac == 0, "rng different streams differ", "%d/%d equal (stream 3 vs 4)", same_ac, N);
+    check(same_ad == 0, "rng different seeds differ", "%d/%d equal (seed 42 vs 43)", same_ad, N);
+
+    /* Neighbouring streams should look independent: bit agreement ~ 50%. */
+    cht_rng_seed(&a, 7, 0);
+    cht_rng_seed(&b, 7, 1);
+    long agree = 0;
+    for (int i = 0; i < N; i++)
+        agree += 64 - __builtin_popcountll(cht_rng_next(&a) ^ cht_rng_next(&b));
+    double frac = agree / (64.0 * N), sd = 0.5 / sqrt(64.0 * N);
+    check(fabs(frac - 0.5) < 5 * sd, "rng streams 0,1 uncorrelated bits",
+          "bit agreement %.4f (5 sigma = %.4f)", frac, 5 * sd);
+
+    /* Each output bit is set half the time. */
+    cht_rng_seed(&a, 1, 0);
+    long ones[64] = { 0 };
+    enum { M = 100000 };
+    for (int i = 0; i < M; i++) {
+        uint64_t x = cht_rng_next(&a);
+        for (int j = 0; j < 64; j++)
+            ones[j] += (x >> j) & 1;
+    }
+    double worst = 0;
+    for (int j = 0; j < 64; j++)
+        worst = fmax(worst, fabs(ones[j] / (double)M - 0.5));
+    check(worst < 5 * 0.5 / sqrt(M), "rng every bit balanced", "worst |p-0.5| = %.5f", worst);
+
+    bool ok = cht_rng_below(0, 100) == 0 && cht_rng_below(UINT64_MAX, 100) == 99 &&
+              cht_rng_below(UINT64_MAX, 1) == 0 && cht_rng_below(1ull << 63, 10) == 5 &&
+              cht_rng_below(UINT64_MAX, CHT_KEY_MAX) == CHT_KEY_MAX - 1 &&
+              cht_rng_below(0x123456789abcdef0ull, 1ull << 20) == 0x12345;
+    check(ok, "cht_rng_below endpoints", "below(0,100)=%llu below(max,100)=%llu below(2^63,10)=%llu",
+          (unsigned long long)cht_rng_below(0, 100), (unsigned long long)cht_rng_below(UINT64_MAX, 100),
+          (unsigned long long)cht_rng_below(1ull << 63, 10));
+}
+
+/* ---------------- uniform ---------------- */
+
+static void test_uniform(void)
+{
+    enum { R = 100, N = 1000000 };
+    struct keygen g;
+    struct cht_rng r;
+    must_init(&g, KEYGEN_UNIFORM, 0, false, R, 1);
+    cht_rng_seed(&r, 1, 0);
+    long cnt[R + 2] = { 0 };
+    long outside = 0;
+    for (int i = 0; i < N; i++) {
+        cht_key_t k = keygen_next(&g, &r);
+        if (k < 1 || k > R)
+            outside++;
+        else
+            cnt[k]++;
+    }
+    int missed = 0;
+    for (int k = 1; k <= R; k++)
+        missed += cnt[k] == 0;
+    check(outside == 0, "uniform r=100 in range", "%ld draws outside [1,100]", outside);
+    check(missed == 0, "uniform r=100 covers every key", "%d keys never drawn", missed);
+    double e = (double)N / R, chi = 0;
+    for (int k = 1; k <= R; k++)
+        chi += (cnt[k] - e) * (cnt[k] - e) / e;
+    double crit = chi2_crit_001(R - 1);
+    check(chi < crit, "uniform r=100 chi-square", "chi2 = %.1f < %.1f (df %d, alpha 0.001)",
+          chi, crit, R - 1);
+
+    /* Power: the same uniform sample is rejected against a mildly skewed pmf. */
+    double chi_bad = 0, hn = 0;
+    for (int k = 1; k <= R; k++)
+        hn += pow(k, -0.1);
+    for (int k = 1; k <= R; k++) {
+        double eb = N * pow(k, -0.1) / hn;
+        chi_bad += (cnt[k] - eb) * (cnt[k] - eb) / eb;
+    }
+    check(chi_bad > crit, "uniform chi-square has power", "vs zipf(0.1) pmf: chi2 = %.1f > %.1f",
+          chi_bad, crit);
+
+    must_init(&g, KEYGEN_UNIFORM, 0, false, 1, 1);
+    long not1 = 0;
+    for (int i = 0; i < 1000; i++)
+        not1 += keygen_next(&g, &r) != 1;
+    check(not1 == 0, "uniform r=1 always 1", "%ld draws != 1", not1);
+
+    must_init(&g, KEYGEN_UNIFORM, 0, false, CHT_KEY_MAX, 1);
+    long bad = 0, high = 0;
+    for (int i = 0; i < 100000; i++) {
+        cht_key_t k = keygen_next(&g, &r);
+        bad += k < 1 || k > CHT_KEY_MAX;
+        high += k > CHT_KEY_MAX / 2;
+    }
+    check(bad == 0 && fabs(high / 1e5 - 0.5) < 5 * 0.5 / sqrt(1e5), "uniform r=2^62 in range",
+          "%ld outside, upper half %.4f", bad, high / 1e5);
+}
+
+/* ---------------- zipf goodness of fit ---------------- */
+
+struct fit {
+    double chi, crit;       /* all ranks, tail bins merged to expected >= 5 */
+    int df;
+    double chi_head, crit_head;  /* ranks 1..HEAD one bin each + one bin for the rest */
+    int df_head;
+    long outside;
+};
+enum { HEAD = 10 };
+
+/* Draws N keys from zipf(theta_sample) on [1, n] (unscrambled, or mapped back
+ * through the scramble inverse) and computes chi-square statistics against
+ * keygen_zipf_pmf(n, theta_test, .). The full test bins ranks so that every
+ * expected count is >= 5; the head test (ranks 1..10 and the rest) has few
+ * degrees of freedom, so it catches small relative errors on the hot ranks
+ * (e.g. a missing rejection step) that drown in the noise of 1000 bins. */
+static struct fit zipf_fit(uint64_t n, double theta_sample, double theta_test, bool scramble,
+                           long N, uint64_t seed)
+{
+    struct keygen g;
+    struct cht_rng r;
+    struct fit f = { 0 };
+    must_init(&g, KEYGEN_ZIPF, theta_sample, scramble, n, seed);
+    cht_rng_seed(&r, seed, 0);
+
+    uint64_t *inv = NULL;
+    if (scramble) {
+        inv = xcalloc(n + 1, sizeof *inv);
+        for (uint64_t k = 1; k <= n; k++)
+            inv[keygen_scramble(&g, k)] = k;
+    }
+    long *cnt = xcalloc(n + 1, sizeof *cnt);
+    for (long i = 0; i < N; i++) {
+        cht_key_t k = keygen_next(&g, &r);
+        if (k < 1 || k > n) {
+            f.outside++;
+            continue;
+        }
+        cnt[inv ? inv[k] : k]++;
+    }
+
+    /* Normalizer once (keygen_zipf_pmf is O(n) per call). */
+    double p1 = keygen_zipf_pmf(n, theta_test, 1);
+    double eacc = 0, oacc = 0, elast = 0, olast = 0, erest = 0, orest = 0;
+    int bins = 0;
+    for (uint64_t k = 1; k <= n; k++) {
+        double e = N * p1 * exp(-theta_test * log((double)k));
+        if (k <= HEAD)
+            f.chi_head += (cnt[k] - e) * (cnt[k] - e) / e;
+        else {
+            erest += e;
+            orest += cnt[k];
+        }
+        eacc += e;
+        oacc += cnt[k];
+        if (eacc >= 5 || k == n) {
+            if (eacc < 5 && bins > 0) {   /* a short last bin joins the previous one */
+                f.chi -= (olast - elast) * (olast - elast) / elast;
+                eacc += elast;
+                oacc += olast;
+                bins--;
+            }
+            f.chi += (oacc - eacc) * (oacc - eacc) / eacc;
+            elast = eacc;
+            olast = oacc;
+            bins++;
+            eacc = oacc = 0;
+        }
+    }
+    if (erest > 0)
+        f.chi_head += (orest - erest) * (orest - erest) / erest;
+    free(cnt);
+    free(inv);
+    f.df = bins - 1;
+    f.crit = chi2_crit_001(f.df);
+    f.df_head = n > HEAD ? HEAD : (int)n - 1;
+    f.crit_head = chi2_crit_001(f.df_head);
+    return f;
+}
+
+static void test_zipf_fit(void)
+{
+    const long N = 1000000;
+    const uint64_t n = 1000;
+    /* theta: the required 0.5, 0.99, 1.0, 1.22, plus the numerically delicate
+     * neighbourhood of 1 (series branch of the helpers) and the extremes. */
+    const double thetas[] = { 0.5, 0.99, 1.0, 1.22, 1.0 - 1e-9, 1.0 + 1e-6, 0.01, 3.0 };
+    for (size_t i = 0; i < sizeof thetas / sizeof thetas[0]; i++) {
+        struct fit f = zipf_fit(n, thetas[i], thetas[i], false, N, 100 + i);
+        char name[64];
+        snprintf(name, sizeof name, "zipf:%.10g n=1000 chi-square", thetas[i]);
+        check(f.outside == 0 && f.chi < f.crit && f.chi_head < f.crit_head, name,
+              "all ranks: chi2 = %.1f < %.1f (df %d); ranks 1..10+rest: %.1f < %.1f (df %d); "
+              "alpha 0.001; %ld outside",
+              f.chi, f.crit, f.df, f.chi_head, f.crit_head, f.df_head, f.outside);
+    }
+
+    /* Power: a sample of one theta must FAIL the same test against a nearby
+     * wrong theta. */
+    const double pairs[][2] = { { 0.99, 0.90 }, { 1.22, 1.15 }, { 1.0, 0.97 } };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        struct fit f = zipf_fit(n, pairs[i][0], pairs[i][1], false, N, 200 + i);
+        char name[64];
+        snprintf(name, sizeof name, "zipf power: %g tested as %g", pairs[i][0], pairs[i][1]);
+        check(f.chi > f.crit && f.chi_head > f.crit_head, name,
+              "chi2 = %.1f > %.1f (df %d), head %.1f > %.1f: wrong theta rejected",
+              f.chi, f.crit, f.df, f.chi_head, f.crit_head);
+    }
+
+    /* Scrambled keys, mapped back to ranks, still follow the pmf. */
+    {
+        struct fit f = zipf_fit(n, 0.99, 0.99, true, N, 300);
+        check(f.outside == 0 && f.chi < f.crit && f.chi_head < f.crit_head,
+              "zipf:0.99,scramble n=1000 chi-square",
+              "chi2 = %.1f < %.1f (df %d); head %.1f < %.1f; %ld outside",
+              f.chi, f.crit, f.df, f.chi_head, f.crit_head, f.outside);
+    }
+    /* Scrambling moves the hot key away from 1. */
+    {
+        struct keygen g;
+        struct cht_rng r;
+        must_init(&g, KEYGEN_ZIPF, 0.99, true, 1000000, 5);
+        cht_rng_seed(&r, 5, 0);
+        long hot = 0, one = 0;
+        uint64_t s1 = keygen_scramble(&g, 1);
+        for (int i = 0; i < 100000; i++) {
+            cht_key_t k = keygen_next(&g, &r);
+            hot += k == s1;
+            one += k == 1;
+        }
+        double p = keygen_zipf_pmf(1000000, 0.99, 1);
+        check(s1 != 1 && fabs(hot / 1e5 - p) < 5 * sqrt(p * (1 - p) / 1e5),
+              "zipf scramble: hot key is scramble(1)", "scramble(1) = %llu, freq %.4f (pmf %.4f), key 1 freq %.5f",
+              (unsigned long long)s1, hot / 1e5, p, one / 1e5);
+    }
+}
+
+/* ---------------- zipf on huge ranges ---------------- */
+
+static void test_zipf_huge(void)
+{
+    const long N = 1000000;
+    const uint64_t n = 1ull << 40;
+    const double thetas[] = { 0.99, 1.0, 1.22 };
+    for (size_t i = 0; i < 3; i++) {
+        for (int scr = 0; scr <= 1; scr++) {
+            struct keygen g;
+            struct cht_rng r;
+            must_init(&g, KEYGEN_ZIPF, thetas[i], scr, n, 11 + i);
+            cht_rng_seed(&r, 11 + i, 2 + scr);
+            uint64_t k1 = scr ? keygen_scramble(&g, 1) : 1;
+            uint64_t k2 = scr ? keygen_scramble(&g, 2) : 2;
+            long outside = 0, c1 = 0, c2 = 0;
+            for (long j = 0; j < N; j++) {
+                cht_key_t k = keygen_next(&g, &r);
+                outside += k < 1 || k > n;
+                c1 += k == k1;
+                c2 += k == k2;
+            }
+            double p1 = keygen_zipf_pmf(n, thetas[i], 1), p2 = keygen_zipf_pmf(n, thetas[i], 2);
+            double s1 = sqrt(p1 * (1 - p1) / N), s2 = sqrt(p2 * (1 - p2) / N);
+            char name[64];
+            snprintf(name, sizeof name, "zipf:%g%s n=2^40 rank 1,2", thetas[i], scr ? ",scramble" : "");
+            check(outside == 0 && fabs(c1 / (double)N - p1) < 5 * s1 && fabs(c2 / (double)N - p2) < 5 * s2,
+                  name, "%ld outside; rank1 %.5f vs pmf %.5f, rank2 %.5f vs %.5f (5 sigma %.5f)",
+                  outside, c1 / (double)N, p1, c2 / (double)N, p2, 5 * s1);
+        }
+    }
+
+    /* Range 2^62 with theta < 1: most mass lies past 2^53, where ranks are
+     * dithered below the double's resolution. Check range, the coarse CDF,
+     * and that odd keys occur (without dithering every key past 2^53 would be
+     * even). P(K <= m) = H(m)/H(n) = pmf(n,.,1) / pmf(m,.,1). */
+    {
+        struct keygen g;
+        struct cht_rng r;
+        const uint64_t big = CHT_KEY_MAX, m = 1ull << 60;
+        must_init(&g, KEYGEN_ZIPF, 0.5, false, big, 21);
+        cht_rng_seed(&r, 21, 0);
+        long outside = 0, below = 0, odd = 0, past53 = 0, odd53 = 0;
+        const long M = 200000;
+        for (long j = 0; j < M; j++) {
+            cht_key_t k = keygen_next(&g, &r);
+            outside += k < 1 || k > big;
+            below += k <= m;
+            odd += k & 1;
+            if (k > (1ull << 54)) {
+                past53++;
+                odd53 += k & 1;
+            }
+        }
+        double pc = keygen_zipf_pmf(big, 0.5, 1) / keygen_zipf_pmf(m, 0.5, 1);
+        double sc = sqrt(pc * (1 - pc) / M);
+        check(outside == 0 && fabs(below / (double)M - pc) < 5 * sc, "zipf:0.5 n=2^62 range and CDF",
+              "%ld outside; P(K<=2^60) %.4f vs %.4f (5 sigma %.4f)", outside, below / (double)M, pc, 5 * sc);
+        double fo = past53 ? odd53 / (double)past53 : 0;
+        check(past53 > M / 2 && fabs(fo - 0.5) < 5 * 0.5 / sqrt((double)past53),
+              "zipf:0.5 n=2^62 low bits dithered", "%ld draws > 2^54, odd fraction %.4f", past53, fo);
+
+        must_init(&g, KEYGEN_ZIPF, 1.22, true, big, 22);
+        outside = 0;
+        for (long j = 0; j < M; j++) {
+            cht_key_t k = keygen_next(&g, &r);
+            outside += k < 1 || k > big;
+        }
+        check(outside == 0, "zipf:1.22,scramble n=2^62 in range", "%ld outside", outside);
+    }
+
+    /* Tiny ranges. */
+    {
+        struct keygen g;
+        struct cht_rng r;
+        cht_rng_seed(&r, 3, 0);
+        long bad = 0;
+        for (uint64_t n2 = 1; n2 <= 3; n2++)
+            for (int scr = 0; scr <= 1; scr++) {
+                must_init(&g, KEYGEN_ZIPF, 1.0, scr, n2, 3);
+                for (int j = 0; j < 10000; j++) {
+                    cht_key_t k = keygen_next(&g, &r);
+                    bad += k < 1 || k > n2;
+                }
+            }
+        check(bad == 0, "zipf n=1,2,3 in range", "%ld outside", bad);
+    }
+}
+
+/* ---------------- pmf ---------------- */
+
+static void test_pmf(void)
+{
+    const double thetas[] = { 0.5, 0.99, 1.0, 1.22 };
+    double worst_sum = 0, worst_em = 0;
+    for (size_t i = 0; i < 4; i++) {
+        double q = thetas[i], sum = 0;
+        double p1 = keygen_zipf_pmf(1000, q, 1);
+        for (uint64_t k = 1; k <= 1000; k++)
+            sum += p1 * pow((double)k, -q);
+        worst_sum = fmax(worst_sum, fabs(sum - 1));
+        /* n = 2^20 is summed directly, 2^20 + 1 by Euler-Maclaurin: they must agree. */
+        double hd = 1 / keygen_zipf_pmf(1u << 20, q, 1) + pow((double)((1u << 20) + 1), -q);
+        double he = 1 / keygen_zipf_pmf((1u << 20) + 1, q, 1);
+        worst_em = fmax(worst_em, fabs(he / hd - 1));
+    }
+    check(worst_sum < 1e-12, "pmf sums to 1 (n=1000)", "worst |sum-1| = %.2e", worst_sum);
+    check(worst_em < 1e-12, "pmf Euler-Maclaurin tail matches direct", "worst rel diff = %.2e", worst_em);
+    bool ok = keygen_zipf_pmf(10, 1, 0) == 0 && keygen_zipf_pmf(10, 1, 11) == 0 &&
+              keygen_zipf_pmf(10, 0, 1) == 0 && keygen_zipf_pmf(1, 2, 1) == 1 &&
+              fabs(keygen_zipf_pmf(2, 1, 1) - 2.0 / 3.0) < 1e-15;
+    check(ok, "pmf edge cases", "k=0,k>n,theta=0 -> 0; n=1 -> 1; n=2,q=1 -> 2/3");
+}
+
+/* ---------------- scramble ---------------- */
+
+static void test_scramble(void)
+{
+    const uint64_t ranges[] = { 1, 2, 3, 4, 5, 7, 1000, 1024, 1025, 12345, 65536, (1u << 20) + 7 };
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+        uint64_t n = ranges[i];
+        struct keygen g;
+        must_init(&g, KEYGEN_ZIPF, 0.99, true, n, 77 + i);
+        unsigned char *seen = xcalloc(n + 1, 1);
+        long outside = 0, dup = 0, fixed = 0;
+        for (uint64_t k = 1; k <= n; k++) {
+            uint64_t y = keygen_scramble(&g, k);
+            if (y < 1 || y > n) {
+                outside++;
+                continue;
+            }
+            dup += seen[y];
+            seen[y] = 1;
+            fixed += y == k;
+        }
+        free(seen);
+        char name[64];
+        snprintf(name, sizeof name, "scramble bijection r=%llu", (unsigned long long)n);
+        /* A random permutation has ~1 fixed point (Poisson(1)): > 10 means no mixing. */
+        check(outside == 0 && dup == 0 && (n < 100 || fixed <= 10), name,
+              "%ld outside, %ld duplicates, %ld fixed points", outside, dup, fixed);
+    }
+
+    /* The hot ranks are spread: ranks 1..1000 land in the lower half ~half the time. */
+    {
+        struct keygen g;
+        const uint64_t n = (1u << 20) + 7;
+        must_init(&g, KEYGEN_ZIPF, 0.99, true, n, 9);
+        long lower = 0, adjacent = 0;
+        uint64_t prev = 0;
+        for (uint64_t k = 1; k <= 1000; k++) {
+            uint64_t y = keygen_scramble(&g, k);
+            lower += y <= n / 2;
+            adjacent += prev && (y == prev + 1 || y + 1 == prev);
+            prev = y;
+        }
+        check(fabs(lower - 500.0) < 5 * sqrt(250.0) && adjacent < 5, "scramble spreads hot ranks",
+              "%ld/1000 of ranks 1..1000 in lower half, %ld adjacent pairs", lower, adjacent);
+    }
+
+    /* Keyed by seed: same seed -> same permutation, other seed -> other one. */
+    {
+        struct keygen a, b, c;
+        must_init(&a, KEYGEN_ZIPF, 1.0, true, 12345, 1);
+        must_init(&b, KEYGEN_ZIPF, 1.0, true, 12345, 1);
+        must_init(&c, KEYGEN_ZIPF, 1.0, true, 12345, 2);
+        long same_ab = 0, same_ac = 0;
+        for (uint64_t k = 1; k <= 12345; k++) {
+            same_ab += keygen_scramble(&a, k) == keygen_scramble(&b, k);
+            same_ac += keygen_scramble(&a, k) == keygen_scramble(&c, k);
+        }
+        check(same_ab == 12345 && same_ac < 20, "scramble keyed by seed",
+              "seed 1 vs 1: %ld/12345 equal; seed 1 vs 2: %ld equal", same_ab, same_ac);
+    }
+}
+
+/* ---------------- reproducibility of key streams ---------------- */
+
+static void test_repro(void)
+{
+    const char *dists[] = { "uniform", "zipf:0.99", "zipf:1.22,scramble" };
+    for (int d = 0; d < 3; d++) {
+        struct keygen_spec s;
+        char err[256];
+        if (keygen_parse(dists[d], &s, err, sizeof err) != 0) {
+            check(false, "repro parse", "%s", err);
+            continue;
+        }
+        struct keygen g1, g2;
+        keygen_init(&g1, &s, 1000000, 99, err, sizeof err);
+        keygen_init(&g2, &s, 1000000, 99, err, sizeof err);
+        struct cht_rng a, b, c;
+        cht_rng_seed(&a, 99, 5);
+        cht_rng_seed(&b, 99, 5);
+        cht_rng_seed(&c, 99, 6);
+        long same = 0, same_other = 0;
+        for (int i = 0; i < 10000; i++) {
+            cht_key_t x = keygen_next(&g1, &a), y = keygen_next(&g2, &b), z = keygen_next(&g1, &c);
+            same += x == y;
+            same_other += x == z;
+        }
+        /* With zipf, keys collide across streams as often as the hot keys are hot. */
+        double p_coll = 0;
+        if (s.dist == KEYGEN_UNIFORM)
+            p_coll = 1e-6;
+        else {
+            double p1 = keygen_zipf_pmf(1000000, s.theta, 1);
+            for (uint64_t k = 1; k <= 1000; k++) {
+                double p = p1 * pow((double)k, -s.theta);
+                p_coll += p * p;
+            }
+        }
+        char name[64];
+        snprintf(name, sizeof name, "repro %s", dists[d]);
+        check(same == 10000 && same_other < 10000 * p_coll * 1.5 + 20, name,
+              "same seed+stream: %ld/10000 equal; stream 5 vs 6: %ld equal", same, same_other);
+    }
+}
+
+/* ---------------- parsing ---------------- */
+
+static void test_parse(void)
+{
+    struct good { const char *s; enum keygen_dist d; double theta; bool scr; const char *canon; };
+    const struct good goods[] = {
+        { "uniform", KEYGEN_UNIFORM, 0, false, "uniform" },
+        { "zipf:0.99", KEYGEN_ZIPF, 0.99, false, "zipf:0.99" },
+        { "zipf:1", KEYGEN_ZIPF, 1.0, false, "zipf:1" },
+        { "zipf:1.0", KEYGEN_ZIPF, 1.0, false, "zipf:1" },
+        { "zipf:1.22", KEYGEN_ZIPF, 1.22, false, "zipf:1.22" },
+        { "zipf:0.99,scramble", KEYGEN_ZIPF, 0.99, true, "zipf:0.99,scramble" },
+        { "zipf:2e-3", KEYGEN_ZIPF, 0.002, false, "zipf:0.002" },
+        { "zipf:.5,scramble", KEYGEN_ZIPF, 0.5, true, "zipf:0.5,scramble" },
+    };
+    for (size_t i = 0; i < sizeof goods / sizeof goods[0]; i++) {
+        struct keygen_spec s;
+        char err[256] = "", buf[64] = "";
+        int rc = keygen_parse(goods[i].s, &s, err, sizeof err);
+        if (rc == 0)
+            keygen_format(&s, buf, sizeof buf);
+        char name[64];
+        snprintf(name, sizeof name, "parse '%s'", goods[i].s);
+        check(rc == 0 && s.dist == goods[i].d && (s.dist == KEYGEN_UNIFORM || s.theta == goods[i].theta) &&
+              (s.dist == KEYGEN_UNIFORM || s.scramble == goods[i].scr) && strcmp(buf, goods[i].canon) == 0,
+              name, "rc %d, formats as '%s'%s%s", rc, buf, *err ? ", err: " : "", err);
+    }
+
+    /* Canonical form round-trips exactly even for ugly doubles. */
+    {
+        struct keygen_spec s = { KEYGEN_ZIPF, 0.1 + 0.2, true }, t;
+        char buf[64];
+        keygen_format(&s, buf, sizeof buf);
+        int rc = keygen_parse(buf, &t, NULL, 0);
+        check(rc == 0 && t.theta == s.theta && t.scramble, "format/parse round trip",
+              "0.1+0.2 -> '%s'", buf);
+    }
+
+    const char *bads[] = { "zipf:0", "zipf:-1", "zipf:abc", "zipf", "foo", "zipf:0.9,bogus",
+                           "", "zipf:", "zipf:0.9,", "zipf:inf", "zipf:nan", "zipf:1e999",
+                           "uniform,scramble", "zipf:0.9x", "zipf: 0.9", "zipfx", "zipf:,scramble",
+                           "Uniform", "zipf:0.9,scramble,scramble" };
+    for (size_t i = 0; i < sizeof bads / sizeof bads[0]; i++) {
+        struct keygen_spec s;
+        char err[256] = "";
+        int rc = keygen_parse(bads[i], &s, err, sizeof err);
+        char name[64];
+        snprintf(name, sizeof name, "parse rejects '%s'", bads[i]);
+        check(rc == -1 && strncmp(err, "--dist:", 7) == 0 && !strchr(err, '\n'), name, "\"%s\"", err);
+    }
+    {
+        struct keygen_spec s;
+        check(keygen_parse(NULL, &s, NULL, 0) == -1, "parse NULL, no err buffer", "rejected");
+    }
+
+    /* keygen_init validation. */
+    {
+        struct keygen g;
+        struct keygen_spec u = { KEYGEN_UNIFORM, 0, false }, z0 = { KEYGEN_ZIPF, 0, false };
+        char e1[256] = "", e2[256] = "", e3[256] = "";
+        int r1 = keygen_init(&g, &u, 0, 1, e1, sizeof e1);
+        int r2 = keygen_init(&g, &u, CHT_KEY_MAX + 1, 1, e2, sizeof e2);
+        int r3 = keygen_init(&g, &z0, 100, 1, e3, sizeof e3);
+        int r4 = keygen_init(&g, &u, CHT_KEY_MAX, 1, NULL, 0);
+        check(r1 == -1 && r2 == -1 && r3 == -1 && r4 == 0 && strncmp(e1, "--range:", 8) == 0 &&
+              strncmp(e2, "--range:", 8) == 0 && strncmp(e3, "--dist:", 7) == 0,
+              "keygen_init validates", "\"%s\" / \"%s\"", e2, e3);
+    }
+}
+
+/* ---------------- cost (informational) ---------------- */
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void bench(const char *dist, long n)
+{
+    struct keygen_spec s;
+    struct keygen g;
+    struct cht_rng r;
+    keygen_parse(dist, &s, NULL, 0);
+    keygen_init(&g, &s, 1ull << 30, 1, NULL, 0);
+    cht_rng_seed(&r, 1, 0);
+    uint64_t acc = 0;
+    for (long i = 0; i < n / 10; i++)     /* warm up */
+        acc += keygen_next(&g, &r);
+    double t0 = now_ns();
+    for (long i = 0; i < n; i++)
+        acc += keygen_next(&g, &r);
+    double t1 = now_ns();
+    printf("INFO cost %-22s %6.2f ns/draw (range 2^30, %ld draws, checksum %llx)\n",
+           dist, (t1 - t0) / n, n, (unsigned long long)(acc & 0xffff));
+}
+
+int main(void)
+{
+    test_rng();
+    test_parse();
+    test_pmf();
+    test_uniform();
+    test_zipf_fit();
+    test_zipf_huge();
+    test_scramble();
+    test_repro();
+
+    bench("uniform", 200000000);
+    bench("zipf:0.99", 20000000);
+    bench("zipf:1.22", 20000000);
+    bench("zipf:0.99,scramble", 20000000);
+
+    if (failures) {
+        fprintf(stderr, "test_keygen: %d of %d checks FAILED\n", failures, checks);
+        return 1;
+    }
+    printf("test_keygen: all %d checks passed\n", checks);
+    return 0;
+}
