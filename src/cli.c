@@ -22,6 +22,7 @@
 enum {
     OPT_INSERT = 256, OPT_REMOVE, OPT_OPS, OPT_DENSITY, OPT_DIST, OPT_SEED, OPT_PREFILL, OPT_MEM,
     OPT_TOPOLOGY, OPT_PRINT_PINNING, OPT_CSV, OPT_JSON, OPT_LIST,
+    OPT_LATENCY, OPT_LATENCY_CSV, OPT_COUNTERS, OPT_LIKWID_MARKER, OPT_TIMELINE, OPT_TIMELINE_CSV,
 };
 
 static const struct option long_options[] = {
@@ -46,6 +47,12 @@ static const struct option long_options[] = {
     { "csv", required_argument, NULL, OPT_CSV },
     { "json", no_argument, NULL, OPT_JSON },
     { "list", optional_argument, NULL, OPT_LIST },
+    { "latency", optional_argument, NULL, OPT_LATENCY },
+    { "latency-csv", required_argument, NULL, OPT_LATENCY_CSV },
+    { "counters", required_argument, NULL, OPT_COUNTERS },
+    { "likwid-marker", no_argument, NULL, OPT_LIKWID_MARKER },
+    { "timeline", required_argument, NULL, OPT_TIMELINE },
+    { "timeline-csv", required_argument, NULL, OPT_TIMELINE_CSV },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -80,6 +87,12 @@ void cli_usage(FILE *f)
 "      --print-pinning     print the plan (thread pu core socket numa) and exit\n"
 "      --csv FILE          append one row per (table, threads, rep) to FILE\n"
 "      --json              print one JSON record per run on stdout\n"
+"      --latency[=EVERY]   time one op in EVERY with the TSC (default 128; 1 = all)\n"
+"      --latency-csv FILE  append per-store log2 latency histograms to FILE\n"
+"      --counters SPEC     PAPI counters per op: cache | tlb | ipc | EVENT,EVENT...\n"
+"      --likwid-marker     likwid marker regions 'prefill' and 'run' (likwid-perfctr -m)\n"
+"      --timeline MS       sample throughput every MS ms (with --timeline-csv FILE)\n"
+"      --timeline-csv FILE append the time series to FILE\n"
 "      --list[=locks]      list tables (or locks) with availability\n"
 "  -V, --version           version and optional features built in\n"
 "  -h, --help              this text\n"
@@ -163,22 +176,22 @@ static int add_tables(struct bench_config *cfg, const char *arg)
 /* The CSV file must be appendable before anything runs: an existing file
  * writable, or a new one creatable in an existing, writable directory.
  * Nothing is created here. */
-static int check_csv_path(const char *path)
+static int check_csv_path(const char *flag, const char *path)
 {
     struct stat st;
     if (!*path)
-        return usage_error("--csv: expected a file path");
+        return usage_error("%s: expected a file path", flag);
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
-            return usage_error("--csv: '%s' is a directory, expected a file", path);
+            return usage_error("%s: '%s' is a directory, expected a file", flag, path);
         if (access(path, W_OK) != 0)
-            return usage_error("--csv: '%s' is not writable", path);
+            return usage_error("%s: '%s' is not writable", flag, path);
         return 0;
     }
     char *copy = strdup(path);
     const char *dir = dirname(copy);
     int ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && access(dir, W_OK | X_OK) == 0;
-    int rc = ok ? 0 : usage_error("--csv: cannot create '%s' (directory '%s' missing or not writable)", path, dir);
+    int rc = ok ? 0 : usage_error("%s: cannot create '%s' (directory '%s' missing or not writable)", flag, path, dir);
     free(copy);
     return rc;
 }
@@ -209,6 +222,30 @@ static int parse_mem(const char *s, struct bench_config *cfg)
 #else
     return usage_error("--mem: %s needs libnuma, and this chtbench was built without it", s);
 #endif
+}
+
+/* Cross-flag checks of the measurement options, and the machine checks
+ * (rdtscp, PAPI events) that decide whether they can run at all. */
+static int check_measurement(struct bench_config *cfg)
+{
+    if (cfg->latency_csv && !cfg->latency_every)
+        return usage_error("--latency-csv: needs --latency");
+    if (cfg->timeline_ms && !cfg->timeline_csv)
+        return usage_error("--timeline: needs --timeline-csv FILE");
+    if (cfg->timeline_csv && !cfg->timeline_ms)
+        return usage_error("--timeline-csv: needs --timeline MS");
+    if (cfg->latency_every) {
+        char why[256];
+        if (!lat_supported(why, sizeof why))
+            return usage_error("--latency: %s", why);
+    }
+    if (cfg->counters_spec) {
+        char err[512];
+        if (counters_setup(cfg->counters_spec, &cfg->counters, err, sizeof err, cfg->counters_warning,
+                           sizeof cfg->counters_warning) != 0)
+            return usage_error("%s", err);
+    }
+    return 0;
 }
 
 static void defaults(struct bench_config *cfg)
@@ -325,12 +362,45 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             cfg->print_pinning = true;
             break;
         case OPT_CSV:
-            if (check_csv_path(optarg))
+            if (check_csv_path("--csv", optarg))
                 return -1;
             cfg->csv = optarg;
             break;
         case OPT_JSON:
             cfg->json = true;
+            break;
+        case OPT_LATENCY:
+            if (!optarg) {
+                cfg->latency_every = LAT_DEFAULT_EVERY;
+            } else if (!parse_size(optarg, &v) || v == 0 || v > (1ull << 32)) {
+                return usage_error("--latency: expected --latency or --latency=EVERY, EVERY 1..2^32 ops per sample (got '%s')", optarg);
+            } else {
+                cfg->latency_every = v;
+            }
+            break;
+        case OPT_LATENCY_CSV:
+            if (check_csv_path("--latency-csv", optarg))
+                return -1;
+            cfg->latency_csv = optarg;
+            break;
+        case OPT_COUNTERS:
+            cfg->counters_spec = optarg;
+            break;
+        case OPT_LIKWID_MARKER:
+#ifndef HAVE_LIKWID
+            return usage_error("--likwid-marker: this chtbench was built without likwid (install liblikwid-dev and rebuild with -Dlikwid=enabled)");
+#endif
+            cfg->likwid_marker = true;
+            break;
+        case OPT_TIMELINE:
+            if (!parse_size(optarg, &v) || v == 0 || v > 86400000)
+                return usage_error("--timeline: expected an interval in milliseconds 1..86400000 (got '%s')", optarg);
+            cfg->timeline_ms = v;
+            break;
+        case OPT_TIMELINE_CSV:
+            if (check_csv_path("--timeline-csv", optarg))
+                return -1;
+            cfg->timeline_csv = optarg;
             break;
         case OPT_LIST:
             if (!optarg || strcmp(optarg, "tables") == 0)
@@ -401,7 +471,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     }
     if (!cfg->ntables)
         return usage_error("--table: expected at least one table (see --list)");
-    return 0;
+    return check_measurement(cfg);
 }
 
 void cli_free(struct bench_config *cfg)

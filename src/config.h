@@ -7,6 +7,8 @@
 #include "registry.h"
 #include "keygen.h"
 #include "pin.h"
+#include "counters.h"
+#include "latency.h"
 
 #define MAX_TABLES 32
 #define MAX_THREADS 4096
@@ -35,6 +37,16 @@ struct bench_config {
     bool print_pinning;
     const char *csv;            /* NULL: no CSV */
     bool json;
+    /* measurement (docs/cli.md "Measurement") */
+    uint64_t latency_every;     /* 0: no --latency; 1: every op */
+    const char *latency_csv;    /* per-store log2 histograms */
+    struct lat_clock lat_clock; /* calibrated at start-up when --latency */
+    const char *counters_spec;  /* --counters, NULL: none */
+    struct counter_set counters;
+    char counters_warning[512]; /* printed once by main before the runs */
+    bool likwid_marker;
+    uint64_t timeline_ms;       /* 0: no --timeline */
+    const char *timeline_csv;
 };
 
 /* Exit codes */

@@ -7,8 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "marker.h"
+#include "memstat.h"
 #include "report.h"
 #include "runner.h"
+#include "util.h"
 
 static void list_tables(void)
 {
@@ -37,8 +40,8 @@ static void version(void)
         nt++;
     while (cht_locks[nl])
         nl++;
-    printf("chtbench %s\nfeatures: hwloc %s\ntables: %u, locks: %u, csv schema: %d\n", CHTBENCH_VERSION,
-           CHTBENCH_FEATURES, nt, nl, CSV_SCHEMA_VERSION);
+    printf("chtbench %s\nfeatures: hwloc %s\nallocator: %s\ntables: %u, locks: %u, csv schema: %d\n",
+           CHTBENCH_VERSION, CHTBENCH_FEATURES, memstat_allocator(), nt, nl, CSV_SCHEMA_VERSION);
 }
 
 /* Plans for every thread count, made before anything runs so a bad --pin
@@ -95,10 +98,30 @@ static void validate_tables(const struct bench_config *cfg)
     }
 }
 
-static int run_all(const struct bench_config *cfg)
+/* Writes one repetition's outputs: CSV row, JSON, latency histograms,
+ * timeline; returns nonzero when a file could not be appended. */
+static int emit(const struct bench_config *cfg, const struct record *rec)
+{
+    int status = 0;
+    if (cfg->csv && report_csv_append(cfg->csv, rec) != 0) {
+        fprintf(stderr, "chtbench: --csv: cannot append to '%s': %s\n", cfg->csv, strerror(errno));
+        status = EXIT_FAILED;
+    }
+    if (cfg->json)
+        report_json(stdout, rec);
+    return status;
+}
+
+static int run_all(struct bench_config *cfg)
 {
     char err[512];
     validate_tables(cfg);
+    if (cfg->counters_warning[0])
+        fprintf(stderr, "chtbench: warning: %s\n", cfg->counters_warning);
+    if (cfg->latency_every)
+        lat_calibrate(&cfg->lat_clock);
+    if (cfg->likwid_marker && !marker_init(err, sizeof err))
+        fprintf(stderr, "chtbench: note: %s\n", err);
     struct pin_topology *topo = pin_topology_load(NULL, err, sizeof err);
     if (!topo) {
         fprintf(stderr, "chtbench: %s\n", err);
@@ -120,7 +143,10 @@ static int run_all(const struct bench_config *cfg)
     int status = 0;
     unsigned pus = pin_topology_pus(topo);
     double *mops = calloc(cfg->reps, sizeof *mops);
+    struct run_result *held = calloc(cfg->reps, sizeof *held);   /* 1-thread rows wait for their median */
     for (unsigned t = 0; t < cfg->ntables; t++) {
+        bool one_known = false;
+        double one_median = 0;
         for (unsigned n = 0; n < cfg->nthreads; n++) {
             unsigned threads = cfg->threads[n];
             bool over = plans[n].oversubscribed || threads > pus;
@@ -128,12 +154,14 @@ static int run_all(const struct bench_config *cfg)
                 fprintf(stderr, "chtbench: warning: %u threads on %u usable CPUs: oversubscribed\n", threads, pus);
             bool all_ok = true;
             unsigned done = 0;
+            bool hold = threads == 1 && !one_known && held;
             for (unsigned rep = 0; rep < cfg->reps; rep++) {
                 struct run_params p = { .cfg = cfg, .table = &cfg->table[t], .threads = threads, .topo = topo,
                                         .plan = &plans[n], .rep = rep, .keys = keys, .perm = perm };
                 struct run_result r;
                 if (runner_run(&p, &r) != 0) {
                     fprintf(stderr, "chtbench: %s\n", r.error);
+                    free(r.timeline);
                     status = EXIT_FAILED;
                     break;
                 }
@@ -150,13 +178,42 @@ static int run_all(const struct bench_config *cfg)
                 }
                 mops[done++] = r.mops;
                 struct record rec = { .cfg = cfg, .table = &cfg->table[t], .threads = threads, .rep = rep,
-                                      .oversubscribed = over, .r = &r };
-                if (cfg->csv && report_csv_append(cfg->csv, &rec) != 0) {
-                    fprintf(stderr, "chtbench: --csv: cannot append to '%s': %s\n", cfg->csv, strerror(errno));
+                                      .oversubscribed = over, .r = &r, .has_speedup = one_known && one_median > 0,
+                                      .speedup = one_median > 0 ? r.mops / one_median : 0 };
+                if (cfg->latency_every)
+                    report_console_latency(human, &rec);
+                if (cfg->latency_csv && report_latency_hist_append(cfg->latency_csv, &rec) != 0) {
+                    fprintf(stderr, "chtbench: --latency-csv: cannot append to '%s': %s\n", cfg->latency_csv,
+                            strerror(errno));
                     status = EXIT_FAILED;
                 }
-                if (cfg->json)
-                    report_json(stdout, &rec);
+                if (cfg->timeline_csv && report_timeline_append(cfg->timeline_csv, &rec) != 0) {
+                    fprintf(stderr, "chtbench: --timeline-csv: cannot append to '%s': %s\n", cfg->timeline_csv,
+                            strerror(errno));
+                    status = EXIT_FAILED;
+                }
+                free(r.timeline);
+                r.timeline = NULL;
+                if (hold && held)
+                    held[rep] = r;
+                else if (emit(cfg, &rec))
+                    status = EXIT_FAILED;
+            }
+            if (hold && done) {
+                /* the table's 1-thread median is known now: its rows go out with their speedup */
+                double v[done];
+                memcpy(v, mops, sizeof v);
+                struct summary sm;
+                summarize(v, done, &sm);
+                one_known = true;
+                one_median = sm.median;
+                for (unsigned rep = 0; held && rep < done; rep++) {
+                    struct record rec = { .cfg = cfg, .table = &cfg->table[t], .threads = threads, .rep = rep,
+                                          .oversubscribed = over, .r = &held[rep], .has_speedup = one_median > 0,
+                                          .speedup = one_median > 0 ? held[rep].mops / one_median : 0 };
+                    if (emit(cfg, &rec))
+                        status = EXIT_FAILED;
+                }
             }
             if (done)
                 report_console_summary(human, &cfg->table[t], threads, pin_policy_name(cfg->pin.policy), mops, done,
@@ -164,6 +221,9 @@ static int run_all(const struct bench_config *cfg)
         }
     }
     free(mops);
+    free(held);
+    if (cfg->likwid_marker)
+        marker_close();
     for (unsigned i = 0; i < cfg->nthreads; i++)
         pin_plan_free(&plans[i]);
     free(plans);

@@ -14,6 +14,8 @@ extern const struct cht_ops cht_table_cuckoo;
 extern const struct cht_ops cht_table_dense;
 extern const struct cht_ops cht_table_hopscotch;
 extern const struct cht_ops cht_table_chain;
+extern const struct cht_ops cht_table_clht_lb;
+extern const struct cht_ops cht_table_clht_lf;
 #ifdef HAVE_URCU
 extern const struct cht_ops cht_table_urcu;
 #endif
@@ -31,6 +33,8 @@ const struct cht_ops *const cht_tables[] = {
     &cht_table_dense,
     &cht_table_hopscotch,
     &cht_table_chain,
+    &cht_table_clht_lb,
+    &cht_table_clht_lf,
 #ifdef HAVE_URCU
     &cht_table_urcu,
 #endif
@@ -47,11 +51,36 @@ const struct cht_ops *const cht_tables[] = {
 extern const struct lock_ops lock_ops_pthread_mutex;
 extern const struct lock_ops lock_ops_pthread_spin;
 extern const struct lock_ops lock_ops_pthread_rwlock;
+extern const struct lock_ops lock_ops_tas, lock_ops_ttas, lock_ops_ttas_backoff;
+extern const struct lock_ops lock_ops_ticket, lock_ops_mcs, lock_ops_clh;
+extern const struct lock_ops lock_ops_c_bo_mcs, lock_ops_c_tkt_tkt;
+extern const struct lock_ops lock_ops_c_rw_np, lock_ops_c_rw_rp, lock_ops_c_rw_rp_opt, lock_ops_c_rw_wp;
+extern const struct lock_ops lock_ops_waiter;
+extern const struct lock_ops lock_ops_htm_retry, lock_ops_slr_mcs, lock_ops_slr_scm_mcs;
+extern const struct lock_ops lock_ops_scm_ttas, lock_ops_scm_ttas_opt;
 
 const struct lock_ops *const cht_locks[] = {
     &lock_ops_pthread_mutex,
     &lock_ops_pthread_spin,
     &lock_ops_pthread_rwlock,
+    &lock_ops_tas,
+    &lock_ops_ttas,
+    &lock_ops_ttas_backoff,
+    &lock_ops_ticket,
+    &lock_ops_mcs,
+    &lock_ops_clh,
+    &lock_ops_c_bo_mcs,
+    &lock_ops_c_tkt_tkt,
+    &lock_ops_c_rw_np,
+    &lock_ops_c_rw_rp,
+    &lock_ops_c_rw_rp_opt,
+    &lock_ops_c_rw_wp,
+    &lock_ops_waiter,
+    &lock_ops_htm_retry,
+    &lock_ops_slr_mcs,
+    &lock_ops_slr_scm_mcs,
+    &lock_ops_scm_ttas,
+    &lock_ops_scm_ttas_opt,
     NULL,
 };
 

@@ -9,6 +9,7 @@
  * file is empty under that same lock. A torn or interleaved row is impossible.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
@@ -17,9 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 #include "report.h"
+#include "memstat.h"
 #include "util.h"
 
-enum col_kind { COL_STR, COL_U64, COL_F64 };
+enum col_kind { COL_STR, COL_U64, COL_F64, COL_EMPTY };   /* EMPTY: not measured (CSV empty, JSON null) */
 
 struct field {
     const char *name;
@@ -29,12 +31,14 @@ struct field {
     double d;
 };
 
-#define MAX_FIELDS 64
+#define MAX_FIELDS 256
+#define LINE_MAX_BYTES 32768
 
 struct row {
     struct field f[MAX_FIELDS];
     unsigned n;
     char strbuf[8][128];
+    char counters[CNT_MAX_EVENTS * 32];
 };
 
 static void put_s(struct row *r, const char *name, const char *s)
@@ -48,6 +52,69 @@ static void put_u(struct row *r, const char *name, uint64_t u)
 static void put_d(struct row *r, const char *name, double d)
 {
     r->f[r->n++] = (struct field){ .name = name, .kind = COL_F64, .d = d };
+}
+
+static void put_ou(struct row *r, const char *name, bool have, uint64_t u)
+{
+    if (have)
+        put_u(r, name, u);
+    else
+        r->f[r->n++] = (struct field){ .name = name, .kind = COL_EMPTY };
+}
+static void put_od(struct row *r, const char *name, bool have, double d)
+{
+    if (have)
+        put_d(r, name, d);
+    else
+        r->f[r->n++] = (struct field){ .name = name, .kind = COL_EMPTY };
+}
+
+/* lat_<store>_<stat>_{cycles,ns}: names built once */
+enum { LAT_TIMED_STATS = 9, LAT_SHARES = 3 };
+static const char *const lat_stat_name[LAT_TIMED_STATS] = { "avg", "stdev", "absdev", "min", "max",
+                                                            "p50", "p90", "p99", "p999" };
+static const char *const lat_share_name[LAT_SHARES] = { "within10", "within25", "within50" };
+static char lat_col[LAT_STORES][1 + 2 * LAT_TIMED_STATS + LAT_SHARES][40];
+
+static void lat_names(void)
+{
+    if (lat_col[0][0][0])
+        return;
+    for (int st = 0; st < LAT_STORES; st++) {
+        int k = 0;
+        snprintf(lat_col[st][k++], sizeof lat_col[0][0], "lat_%s_count", lat_store_name[st]);
+        for (int i = 0; i < LAT_TIMED_STATS; i++) {
+            snprintf(lat_col[st][k++], sizeof lat_col[0][0], "lat_%s_%s_cycles", lat_store_name[st], lat_stat_name[i]);
+            snprintf(lat_col[st][k++], sizeof lat_col[0][0], "lat_%s_%s_ns", lat_store_name[st], lat_stat_name[i]);
+        }
+        for (int i = 0; i < LAT_SHARES; i++)
+            snprintf(lat_col[st][k++], sizeof lat_col[0][0], "lat_%s_%s_share", lat_store_name[st], lat_share_name[i]);
+    }
+}
+
+static void put_latency(struct row *row, const struct lat_result *l)
+{
+    lat_names();
+    double ns_per_cycle = l->on && l->tsc_hz > 0 ? 1e9 / l->tsc_hz : 0;
+    put_ou(row, "lat_every", l->on, l->every);
+    put_od(row, "lat_tsc_hz", l->on, l->tsc_hz);
+    put_ou(row, "lat_overhead_cycles", l->on, l->overhead_cycles);
+    put_ou(row, "lat_dropped", l->on, l->dropped);
+    for (int st = 0; st < LAT_STORES; st++) {
+        const struct lat_stats *x = &l->st[st];
+        bool have = l->on && x->count > 0;
+        const double v[LAT_TIMED_STATS] = { x->avg, x->stdev, x->absdev, x->min, x->max,
+                                            x->p50, x->p90, x->p99, x->p999 };
+        const double sh[LAT_SHARES] = { x->within10, x->within25, x->within50 };
+        int k = 0;
+        put_ou(row, lat_col[st][k++], l->on, x->count);
+        for (int i = 0; i < LAT_TIMED_STATS; i++) {
+            put_od(row, lat_col[st][k++], have, v[i]);
+            put_od(row, lat_col[st][k++], have, v[i] * ns_per_cycle);
+        }
+        for (int i = 0; i < LAT_SHARES; i++)
+            put_od(row, lat_col[st][k++], have, sh[i]);
+    }
 }
 
 static const char *prefill_name(enum prefill_mode m) { return m == PREFILL_SINGLE ? "single" : "parallel"; }
@@ -110,6 +177,33 @@ static void build_row(const struct record *rec, struct row *row)
     put_u(row, "table_bytes", r->stats.bytes);
     put_u(row, "resizes", r->stats.resizes);
     put_u(row, "full_failures", r->stats.full_failures);
+    /* memory */
+    put_ou(row, "table_bytes_after_prefill", r->has_stats, r->table_bytes_after_prefill);
+    put_od(row, "bytes_per_key", r->has_stats && c->initial, c->initial ? (double)r->table_bytes_after_prefill / (double)c->initial : 0);
+    put_ou(row, "rss_before_create_bytes", r->mem_before_create.rss_ok, r->mem_before_create.rss);
+    put_ou(row, "rss_after_prefill_bytes", r->mem_after_prefill.rss_ok, r->mem_after_prefill.rss);
+    put_ou(row, "rss_after_run_bytes", r->mem_after_run.rss_ok, r->mem_after_run.rss);
+    put_ou(row, "rss_peak_bytes", r->mem_after_run.rss_ok, r->mem_after_run.peak);
+    put_s(row, "allocator", memstat_allocator());
+    put_ou(row, "jemalloc_allocated_before_create_bytes", r->mem_before_create.je_ok, r->mem_before_create.je_allocated);
+    put_ou(row, "jemalloc_allocated_after_prefill_bytes", r->mem_after_prefill.je_ok, r->mem_after_prefill.je_allocated);
+    put_ou(row, "jemalloc_resident_after_prefill_bytes", r->mem_after_prefill.je_ok, r->mem_after_prefill.je_resident);
+    put_ou(row, "jemalloc_allocated_after_run_bytes", r->mem_after_run.je_ok, r->mem_after_run.je_allocated);
+    put_ou(row, "jemalloc_resident_after_run_bytes", r->mem_after_run.je_ok, r->mem_after_run.je_resident);
+    /* scaling */
+    put_od(row, "speedup", rec->has_speedup, rec->speedup);
+    /* counters */
+    const struct counter_set *cs = &c->counters;
+    bool cnt = cs->active && r->counters_ok;
+    size_t cl = 0;
+    row->counters[0] = '\0';
+    for (unsigned e = 0; cnt && e < cs->n; e++)
+        cl += (size_t)snprintf(row->counters + cl, cl < sizeof row->counters ? sizeof row->counters - cl : 0, "%s%.6g",
+                               e ? ";" : "", r->counter_per_op[e]);
+    put_s(row, "counter_names", cnt ? cs->joined : "");
+    put_s(row, "counter_values_per_op", row->counters);
+    /* latency */
+    put_latency(row, &r->lat);
     put_s(row, "version", CHTBENCH_VERSION);
 }
 
@@ -133,6 +227,8 @@ static size_t format_value(char *buf, size_t len, size_t n, const struct field *
         return n + (size_t)snprintf(buf + n, room, "%llu", (unsigned long long)f->u);
     case COL_F64:
         return n + (size_t)snprintf(buf + n, room, "%.6g", f->d);
+    case COL_EMPTY:
+        return n + (size_t)snprintf(buf + n, room, "%s", json ? "null" : "");
     case COL_STR:
         if (!json)
             return csv_str(buf, len, n, f->s);
@@ -168,7 +264,7 @@ void report_csv_header(FILE *f)
     t.ops = &dummy;
     struct record rec = { .cfg = &c, .table = &t, .r = &r };
     struct row row;
-    char buf[4096];
+    char buf[LINE_MAX_BYTES];
     build_row(&rec, &row);
     format_header(&row, buf, sizeof buf);
     fputs(buf, f);
@@ -177,7 +273,7 @@ void report_csv_header(FILE *f)
 int report_csv_append(const char *path, const struct record *rec)
 {
     struct row row;
-    char line[8192];
+    char line[LINE_MAX_BYTES];
     build_row(rec, &row);
     size_t n = 0;
     for (unsigned i = 0; i < row.n; i++) {
@@ -193,7 +289,7 @@ int report_csv_append(const char *path, const struct record *rec)
     int rc = -1;
     if (flock(fd, LOCK_EX) == 0) {
         struct stat st;
-        char header[4096];
+        char header[LINE_MAX_BYTES];
         size_t hn = 0;
         if (fstat(fd, &st) == 0 && st.st_size == 0)
             hn = format_header(&row, header, sizeof header);
@@ -210,7 +306,7 @@ int report_csv_append(const char *path, const struct record *rec)
 void report_json(FILE *f, const struct record *rec)
 {
     struct row row;
-    char line[8192];
+    char line[LINE_MAX_BYTES];
     build_row(rec, &row);
     size_t n = (size_t)snprintf(line, sizeof line, "{");
     for (unsigned i = 0; i < row.n; i++) {
@@ -252,4 +348,107 @@ void report_console_summary(FILE *f, const struct table_choice *t, unsigned thre
     fprintf(f, "%-28s %7u %9.3f %9.3f %9.3f %9.3f %8.3f  %s\n", name, threads, s.median, s.mean, s.min, s.max,
             s.stdev, all_ok ? "ok" : "SIZE MISMATCH");
     fflush(f);
+}
+
+/* One locked append: header when the file is empty, then body, one write each. */
+static int append_locked(const char *path, const char *header, const char *body, size_t n)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    int rc = -1;
+    if (flock(fd, LOCK_EX) == 0) {
+        struct stat st;
+        size_t hn = 0;
+        if (fstat(fd, &st) == 0 && st.st_size == 0)
+            hn = strlen(header);
+        bool ok = (!hn || write(fd, header, hn) == (ssize_t)hn) && (!n || write(fd, body, n) == (ssize_t)n);
+        rc = ok ? 0 : -1;
+        flock(fd, LOCK_UN);
+    }
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
+}
+
+/* "table,options,threads,rep," with the CSV quoting of the main file */
+static size_t key_prefix(char *buf, size_t len, const struct record *rec)
+{
+    size_t n = csv_str(buf, len, 0, rec->table->ops->name);
+    n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ",");
+    n = csv_str(buf, len, n, rec->table->options_text);
+    return n + (size_t)snprintf(buf + n, n < len ? len - n : 0, ",%u,%u", rec->threads, rec->rep);
+}
+
+int report_latency_hist_append(const char *path, const struct record *rec)
+{
+    const struct lat_result *l = &rec->r->lat;
+    size_t cap = 1 << 16, n = 0;
+    char *body = malloc(cap), prefix[700];
+    if (!body)
+        return -1;
+    key_prefix(prefix, sizeof prefix, rec);
+    for (int st = 0; l->on && st < LAT_STORES; st++)
+        for (int b = 0; b < LAT_HIST_BUCKETS; b++) {
+            uint64_t cnt = l->st[st].hist[b];
+            if (!cnt)
+                continue;
+            uint64_t lo = b ? 1ull << b : 0, hi = b < 63 ? (1ull << (b + 1)) - 1 : UINT64_MAX;
+            if (cap - n < 1024) {
+                char *nb = realloc(body, cap *= 2);
+                if (!nb) {
+                    free(body);
+                    return -1;
+                }
+                body = nb;
+            }
+            n += (size_t)snprintf(body + n, cap - n, "%s,%s,%d,%llu,%llu,%llu\n", prefix, lat_store_name[st], b,
+                                  (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)cnt);
+        }
+    int rc = append_locked(path, "table,options,threads,rep,store,bucket,lo_cycles,hi_cycles,count\n", body, n);
+    free(body);
+    return rc;
+}
+
+int report_timeline_append(const char *path, const struct record *rec)
+{
+    const struct run_result *r = rec->r;
+    size_t cap = 4096 + r->ntimeline * 128, n = 0;
+    char *body = malloc(cap), prefix[700];
+    if (!body)
+        return -1;
+    key_prefix(prefix, sizeof prefix, rec);
+    double prev = 0;
+    for (size_t i = 0; r->timeline && i < r->ntimeline; i++) {
+        double dt = r->timeline[i].t_ms - prev;
+        double mops = dt > 0 ? (double)r->timeline[i].ops / (dt * 1e3) : 0;
+        n += (size_t)snprintf(body + n, cap - n, "%s,%.3f,%llu,%.6g\n", prefix, r->timeline[i].t_ms,
+                              (unsigned long long)r->timeline[i].ops, mops);
+        prev = r->timeline[i].t_ms;
+    }
+    int rc = append_locked(path, "table,options,threads,rep,t_ms,ops,mops\n", body, n);
+    free(body);
+    return rc;
+}
+
+void report_console_latency(FILE *f, const struct record *rec)
+{
+    const struct lat_result *l = &rec->r->lat;
+    if (!l->on)
+        return;
+    double ns = l->tsc_hz > 0 ? 1e9 / l->tsc_hz : 0;
+    fprintf(f, "#   latency %s, %u threads, rep %u: 1 op in %llu timed, TSC %.3f GHz, empty stamp %llu cycles subtracted%s\n",
+            rec->table->ops->name, rec->threads, rec->rep, (unsigned long long)l->every, l->tsc_hz / 1e9,
+            (unsigned long long)l->overhead_cycles, l->dropped ? " (buffers full: later samples dropped)" : "");
+    fprintf(f, "#   %-8s %10s %9s %9s %9s %9s %9s %9s %9s  %s\n", "store", "samples", "avg", "stdev", "p50", "p90",
+            "p99", "p99.9", "avg ns", "within 10/25/50% of avg");
+    for (int st = 0; st < LAT_STORES; st++) {
+        const struct lat_stats *x = &l->st[st];
+        if (!x->count)
+            continue;
+        fprintf(f, "#   %-8s %10llu %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f %9.1f  %.0f%% %.0f%% %.0f%%\n", lat_store_name[st],
+                (unsigned long long)x->count, x->avg, x->stdev, x->p50, x->p90, x->p99, x->p999, x->avg * ns,
+                100 * x->within10, 100 * x->within25, 100 * x->within50);
+    }
 }

@@ -6,7 +6,7 @@
 #include "config.h"
 #include "runner.h"
 
-#define CSV_SCHEMA_VERSION 1
+#define CSV_SCHEMA_VERSION 2
 
 struct record {
     const struct bench_config *cfg;
@@ -14,6 +14,8 @@ struct record {
     unsigned threads;
     unsigned rep;
     bool oversubscribed;
+    bool has_speedup;           /* the table's 1-thread median is known */
+    double speedup;             /* mops / median mops of its 1-thread runs */
     const struct run_result *r;
 };
 
@@ -21,6 +23,13 @@ struct record {
  * file is empty. The row goes out in one write(). Returns 0 or -1 (errno). */
 int report_csv_append(const char *path, const struct record *rec);
 void report_json(FILE *f, const struct record *rec);
+/* --latency-csv: one row per (table, threads, rep, store, non-empty log2
+ * bucket); --timeline-csv: one row per interval. Same append rules. */
+int report_latency_hist_append(const char *path, const struct record *rec);
+int report_timeline_append(const char *path, const struct record *rec);
+/* --latency: per-store table of one repetition on the console */
+void report_console_latency(FILE *f, const struct record *rec);
+
 /* Column names, in order (for docs and tests). */
 void report_csv_header(FILE *f);
 

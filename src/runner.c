@@ -11,8 +11,18 @@
  * with RCU registration need that); size() is called by worker 0.
  * The timed loop allocates nothing and makes no system call; its counters are
  * locals (registers) written once to the worker's own cache line at the end.
+ *
+ * Measurement (docs/cli.md): the loop is instantiated per distribution and
+ * per measurement mode (LOOP_LAT: TSC stamps around every EVERY-th op into
+ * the thread's preallocated buffers; LOOP_TL: the op count published to the
+ * worker's own cache line every 1024 ops). The plain instantiation is the
+ * loop as it was: no measurement code at all. PAPI event sets start right
+ * after B3 and stop right after the loop; likwid regions "prefill" and "run"
+ * wrap the prefill and the timed loop. Memory snapshots: main before create
+ * and after the run, thread 0 after the prefill check.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +32,7 @@
 #include <numa.h>
 #endif
 #include "runner.h"
+#include "marker.h"
 #include "util.h"
 
 struct shared {
@@ -31,6 +42,8 @@ struct shared {
     pthread_barrier_t bar;
     alignas(CHT_CACHE_LINE) int stop;        /* read by every op: its own line */
     alignas(CHT_CACHE_LINE) size_t prefill_size, final_size;
+    size_t table_bytes_after_prefill;
+    struct memsnap mem_after_prefill;
 };
 
 struct worker {
@@ -41,6 +54,10 @@ struct worker {
     struct cht_rng rng;          /* this thread's key stream */
     bool prefill_full;           /* an insert of a fresh key was refused */
     char pin_error[160];         /* pin_apply failed: why */
+    struct lat_buf lat;          /* --latency */
+    struct counter_thread cnt;   /* --counters */
+    alignas(CHT_CACHE_LINE) uint64_t progress;   /* --timeline: ops done, published every 1024 */
+    int finished;                /* --timeline: the loop has ended */
 };
 
 static void barrier(struct shared *s) { pthread_barrier_wait(&s->bar); }
@@ -72,12 +89,15 @@ static void prefill(struct worker *w)
     prefill_slice(w, first, per + (w->tid < extra));
 }
 
+enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2 };
+
 /* The timed phase. Op choice per thesis line 732: c in [0,100): c < ins ->
  * insert, c < ins+rem -> remove, else get. Counters are branch-free sums in
- * registers. Instantiated once per distribution (dist is a constant inside),
- * so the uniform loop keeps its PRNG state in registers and calls nothing but
- * the table. */
-static inline __attribute__((always_inline)) void timed_loop_for(struct worker *w, enum keygen_dist dist)
+ * registers. Instantiated once per distribution and measurement mode (both
+ * constants inside), so the plain uniform loop keeps its PRNG state in
+ * registers and calls nothing but the table. */
+static inline __attribute__((always_inline)) void timed_loop_for(struct worker *w, enum keygen_dist dist,
+                                                                 const int mode)
 {
     struct shared *s = w->s;
     const struct run_params *p = s->p;
@@ -92,28 +112,63 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     const int *stop = &s->stop;
     struct cht_rng rng = w->rng;
     uint64_t gs = 0, gf = 0, is = 0, inf = 0, rs = 0, rf = 0;
+    /* LOOP_LAT */
+    const uint64_t every = p->cfg->latency_every, overhead = p->cfg->lat_clock.overhead_cycles;
+    uint64_t countdown = every;
+    struct lat_buf *lb = &w->lat;
+    /* LOOP_TL */
+    uint64_t done = 0;
 
     w->t_start = now_ns();
     for (; remaining && !__atomic_load_n(stop, __ATOMIC_RELAXED); remaining--) {
         uint64_t c = cht_rng_below(cht_rng_next(&rng), 100);
         cht_key_t k = dist == KEYGEN_UNIFORM ? 1 + cht_rng_below(cht_rng_next(&rng), range)
                                              : keygen_next_zipf(keys, &rng);
+        bool sample = false;
+        uint64_t t0 = 0;
+        unsigned store;
+        if (mode & LOOP_LAT) {
+            sample = --countdown == 0;
+            if (sample) {
+                countdown = every;
+                t0 = lat_stamp_begin();
+            }
+        }
         if (c < ins_below) {
             bool ok = insert(t, k, k);
             is += ok;
             inf += !ok;
+            store = INS_SUC + !ok;
         } else if (c < rem_below) {
             bool ok = remove(t, k);
             rs += ok;
             rf += !ok;
+            store = REM_SUC + !ok;
         } else {
             cht_val_t v;
             bool ok = get(t, k, &v);
             gs += ok;
             gf += !ok;
+            store = GET_SUC + !ok;
+        }
+        if (mode & LOOP_LAT) {
+            if (sample) {
+                uint64_t d = lat_stamp_end() - t0;
+                lat_record(lb, store, d > overhead ? d - overhead : 0);
+            }
+        } else {
+            (void)store;
+        }
+        if (mode & LOOP_TL) {
+            if ((++done & 1023) == 0)
+                __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
         }
     }
     w->t_end = now_ns();
+    if (mode & LOOP_TL) {
+        __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
+        __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
+    }
     w->rng = rng;
     w->count[GET_SUC] = gs;
     w->count[GET_FAIL] = gf;
@@ -123,13 +178,25 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     w->count[REM_FAIL] = rf;
 }
 
+#define LOOP_FOR_DIST(w, mode)                               \
+    do {                                                     \
+        if ((w)->s->p->keys->dist == KEYGEN_UNIFORM)         \
+            timed_loop_for(w, KEYGEN_UNIFORM, mode);         \
+        else                                                 \
+            timed_loop_for(w, KEYGEN_ZIPF, mode);            \
+    } while (0)
+
 static void timed_loop(struct worker *w)
 {
-    cht_rng_seed(&w->rng, w->s->p->cfg->seed + w->s->p->rep, w->tid);
-    if (w->s->p->keys->dist == KEYGEN_UNIFORM)
-        timed_loop_for(w, KEYGEN_UNIFORM);
-    else
-        timed_loop_for(w, KEYGEN_ZIPF);
+    const struct bench_config *cfg = w->s->p->cfg;
+    cht_rng_seed(&w->rng, cfg->seed + w->s->p->rep, w->tid);
+    int mode = (cfg->latency_every ? LOOP_LAT : 0) | (cfg->timeline_ms ? LOOP_TL : 0);
+    switch (mode) {
+    case LOOP_PLAIN: LOOP_FOR_DIST(w, LOOP_PLAIN); break;
+    case LOOP_LAT: LOOP_FOR_DIST(w, LOOP_LAT); break;
+    case LOOP_TL: LOOP_FOR_DIST(w, LOOP_TL); break;
+    default: LOOP_FOR_DIST(w, LOOP_LAT | LOOP_TL); break;
+    }
 }
 
 static void *worker_main(void *arg)
@@ -141,19 +208,45 @@ static void *worker_main(void *arg)
         snprintf(w->pin_error, sizeof w->pin_error, "--pin: cannot pin thread %u", w->tid);
     if (s->ops->thread_init)
         s->ops->thread_init(s->table, w->tid);
+    const struct bench_config *cfg = p->cfg;
+    if (cfg->likwid_marker)
+        marker_thread_init();
+    if (cfg->counters.active)
+        counters_thread_init(&cfg->counters, &w->cnt);
     barrier(s);                              /* B1: all registered */
+    if (cfg->likwid_marker)
+        marker_start("prefill");
     prefill(w);
+    if (cfg->likwid_marker)
+        marker_stop("prefill");
     barrier(s);                              /* B2: prefill done */
-    if (w->tid == 0)
+    if (w->tid == 0) {
         s->prefill_size = s->ops->size(s->table);
+        if (s->ops->stats) {
+            struct cht_stats st = { 0 };
+            s->ops->stats(s->table, &st);
+            s->table_bytes_after_prefill = st.bytes;
+        }
+        memstat_take(&s->mem_after_prefill);
+    }
     barrier(s);                              /* B3: start */
+    if (cfg->counters.active)
+        counters_thread_start(&w->cnt);
+    if (cfg->likwid_marker)
+        marker_start("run");
     timed_loop(w);
+    if (cfg->likwid_marker)
+        marker_stop("run");
+    if (cfg->counters.active)
+        counters_thread_stop(&w->cnt);
     barrier(s);                              /* B4: all stopped */
     if (w->tid == 0)
         s->final_size = s->ops->size(s->table);
     barrier(s);                              /* B5 */
     if (s->ops->thread_exit)
         s->ops->thread_exit(s->table, w->tid);
+    if (cfg->counters.active)
+        counters_thread_exit(&w->cnt);
     return NULL;
 }
 
@@ -162,6 +255,71 @@ static void sleep_ms(uint64_t ms)
     struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L };
     while (nanosleep(&ts, &ts) != 0)
         ;
+}
+
+/* --timeline: the main thread reads every worker's published op count each
+ * interval (--duration: until d ms, then raises stop; --ops: until every
+ * worker has finished). The last row holds the exact remainder, so the rows'
+ * ops sum to total_ops. */
+static void timeline_sample(struct shared *s, struct worker *w, unsigned n, struct run_result *r)
+{
+    const struct bench_config *cfg = s->p->cfg;
+    size_t cap = 64;
+    r->timeline = malloc(cap * sizeof *r->timeline);
+    r->ntimeline = 0;
+    uint64_t t0 = now_ns(), prev = 0;
+    uint64_t end = cfg->duration_ms ? t0 + cfg->duration_ms * 1000000ull : UINT64_MAX;
+    for (uint64_t k = 1;; k++) {
+        uint64_t next = t0 + k * cfg->timeline_ms * 1000000ull, now = now_ns();
+        uint64_t until = next < end ? next : end;
+        bool last = false;
+        /* sleep until the interval's end, waking every ms in --ops mode to see the end */
+        while (now < until) {
+            uint64_t step = until - now;
+            if (!cfg->duration_ms && step > 1000000ull)
+                step = 1000000ull;
+            struct timespec ts = { .tv_sec = (time_t)(step / 1000000000ull), .tv_nsec = (long)(step % 1000000000ull) };
+            nanosleep(&ts, NULL);
+            now = now_ns();
+            if (!cfg->duration_ms) {
+                unsigned fin = 0;
+                for (unsigned i = 0; i < n; i++)
+                    fin += (unsigned)__atomic_load_n(&w[i].finished, __ATOMIC_ACQUIRE);
+                if (fin == n) {
+                    last = true;
+                    break;
+                }
+            }
+        }
+        if (cfg->duration_ms && now >= end) {
+            __atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
+            last = true;
+        }
+        if (last) {                       /* wait for every worker's final count */
+            for (unsigned i = 0; i < n; i++)
+                while (!__atomic_load_n(&w[i].finished, __ATOMIC_ACQUIRE))
+                    sched_yield();
+            now = now_ns();
+        }
+        uint64_t sum = 0;
+        for (unsigned i = 0; i < n; i++)
+            sum += __atomic_load_n(&w[i].progress, __ATOMIC_RELAXED);
+        if (r->timeline && r->ntimeline == cap) {
+            struct tl_sample *nt = realloc(r->timeline, (cap *= 2) * sizeof *nt);
+            if (!nt) {
+                free(r->timeline);
+                r->timeline = NULL;
+            }
+            r->timeline = nt;
+        }
+        if (r->timeline)
+            r->timeline[r->ntimeline++] = (struct tl_sample){ .t_ms = (double)(now - t0) / 1e6, .ops = sum - prev };
+        prev = sum;
+        if (last)
+            break;
+        while (t0 + (k + 1) * cfg->timeline_ms * 1000000ull <= now)   /* overslept: skip, never an empty row */
+            k++;
+    }
 }
 
 /* --mem: the policy applies to the main thread while it creates the table
@@ -213,11 +371,26 @@ int runner_run(const struct run_params *p, struct run_result *r)
         .thread_node = nodes,
     };
     registry_apply_choice(p->table, &tc);
+    if (cfg->latency_every) {
+        /* per thread and store; a budget of 2^24 samples per store in all, 4096..2^20 per thread */
+        uint64_t cap = (1ull << 24) / p->threads;
+        cap = cap < 4096 ? 4096 : cap > LAT_CAP_PER_STORE ? LAT_CAP_PER_STORE : cap;
+        for (unsigned i = 0; i < p->threads; i++)
+            if (lat_buf_init(&w[i].lat, cap) != 0) {
+                for (unsigned j = 0; j < i; j++)
+                    lat_buf_free(&w[j].lat);
+                snprintf(r->error, sizeof r->error, "--latency: out of memory for the sample buffers");
+                goto fail_alloc;
+            }
+    }
+    memstat_take(&r->mem_before_create);
     mem_policy_set(cfg);
     char err[256] = "";
     s->table = s->ops->create(&tc, err, sizeof err);
     if (!s->table) {
         mem_policy_reset(cfg);
+        for (unsigned i = 0; cfg->latency_every && i < p->threads; i++)
+            lat_buf_free(&w[i].lat);
         snprintf(r->error, sizeof r->error, "--table %s: cannot create the table: %s", s->ops->name,
                  err[0] ? err : "unknown error");
         goto fail_alloc;
@@ -239,7 +412,9 @@ int runner_run(const struct run_params *p, struct run_result *r)
     barrier(s);                   /* B1 */
     barrier(s);                   /* B2 */
     barrier(s);                   /* B3: go */
-    if (cfg->duration_ms) {
+    if (cfg->timeline_ms) {
+        timeline_sample(s, w, p->threads, r);
+    } else if (cfg->duration_ms) {
         sleep_ms(cfg->duration_ms);
         __atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
     }
@@ -274,8 +449,38 @@ int runner_run(const struct run_params *p, struct run_result *r)
     if (full)
         snprintf(r->error, sizeof r->error, "prefill: the table refused a fresh key (full at --density %g?)",
                  cfg->density);
-    if (s->ops->stats)
+    if (s->ops->stats) {
         s->ops->stats(s->table, &r->stats);
+        r->has_stats = true;
+        r->table_bytes_after_prefill = s->table_bytes_after_prefill;
+    }
+    r->mem_after_prefill = s->mem_after_prefill;
+    memstat_take(&r->mem_after_run);
+    if (cfg->counters.active) {
+        r->counters_ok = true;
+        for (unsigned i = 0; i < p->threads; i++)
+            r->counters_ok &= w[i].cnt.ok;
+        for (unsigned e = 0; e < cfg->counters.n && r->counters_ok; e++) {
+            double sum = 0;
+            for (unsigned i = 0; i < p->threads; i++)
+                sum += (double)w[i].cnt.v[e];
+            r->counter_per_op[e] = r->total_ops ? sum / (double)r->total_ops : 0;
+        }
+    }
+    if (cfg->latency_every) {
+        struct lat_buf *bufs = malloc(p->threads * sizeof *bufs);
+        r->lat.on = bufs != NULL;
+        r->lat.every = cfg->latency_every;
+        r->lat.tsc_hz = cfg->lat_clock.tsc_hz;
+        r->lat.overhead_cycles = cfg->lat_clock.overhead_cycles;
+        for (unsigned i = 0; bufs && i < p->threads; i++)
+            bufs[i] = w[i].lat;
+        if (bufs && lat_merge(bufs, p->threads, &r->lat) != 0)
+            r->lat.on = false;
+        free(bufs);
+        for (unsigned i = 0; i < p->threads; i++)
+            lat_buf_free(&w[i].lat);
+    }
     s->ops->destroy(s->table);
     if (pin_error) {
         snprintf(r->error, sizeof r->error, "%s", pin_error);

@@ -3,6 +3,8 @@
 #define CHT_RUNNER_H
 
 #include "config.h"
+#include "latency.h"
+#include "memstat.h"
 
 struct run_params {
     const struct bench_config *cfg;
@@ -26,6 +28,14 @@ struct run_result {
     size_t expected_size;       /* initial + ins_suc - rem_suc */
     bool prefill_ok, size_ok;
     struct cht_stats stats;     /* of the table at the end (if it has stats()) */
+    bool has_stats;             /* the table has stats() */
+    size_t table_bytes_after_prefill;   /* stats().bytes, thread 0 after the prefill check */
+    struct memsnap mem_before_create, mem_after_prefill, mem_after_run;
+    struct lat_result lat;      /* --latency */
+    bool counters_ok;           /* --counters: every thread counted */
+    double counter_per_op[CNT_MAX_EVENTS];
+    struct tl_sample { double t_ms; uint64_t ops; } *timeline;  /* --timeline: malloc'ed, caller frees */
+    size_t ntimeline;
     char error[256];            /* fatal error (create failed, pinning refused) */
 };
 

@@ -15,8 +15,11 @@
  * Rank 1 owns [H(1.5) - h(1), H(1.5)], of length h(1), and is always accepted.
  * Most draws are accepted without evaluating H by the squeeze
  * k - x <= s, s = 2 - H^-1(H(2.5) - h(2)) (the bound is tightest at k = 2).
- * The acceptance probability is >= ~0.9 for every q, so a draw costs O(1)
- * expected time: one log1p + one exp, plus a log/expm1/exp on a squeeze miss.
+ * Rejections are rare (measured: 0.08% of tries at q = 0.99, 0.4% at 1.22,
+ * 1.3% at 2; squeeze misses 0.7-2%), so a draw costs O(1) expected time: one
+ * log1p + one exp, plus a log/expm1/log/exp on a squeeze miss. Rank 1, the
+ * most frequent one, owns its u-interval whole, so u < H(1.5) returns rank 1
+ * at once without any exp/log (the same outcome the general path computes).
  *
  * Near q = 1 the textbook formulas cancel catastrophically, so H and H^-1 are
  * written as  H(x) = log(x) * E((1-q) log x),   H^-1(y) = exp(y * L((1-q) y)),
@@ -34,7 +37,8 @@
  * round function = a keyed 64-bit multiply-xorshift mixer, keys from
  * splitmix64(seed). Restricted to [0, range) by cycle-walking (Black & Rogaway
  * 2002): re-apply the permutation until the value lands in range. Since
- * 2^b < 2 * range, the expected number of applications is < 2.
+ * 2^b < 2 * range (for range >= 3; b >= 2 so both halves are non-empty), the
+ * expected number of applications is < 2.
  */
 #include "keygen.h"
 
@@ -269,7 +273,7 @@ int keygen_init(struct keygen *g, const struct keygen_spec *s, uint64_t range,
         double q = s->theta, omq = 1.0 - q;
         g->theta = q;
         g->omq = omq;
-        g->inv_omq = 1.0 / omq;   /* inf at q == 1: zipf_Hinv then takes the series */
+        g->inv_omq = omq != 0 ? 1.0 / omq : 0;   /* unused at q == 1 (series branch) */
         g->h_x1 = zipf_H(omq, 1.5) - 1.0;
         g->h_n = zipf_H(omq, g->n_d + 0.5);
         g->h_span = g->h_x1 - g->h_n;
@@ -277,7 +281,8 @@ int keygen_init(struct keygen *g, const struct keygen_spec *s, uint64_t range,
         g->squeeze = 2.0 - zipf_Hinv(omq, g->inv_omq, zipf_H(omq, 2.5) - zipf_h(q, 2.0));
     }
 
-    /* The scramble permutation exists for every generator (tests use it). */
+    /* The scramble permutation exists for every generator: the driver and the
+     * tests use keygen_scramble on uniform generators too. */
     unsigned b = range <= 1 ? 0 : 64u - (unsigned)__builtin_clzll(range - 1);
     if (b < 2)
         b = 2;

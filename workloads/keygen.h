@@ -109,7 +109,7 @@ struct keygen {
     /* zipf, rejection-inversion (see keygen.c for H, H^-1) */
     double   theta;          /* q */
     double   omq;            /* 1 - q */
-    double   inv_omq;        /* 1 / (1 - q) (inf when q == 1; then unused) */
+    double   inv_omq;        /* 1 / (1 - q) (0 when q == 1; then unused) */
     double   h_x1;           /* H(1.5) - h(1): lower end of the u interval */
     double   h_n;            /* H(n + 0.5):    upper end of the u interval */
     double   u_rank1;        /* H(1.5): u below it is rank 1, accepted at once */

@@ -1,0 +1,115 @@
+/*
+ * lock_internal.h - private helpers shared by the lock families in locks/
+ * (not part of the public interface: tables and the driver see only lock.h).
+ *
+ *  - cpu_relax(): the pause instruction for spin loops;
+ *  - struct spin_wait: pause, and after LOCK_SPIN_YIELD pauses give the CPU
+ *    away once with sched_yield() (see below);
+ *  - the lock_ops of the simple locks that composite locks are built from at
+ *    run time (cohorts, NUMA RW locks, RTM elision wrappers);
+ *  - lock_component_check(): a composite refuses a component that cannot play
+ *    its role (too large for the slot reserved for it, missing is_locked...).
+ *
+ * Spinning and oversubscription. Every spin loop pauses; after
+ * LOCK_SPIN_YIELD consecutive pauses (default 1024, i.e. some tens of
+ * microseconds) the waiter calls sched_yield() once and starts counting
+ * again. With no more threads than CPUs a waiter almost never gets there, so
+ * the algorithms behave exactly as published; with more threads than CPUs
+ * (oversubscription experiments, the 16-thread tests on 2 cores) it lets a
+ * preempted lock holder or FIFO successor run instead of burning the whole
+ * time slice. Build with -DLOCK_SPIN_YIELD=0 to spin forever (pure spinning).
+ */
+#ifndef CHT_LOCK_INTERNAL_H
+#define CHT_LOCK_INTERNAL_H
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "lock.h"
+
+#define LOCK_LINE 64
+
+#ifndef LOCK_SPIN_YIELD
+#define LOCK_SPIN_YIELD 1024
+#endif
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    __asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+struct spin_wait {
+    unsigned n;
+};
+#define SPIN_WAIT_INIT { 0 }
+
+static inline void spin_wait(struct spin_wait *w)
+{
+    cpu_relax();
+#if LOCK_SPIN_YIELD > 0
+    if (++w->n >= LOCK_SPIN_YIELD) {
+        w->n = 0;
+        sched_yield();
+    }
+#endif
+}
+
+/* Relaxed / acquire / release / seq_cst shorthands for the __atomic builtins. */
+#define LD(p, mo)       __atomic_load_n((p), __ATOMIC_##mo)
+#define ST(p, v, mo)    __atomic_store_n((p), (v), __ATOMIC_##mo)
+#define XCHG(p, v, mo)  __atomic_exchange_n((p), (v), __ATOMIC_##mo)
+#define FADD(p, v, mo)  __atomic_fetch_add((p), (v), __ATOMIC_##mo)
+#define CAS(p, expp, v, mo) \
+    __atomic_compare_exchange_n((p), (expp), (v), false, __ATOMIC_##mo, __ATOMIC_RELAXED)
+
+/* The simple locks, for composition (spin.c, ticket.c, mcs.c, cohort.c). */
+extern const struct lock_ops lock_ops_tas;
+extern const struct lock_ops lock_ops_ttas;
+extern const struct lock_ops lock_ops_ttas_backoff;
+extern const struct lock_ops lock_ops_ticket;
+extern const struct lock_ops lock_ops_mcs;
+extern const struct lock_ops lock_ops_c_tkt_tkt;
+extern const struct lock_ops lock_ops_c_bo_mcs;
+
+/* Components are embedded in a composite in slots of these sizes. */
+#define LOCK_SLOT_SIZE 64   /* bytes of lock */
+#define LOCK_SLOT_CTX  128  /* bytes of per-thread ctx */
+
+/* Requirements a composite puts on a component. */
+enum {
+    NEED_IS_LOCKED   = 1u << 0,
+    NEED_HAS_WAITERS = 1u << 1,
+    NEED_NO_CTX      = 1u << 2, /* thread-oblivious: released by another thread than
+                                 * the one that acquired it, so no per-thread ctx */
+};
+
+/* A composite built from a component that does not fit is a programming
+ * error in the composite's definition: say so and stop. */
+static inline void lock_component_check(const char *composite, const char *role,
+                                        const struct lock_ops *c, size_t max_size,
+                                        size_t max_ctx, unsigned needs)
+{
+    const char *bad = NULL;
+    if (c->lock_size > max_size)
+        bad = "lock_size larger than the slot reserved for it";
+    else if (c->ctx_size > max_ctx)
+        bad = "ctx_size larger than the slot reserved for it";
+    else if ((needs & NEED_IS_LOCKED) && !c->is_locked)
+        bad = "no is_locked()";
+    else if ((needs & NEED_HAS_WAITERS) && !c->has_waiters)
+        bad = "no has_waiters()";
+    else if ((needs & NEED_NO_CTX) && c->ctx_size)
+        bad = "needs a per-thread ctx, so it is not thread-oblivious";
+    if (bad) {
+        fprintf(stderr, "lock %s: %s lock %s: %s\n", composite, role, c->name, bad);
+        abort();
+    }
+}
+
+#endif

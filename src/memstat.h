@@ -1,0 +1,17 @@
+/* memstat.h - process memory: RSS from /proc/self/status, jemalloc stats. */
+#ifndef CHT_MEMSTAT_H
+#define CHT_MEMSTAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct memsnap {
+    bool rss_ok;
+    uint64_t rss, peak;               /* VmRSS, VmHWM in bytes */
+    bool je_ok;                       /* built with -Dallocator=jemalloc */
+    uint64_t je_allocated, je_resident;
+};
+void memstat_take(struct memsnap *m);
+const char *memstat_allocator(void);   /* "jemalloc" or "system" */
+
+#endif

@@ -1,0 +1,467 @@
+/*
+ * chain.c - lock-free separate chaining: the "Chaining Hash" baseline of
+ * HotRing (seed 001 §4.1: a memcached-like hash index whose new items are
+ * CAS-ed at the head of the bucket's collision chain).
+ *
+ * Structure: a fixed power-of-two array of bucket heads (buckets from
+ * cfg->initial / cfg->density; this baseline never resizes, chains just grow),
+ * each an unordered singly linked list of nodes {key, val, next}. Keys are
+ * hashed with cht_hash_mix (option hash=identity for upstream-style numbers).
+ *
+ * Concurrency (Harris 2001 / Michael 2002 logical deletion, on an unordered
+ * list with head insertion):
+ *  - remove marks the low bit of the victim's next pointer with a CAS (the
+ *    linearisation point), then unlinks it with a CAS on the predecessor's
+ *    next (or the bucket head); a marked node's next never changes again.
+ *    Any traversal of remove that meets a marked node tries to unlink it.
+ *  - insert scans the chain from the head h0 it read; if no unmarked node
+ *    holds the key it CASes the bucket head from h0 to the new node. Nodes are
+ *    only ever added at the head, so an unchanged head means no node with the
+ *    key appeared meanwhile: two concurrent inserts of one key cannot both
+ *    succeed (epoch protection rules out ABA on h0 within one operation).
+ *  - get reads key, then value, then checks that the node is still unmarked
+ *    (linearises at the value read); it never writes shared memory.
+ *  - update stores the new value into the live node it found (a single atomic
+ *    store, no allocation). If a remove marked the node between the find and
+ *    the store, the update linearises just before that remove: the dead value
+ *    is never returned by a get, which validates the mark after reading.
+ *  Every shared word is accessed with __atomic builtins.
+ *
+ * Reclamation: epoch-based (Fraser 2004). Each thread has a cache-line-padded
+ * slot holding its announced epoch (active flag + epoch), its size counter and
+ * three limbo bags. Every operation announces the current global epoch on
+ * entry and clears it on exit. The thread whose CAS unlinks a node retires it
+ * into the bag of the global epoch read after the unlink; a bag of epoch r is
+ * freed once the global epoch reaches r + 2. Every 32 retirements a thread
+ * tries to advance the global epoch (possible when every active thread has
+ * announced the current one). Limbo nodes are chained through their key field
+ * (retired nodes are always marked, so no traversal ever trusts their key).
+ * Garbage is bounded by ~3 bags per thread while no thread stalls inside an
+ * operation; destroy() frees chains and bags (ASan clean).
+ *
+ * Progress: insert, remove and update are lock-free (a CAS fails only when
+ * another thread's CAS on the same chain succeeded). get is wait-free: it
+ * never retries, and nodes are only added at the head, so the path ahead of it
+ * can only shrink. size() sums per-thread padded counters, exact when quiescent.
+ */
+#include <stdalign.h>
+#include <unistd.h>
+#include "cht.h"
+#include "cht_hash.h"
+
+#define CHAIN_MIN_BUCKETS 16
+#define CHAIN_SCAN_EVERY 32        /* retirements between epoch-advance attempts */
+#define CHAIN_CLEANUP_TRIES 4
+
+struct chain_node {
+    uint64_t key;                  /* the key; in a limbo bag: the next limbo node */
+    cht_val_t val;
+    uintptr_t next;                /* successor | 1 when this node is logically deleted */
+};
+
+struct chain_bag {
+    struct chain_node *head;
+    uint64_t epoch;
+    size_t n;
+};
+
+struct chain_thread {
+    alignas(CHT_CACHE_LINE) uint64_t epoch;   /* 0: quiescent; (e << 1) | 1: active in epoch e */
+    int64_t count;                            /* inserts - removes by this thread */
+    uint64_t pending;                         /* nodes in the bags (read by stats) */
+    unsigned since_scan;
+    struct chain_bag bag[3];                  /* owner-only */
+};
+
+struct chain_table {
+    uintptr_t *bucket;
+    uint64_t mask;
+    struct chain_thread *th;
+    unsigned threads;
+    enum cht_hash_kind hash;
+    alignas(CHT_CACHE_LINE) uint64_t global_epoch;
+};
+
+static __thread unsigned chain_tid;
+
+static const struct cht_option_spec chain_options[] = {
+    CHT_HASH_OPTION,
+    { NULL, NULL },
+};
+
+#define MARK(p)     ((p) | (uintptr_t)1)
+#define UNMARK(p)   ((p) & ~(uintptr_t)1)
+#define MARKED(p)   ((p) & (uintptr_t)1)
+#define NODE(p)     ((struct chain_node *)UNMARK(p))
+
+/* Shared loads and CASes are sequentially consistent: on x86 an SC load is a
+ * plain mov and a CAS is a full barrier anyway, and SC makes the epoch
+ * announcement (store) -> bucket read (load) order formal without a fence. */
+static inline uintptr_t ldp(const uintptr_t *p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
+static inline uint64_t ld64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
+
+static inline bool casp(uintptr_t *p, uintptr_t expect, uintptr_t want)
+{
+    return __atomic_compare_exchange_n(p, &expect, want, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+static inline struct chain_thread *me(struct chain_table *t)
+{
+    return &t->th[chain_tid < t->threads ? chain_tid : chain_tid % t->threads];
+}
+
+static inline uintptr_t *bucket_of(struct chain_table *t, cht_key_t k)
+{
+    return &t->bucket[cht_hash(t->hash, k) & t->mask];
+}
+
+/* owner-only counters, read by others: relaxed load/store pairs */
+static inline void own_add(int64_t *c, int64_t d)
+{
+    __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + d, __ATOMIC_RELAXED);
+}
+
+static inline void own_addu(uint64_t *c, int64_t d)
+{
+    __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + (uint64_t)d, __ATOMIC_RELAXED);
+}
+
+/* ---------------- epoch-based reclamation ---------------- */
+
+static inline void ebr_enter(struct chain_table *t, struct chain_thread *th)
+{
+    uint64_t e = __atomic_load_n(&t->global_epoch, __ATOMIC_SEQ_CST);
+    /* announce before reading any node: an SC RMW (xchg, a full barrier on x86) */
+    __atomic_exchange_n(&th->epoch, e << 1 | 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void ebr_exit(struct chain_thread *th)
+{
+    __atomic_store_n(&th->epoch, 0, __ATOMIC_RELEASE);
+}
+
+static void bag_free(struct chain_thread *th, struct chain_bag *b)
+{
+    struct chain_node *n = b->head;
+    while (n) {
+        struct chain_node *next = (struct chain_node *)(uintptr_t)__atomic_load_n(&n->key, __ATOMIC_RELAXED);
+        free(n);
+        n = next;
+    }
+    own_addu(&th->pending, -(int64_t)b->n);
+    b->head = NULL;
+    b->n = 0;
+}
+
+/* frees the bags whose grace period is over (global >= epoch + 2) */
+static void ebr_reclaim(struct chain_table *t, struct chain_thread *th)
+{
+    uint64_t g = __atomic_load_n(&t->global_epoch, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < 3; i++)
+        if (th->bag[i].n && th->bag[i].epoch + 2 <= g)
+            bag_free(th, &th->bag[i]);
+}
+
+/* advances the global epoch if every active thread has announced the current one */
+static void ebr_try_advance(struct chain_table *t)
+{
+    uint64_t g = __atomic_load_n(&t->global_epoch, __ATOMIC_SEQ_CST);
+    for (unsigned i = 0; i < t->threads; i++) {
+        uint64_t e = __atomic_load_n(&t->th[i].epoch, __ATOMIC_SEQ_CST);
+        if ((e & 1) && (e >> 1) != g)
+            return;
+    }
+    __atomic_compare_exchange_n(&t->global_epoch, &g, g + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+/* n has just been unlinked by this thread's CAS */
+static void ebr_retire(struct chain_table *t, struct chain_thread *th, struct chain_node *n)
+{
+    uint64_t r = __atomic_load_n(&t->global_epoch, __ATOMIC_SEQ_CST);
+    struct chain_bag *b = &th->bag[r % 3];
+    if (b->epoch != r) {
+        if (b->n)                   /* b->epoch <= r - 3: long safe */
+            bag_free(th, b);
+        b->epoch = r;
+    }
+    __atomic_store_n(&n->key, (uint64_t)(uintptr_t)b->head, __ATOMIC_RELEASE);
+    b->head = n;
+    b->n++;
+    own_addu(&th->pending, 1);
+    if (++th->since_scan >= CHAIN_SCAN_EVERY) {
+        th->since_scan = 0;
+        ebr_try_advance(t);
+        ebr_reclaim(t, th);
+    }
+}
+
+/* ---------------- create / destroy ---------------- */
+
+static void *chain_create(const struct cht_config *cfg, char *err, size_t len)
+{
+    unsigned hash = CHT_HASH_MIX;
+    if (!cht_option_enum(cfg->options, "chain", "hash", cht_hash_names, &hash, err, len))
+        return NULL;
+    double density = cfg->density > 0 ? cfg->density : 0.5;
+    double wantf = (double)(cfg->initial ? cfg->initial : 1) / density;
+    if (wantf > (double)(1ull << 48)) {
+        snprintf(err, len, "out of memory (%.3g buckets requested)", wantf);
+        return NULL;
+    }
+    uint64_t nb = CHAIN_MIN_BUCKETS;
+    while (nb < (uint64_t)wantf)
+        nb <<= 1;
+    unsigned threads = cfg->max_threads ? cfg->max_threads : 1;
+    size_t bytes = nb * sizeof(uintptr_t) + threads * sizeof(struct chain_thread);
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && psize > 0 && (double)bytes > (double)pages * (double)psize) {
+        snprintf(err, len, "out of memory (%llu buckets need %.3g GB, the machine has %.3g GB)",
+                 (unsigned long long)nb, (double)bytes / 1e9, (double)pages * (double)psize / 1e9);
+        return NULL;
+    }
+    struct chain_table *t = aligned_alloc(CHT_CACHE_LINE, sizeof *t);
+    if (!t) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    memset(t, 0, sizeof *t);
+    t->bucket = calloc(nb, sizeof *t->bucket);
+    t->th = aligned_alloc(CHT_CACHE_LINE, threads * sizeof *t->th);
+    if (!t->bucket || !t->th) {
+        snprintf(err, len, "out of memory (%llu buckets)", (unsigned long long)nb);
+        free(t->bucket);
+        free(t->th);
+        free(t);
+        return NULL;
+    }
+    memset(t->th, 0, threads * sizeof *t->th);
+    t->mask = nb - 1;
+    t->threads = threads;
+    t->hash = hash;
+    t->global_epoch = 1;
+    return t;
+}
+
+static void chain_destroy(void *tp)
+{
+    struct chain_table *t = tp;
+    for (uint64_t i = 0; i <= t->mask; i++) {
+        uintptr_t p = t->bucket[i];
+        while (UNMARK(p)) {
+            struct chain_node *n = NODE(p);
+            p = n->next;
+            free(n);
+        }
+    }
+    for (unsigned i = 0; i < t->threads; i++)
+        for (int j = 0; j < 3; j++)
+            bag_free(&t->th[i], &t->th[i].bag[j]);
+    free(t->bucket);
+    free(t->th);
+    free(t);
+}
+
+static void chain_thread_init(void *tp, unsigned tid)
+{
+    (void)tp;
+    chain_tid = tid;
+}
+
+static void chain_thread_exit(void *tp, unsigned tid)
+{
+    struct chain_table *t = tp;
+    (void)tid;
+    struct chain_thread *th = me(t);
+    ebr_try_advance(t);
+    ebr_reclaim(t, th);
+}
+
+/* ---------------- operations ---------------- */
+
+static bool chain_get(void *tp, cht_key_t k, cht_val_t *v)
+{
+    struct chain_table *t = tp;
+    struct chain_thread *th = me(t);
+    bool found = false;
+    ebr_enter(t, th);
+    for (uintptr_t p = ldp(bucket_of(t, k)); UNMARK(p); ) {
+        struct chain_node *n = NODE(p);
+        p = ldp(&n->next);
+        if (ld64(&n->key) == k) {
+            cht_val_t val = ld64(&n->val);
+            p = ldp(&n->next);
+            if (!MARKED(p)) {       /* live at the value read */
+                if (v)
+                    *v = val;
+                found = true;
+                break;
+            }
+        }
+    }
+    ebr_exit(th);
+    return found;
+}
+
+static bool chain_insert(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct chain_table *t = tp;
+    struct chain_thread *th = me(t);
+    uintptr_t *b = bucket_of(t, k);
+    struct chain_node *fresh = NULL;
+    bool added = false;
+    ebr_enter(t, th);
+    for (;;) {
+        uintptr_t head = ldp(b);
+        bool present = false;
+        for (uintptr_t p = head; UNMARK(p); ) {
+            struct chain_node *n = NODE(p);
+            uint64_t key = ld64(&n->key);   /* key before mark: a limbo link is always marked */
+            p = ldp(&n->next);
+            if (key == k && !MARKED(p)) {
+                present = true;
+                break;
+            }
+        }
+        if (present)
+            break;
+        if (!fresh) {
+            fresh = malloc(sizeof *fresh);
+            if (!fresh)
+                break;
+            __atomic_store_n(&fresh->key, k, __ATOMIC_RELAXED);
+            __atomic_store_n(&fresh->val, v, __ATOMIC_RELAXED);
+        }
+        __atomic_store_n(&fresh->next, head, __ATOMIC_RELAXED);
+        if (casp(b, head, (uintptr_t)fresh)) {
+            added = true;
+            break;
+        }
+    }
+    ebr_exit(th);
+    if (added)
+        own_add(&th->count, 1);
+    else
+        free(fresh);            /* never published */
+    return added;
+}
+
+/* unlinks every marked node of one chain; gives up after a few lost races
+ * (later traversals of remove finish the job) */
+static void chain_cleanup(struct chain_table *t, struct chain_thread *th, uintptr_t *b)
+{
+    for (int tries = 0; tries < CHAIN_CLEANUP_TRIES; tries++) {
+        uintptr_t *prev = b;
+        uintptr_t cur = ldp(prev);
+        bool lost = false;
+        while (cur) {
+            uintptr_t nx = ldp(&NODE(cur)->next);
+            if (MARKED(nx)) {
+                if (!casp(prev, cur, UNMARK(nx))) {
+                    lost = true;
+                    break;
+                }
+                ebr_retire(t, th, NODE(cur));
+                cur = UNMARK(nx);
+                continue;
+            }
+            prev = &NODE(cur)->next;
+            cur = nx;
+        }
+        if (!lost)
+            return;
+    }
+}
+
+static bool chain_remove(void *tp, cht_key_t k)
+{
+    struct chain_table *t = tp;
+    struct chain_thread *th = me(t);
+    uintptr_t *b = bucket_of(t, k);
+    bool removed = false;
+    ebr_enter(t, th);
+retry:
+    for (uintptr_t *prev = b, cur = ldp(b); cur; ) {
+        struct chain_node *n = NODE(cur);
+        uintptr_t nx = ldp(&n->next);
+        if (MARKED(nx)) {               /* logically deleted: help unlink it */
+            if (!casp(prev, cur, UNMARK(nx)))
+                goto retry;
+            ebr_retire(t, th, n);
+            cur = UNMARK(nx);
+            continue;
+        }
+        if (ld64(&n->key) == k) {
+            if (!casp(&n->next, nx, MARK(nx)))
+                continue;               /* next changed: look at this node again */
+            removed = true;
+            if (casp(prev, cur, nx))
+                ebr_retire(t, th, n);
+            else
+                chain_cleanup(t, th, b);
+            break;
+        }
+        prev = &n->next;
+        cur = nx;
+    }
+    ebr_exit(th);
+    if (removed)
+        own_add(&th->count, -1);
+    return removed;
+}
+
+static bool chain_update(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct chain_table *t = tp;
+    struct chain_thread *th = me(t);
+    bool found = false;
+    ebr_enter(t, th);
+    for (uintptr_t p = ldp(bucket_of(t, k)); UNMARK(p); ) {
+        struct chain_node *n = NODE(p);
+        uint64_t key = ld64(&n->key);
+        p = ldp(&n->next);
+        if (key == k && !MARKED(p)) {
+            __atomic_store_n(&n->val, v, __ATOMIC_SEQ_CST);
+            found = true;
+            break;
+        }
+    }
+    ebr_exit(th);
+    return found;
+}
+
+static size_t chain_size(void *tp)
+{
+    struct chain_table *t = tp;
+    int64_t n = 0;
+    for (unsigned i = 0; i < t->threads; i++)
+        n += __atomic_load_n(&t->th[i].count, __ATOMIC_RELAXED);
+    return n > 0 ? (size_t)n : 0;
+}
+
+static void chain_stats(void *tp, struct cht_stats *s)
+{
+    struct chain_table *t = tp;
+    uint64_t pending = 0;
+    for (unsigned i = 0; i < t->threads; i++)
+        pending += __atomic_load_n(&t->th[i].pending, __ATOMIC_RELAXED);
+    s->bytes = sizeof *t + (t->mask + 1) * sizeof *t->bucket + t->threads * sizeof *t->th +
+               (chain_size(t) + pending) * sizeof(struct chain_node);
+    s->buckets = t->mask + 1;
+}
+
+const struct cht_ops cht_table_chain = {
+    .name = "chain",
+    .summary = "lock-free separate chaining, CAS at the chain head (HotRing's baseline), epoch-based reclamation",
+    .caps = CHT_CAP_UPDATE,
+    .options = chain_options,
+    .create = chain_create,
+    .destroy = chain_destroy,
+    .thread_init = chain_thread_init,
+    .thread_exit = chain_thread_exit,
+    .get = chain_get,
+    .insert = chain_insert,
+    .remove = chain_remove,
+    .update = chain_update,
+    .size = chain_size,
+    .stats = chain_stats,
+};

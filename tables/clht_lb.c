@@ -1,0 +1,656 @@
+/*
+ * clht_lb.c - CLHT-LB, the lock-based cache-line hash table.
+ *
+ * Source: T. David, R. Guerraoui, V. Trigonakis, "Asynchronized Concurrency:
+ * The Secret to Scaling Concurrent Search Data Structures", ASPLOS 2015 (the
+ * ASCY patterns and CLHT), as described in thesis 000 lines 655-671. Written
+ * from the paper's description; no upstream code.
+ *
+ * Layout. A bucket is exactly one 64-byte cache line, 64-byte aligned:
+ *   sync (8 B) | key[3] | val[3] | next.
+ * Keys hash with cht_hash (option hash=mix|identity, default mix) onto a
+ * power-of-two array of buckets; a full chain grows by linking a new bucket
+ * through `next`. Key 0 marks an empty slot. The head bucket's sync word holds
+ * the chain's lock (bit 0) and, in every bucket of the chain, three 20-bit
+ * per-slot removal counters (bits 4-23, 24-43, 44-63).
+ *
+ * Operations (the ASCY patterns, thesis lines 657-663):
+ *  - get (ASCY1) never writes, waits or retries: per slot it reads the bucket's
+ *    sync word, the key, the value, the key again and the sync word again. If
+ *    the key is still k and slot j's removal counter did not move, the value
+ *    belongs to k: the counter closes the ABA hole of the plain key/value/key
+ *    snapshot (k removed, the slot reused by k2, then by k again while the
+ *    reader sat between two loads would return k2's value). Otherwise k was
+ *    removed during the read, so "absent" is a correct (linearizable) answer.
+ *    A get's only store is to its own padded reclamation slot (below).
+ *  - insert/remove/update (ASCY2/3) first parse the chain with the same
+ *    read-only search; an insert of a present key or a remove/update of an
+ *    absent key returns without any shared write and without the lock. Otherwise
+ *    the chain's lock is taken (a test-and-test-and-set spin lock in the head's
+ *    sync word, yielding after a few spins), the chain re-checked and changed:
+ *    insert writes value then key (release) into the first empty slot, or links
+ *    a new bucket; remove clears the key and then bumps the slot's counter
+ *    (folded into the unlocking store for the head bucket); update stores the
+ *    new value in place (one atomic store: readers see the old or the new value).
+ *    Locking goes through lb_lock()/lb_unlock() only, so a later lock=NAME option
+ *    can put an external lock (locks/, one per chain) there and keep the sync
+ *    word for the counters.
+ *  - resize: when the overflow buckets linked since the table was built exceed
+ *    half the bucket count, one thread (resize_lock, try-only) takes every chain
+ *    lock of the current table and keeps them: the table is frozen. It counts the
+ *    keys, sizes the new table for 1.5 keys per bucket (0.5 per slot; never
+ *    smaller than the old one, so a table grows by at least 2x when loaded and is
+ *    rebuilt in place when the overflow came from skew), copies, and publishes it.
+ *    Updaters spinning on a frozen chain see the new table and retry there;
+ *    readers may keep reading the frozen table, whose state is the state at the
+ *    moment of publication. If memory runs out during a resize the locks are
+ *    released and the table keeps chaining (threshold doubled).
+ *
+ * Progress: get is wait-free; updates are blocking (per-chain lock), and all
+ * updates block while a resize runs.
+ *
+ * Reclamation: old tables (bucket arrays and overflow buckets) are retired to
+ * epoch-based reclamation (ebr.h): every operation runs inside ebr_enter/exit
+ * on the thread's padded slot, set up by thread_init; a retired table is freed
+ * after two epoch advances, i.e. once every operation that could have read it
+ * has finished. Overflow buckets are never unlinked while their table is live,
+ * so nothing else needs reclaiming. destroy() frees everything.
+ *
+ * size(): per-thread, cache-line-padded counters (+1/-1 on successful
+ * insert/remove), summed: exact when quiescent, no shared counter on the hot path.
+ */
+#include <sched.h>
+#include <stdalign.h>
+#include <sys/mman.h>
+#include "cht.h"
+#include "cht_hash.h"
+#include "ebr.h"
+
+#define LB_SLOTS 3
+#define LB_LOCKED 1ull
+#define LB_CNT_SHIFT(j) (4 + 20 * (unsigned)(j))
+#define LB_CNT_MASK(j) (0xFFFFFull << LB_CNT_SHIFT(j))
+
+#define LD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define LDR(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define ST(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define STR(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+struct lb_bucket {
+    alignas(64) uint64_t sync;
+    cht_key_t key[LB_SLOTS];
+    cht_val_t val[LB_SLOTS];
+    struct lb_bucket *next;
+};
+_Static_assert(sizeof(struct lb_bucket) == 64, "a bucket is one cache line");
+
+struct clht_lb;
+
+struct lb_table {
+    struct lb_bucket *b;        /* nb buckets */
+    uint64_t mask;              /* nb - 1 */
+    size_t nb;
+    size_t map_bytes;           /* bytes of the bucket array mapping */
+    bool mmapped;
+    struct lb_bucket *blk;      /* overflow buckets made by the resize copy */
+    size_t blk_n;
+    struct clht_lb *owner;
+    size_t retired_bytes;
+    struct ebr_node retire;
+    alignas(64) uint64_t overflow;  /* overflow buckets linked (atomic; rare) */
+    uint64_t thresh;            /* resize when overflow passes it (atomic) */
+};
+
+struct lb_count {
+    alignas(64) int64_t n;
+};
+
+struct clht_lb {
+    alignas(64) struct lb_table *cur;   /* read by every operation */
+    enum cht_hash_kind hash;
+    unsigned nthreads;
+    struct ebr *ebr;
+    struct lb_count *count;
+    alignas(64) uint32_t resize_lock;
+    uint64_t resizes;
+    uint64_t full_failures;     /* inserts refused: out of memory for an overflow bucket */
+    size_t retired_bytes;       /* old tables waiting for reclamation */
+};
+
+static __thread unsigned lb_tid;
+
+static const struct cht_option_spec lb_options[] = {
+    CHT_HASH_OPTION,
+    { NULL, NULL },
+};
+
+/* ---------------- small helpers ---------------- */
+
+static inline void spin_wait(unsigned *spins)
+{
+    if (++*spins & 63) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    } else {
+        sched_yield();          /* oversubscribed runs: let the holder run */
+    }
+}
+
+static uint64_t pow2_at_least(uint64_t n)
+{
+    uint64_t c = 1;
+    while (c < n)
+        c <<= 1;
+    return c;
+}
+
+/* Buckets per table are capped at 2^34 (1 TiB): anything larger is refused. */
+#define LB_MAX_BUCKETS (1ull << 34)
+
+static struct lb_table *table_new(size_t nb)
+{
+    if (nb == 0 || nb > LB_MAX_BUCKETS)
+        return NULL;
+    struct lb_table *T = aligned_alloc(64, sizeof *T);
+    if (!T)
+        return NULL;
+    memset(T, 0, sizeof *T);
+    size_t bytes = nb * sizeof(struct lb_bucket);
+    if (bytes >= (2u << 20)) {
+        /* large: anonymous mapping, zeroed lazily by the kernel */
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            free(T);
+            return NULL;
+        }
+        T->b = p;
+        T->mmapped = true;
+    } else {
+        T->b = aligned_alloc(64, bytes);
+        if (!T->b) {
+            free(T);
+            return NULL;
+        }
+        memset(T->b, 0, bytes);
+    }
+    T->map_bytes = bytes;
+    T->nb = nb;
+    T->mask = nb - 1;
+    T->thresh = nb / 2 ? nb / 2 : 1;
+    return T;
+}
+
+static void table_free(struct lb_table *T)
+{
+    struct lb_bucket *lo = T->blk, *hi = T->blk + T->blk_n;
+    for (size_t i = 0; i < T->nb; i++) {
+        struct lb_bucket *o = T->b[i].next;
+        while (o) {
+            struct lb_bucket *n = o->next;
+            if (o < lo || o >= hi)
+                free(o);
+            o = n;
+        }
+    }
+    free(T->blk);
+    if (T->mmapped)
+        munmap(T->b, T->map_bytes);
+    else
+        free(T->b);
+    free(T);
+}
+
+static size_t table_bytes(struct lb_table *T)
+{
+    return sizeof *T + T->map_bytes + LDR(&T->overflow) * sizeof(struct lb_bucket);
+}
+
+static void table_free_node(struct ebr_node *n)
+{
+    struct lb_table *T = (struct lb_table *)((char *)n - offsetof(struct lb_table, retire));
+    __atomic_sub_fetch(&T->owner->retired_bytes, T->retired_bytes, __ATOMIC_RELAXED);
+    table_free(T);
+}
+
+static struct lb_bucket *bucket_new(void)
+{
+    struct lb_bucket *b = aligned_alloc(64, sizeof *b);
+    if (b)
+        memset(b, 0, sizeof *b);
+    return b;
+}
+
+static inline uint64_t cnt_bump(uint64_t s, unsigned j)
+{
+    uint64_t m = LB_CNT_MASK(j);
+    return (s & ~m) | ((s + (1ull << LB_CNT_SHIFT(j))) & m);
+}
+
+/* ---------------- the chain lock (swap here for lock=NAME) ---------------- */
+
+/* Takes the chain lock of `head` in table T; returns false, without the lock,
+ * once T has been replaced by a resize (the caller retries on the new table). */
+static inline bool lb_lock(struct clht_lb *h, struct lb_table *T, struct lb_bucket *head)
+{
+    unsigned spins = 0;
+    for (;;) {
+        uint64_t s = LDR(&head->sync);
+        if (!(s & LB_LOCKED)) {
+            if (__atomic_compare_exchange_n(&head->sync, &s, s | LB_LOCKED, false,
+                                            __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+                return true;
+            continue;
+        }
+        if (LD(&h->cur) != T)
+            return false;
+        spin_wait(&spins);
+    }
+}
+
+/* Unlocks; bump_slot < LB_SLOTS also bumps that head slot's removal counter
+ * (after the caller's key store, which the release orders before it). */
+static inline void lb_unlock(struct lb_bucket *head, unsigned bump_slot)
+{
+    uint64_t s = LDR(&head->sync) & ~LB_LOCKED;
+    if (bump_slot < LB_SLOTS)
+        s = cnt_bump(s, bump_slot);
+    ST(&head->sync, s);
+}
+
+static void lock_all(struct lb_table *T)
+{
+    for (size_t i = 0; i < T->nb; i++) {
+        struct lb_bucket *head = &T->b[i];
+        unsigned spins = 0;
+        for (;;) {
+            uint64_t s = LDR(&head->sync);
+            if (!(s & LB_LOCKED) &&
+                __atomic_compare_exchange_n(&head->sync, &s, s | LB_LOCKED, false,
+                                            __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+                break;
+            spin_wait(&spins);
+        }
+    }
+}
+
+static void unlock_all(struct lb_table *T)
+{
+    for (size_t i = 0; i < T->nb; i++)
+        lb_unlock(&T->b[i], LB_SLOTS);
+}
+
+/* ---------------- search (ASCY1) ---------------- */
+
+static inline bool lb_search(const struct lb_bucket *b, cht_key_t k, cht_val_t *out)
+{
+    do {
+        uint64_t s1 = LD(&b->sync);
+        for (unsigned j = 0; j < LB_SLOTS; j++) {
+            if (LD(&b->key[j]) == k) {
+                cht_val_t v = LD(&b->val[j]);
+                if (LD(&b->key[j]) != k)
+                    return false;       /* removed while we read: absent at that moment */
+                uint64_t s2 = LD(&b->sync);
+                if ((s1 ^ s2) & LB_CNT_MASK(j))
+                    return false;       /* removed (and maybe re-added) meanwhile */
+                if (out)
+                    *out = v;
+                return true;
+            }
+        }
+        b = LD(&b->next);
+    } while (b);
+    return false;
+}
+
+/* ---------------- create / destroy / threads ---------------- */
+
+static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
+{
+    unsigned hash = CHT_HASH_MIX;
+    if (!cht_option_enum(cfg->options, "clht-lb", "hash", cht_hash_names, &hash, err, len))
+        return NULL;
+    double density = cfg->density > 0 ? cfg->density : 0.5;
+    double want = (double)(cfg->initial ? cfg->initial : 1) / density / LB_SLOTS;
+    if (!(want <= (double)LB_MAX_BUCKETS)) {
+        snprintf(err, len, "out of memory (%zu keys at density %g need more than 2^34 buckets)",
+                 cfg->initial, density);
+        return NULL;
+    }
+    uint64_t nb = pow2_at_least(want < 1 ? 1 : (uint64_t)(want + 0.999999));
+    unsigned threads = cfg->max_threads ? cfg->max_threads : 1;
+
+    struct clht_lb *h = aligned_alloc(64, sizeof *h);
+    if (!h) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    memset(h, 0, sizeof *h);
+    h->hash = hash;
+    h->nthreads = threads;
+    h->count = aligned_alloc(64, sizeof *h->count * threads);
+    h->ebr = ebr_create(threads);
+    struct lb_table *T = table_new(nb);
+    if (!h->count || !h->ebr || !T) {
+        snprintf(err, len, "out of memory (%llu buckets of 64 bytes)", (unsigned long long)nb);
+        free(h->count);
+        ebr_destroy(h->ebr);
+        if (T)
+            table_free(T);
+        free(h);
+        return NULL;
+    }
+    memset(h->count, 0, sizeof *h->count * threads);
+    T->owner = h;
+    h->cur = T;
+    return h;
+}
+
+static void lb_destroy(void *tp)
+{
+    struct clht_lb *h = tp;
+    ebr_destroy(h->ebr);            /* frees retired tables */
+    table_free(h->cur);
+    free(h->count);
+    free(h);
+}
+
+static void lb_thread_init(void *tp, unsigned tid)
+{
+    struct clht_lb *h = tp;
+    lb_tid = tid < h->nthreads ? tid : tid % h->nthreads;
+}
+
+static void lb_thread_exit(void *tp, unsigned tid)
+{
+    struct clht_lb *h = tp;
+    (void)tid;
+    ebr_thread_offline(h->ebr, lb_tid);
+}
+
+static inline void count_add(struct clht_lb *h, unsigned tid, int64_t d)
+{
+    int64_t *n = &h->count[tid].n;
+    STR(n, LDR(n) + d);         /* only this thread writes its counter */
+}
+
+/* ---------------- resize ---------------- */
+
+static void lb_resize(struct clht_lb *h, struct lb_table *seen)
+{
+    uint32_t unlocked = 0;
+    if (!__atomic_compare_exchange_n(&h->resize_lock, &unlocked, 1, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return;                     /* someone else is resizing */
+    struct lb_table *T = LD(&h->cur);
+    if (T != seen) {
+        ST(&h->resize_lock, 0);
+        return;
+    }
+    lock_all(T);                    /* T is frozen from here on */
+
+    size_t n = 0;
+    for (size_t i = 0; i < T->nb; i++)
+        for (struct lb_bucket *b = &T->b[i]; b; b = LDR(&b->next))
+            for (unsigned j = 0; j < LB_SLOTS; j++)
+                n += LDR(&b->key[j]) != 0;
+    uint64_t nb = pow2_at_least((n * 2 + 2) / 3);   /* 1.5 keys per bucket */
+    if (nb < T->nb)
+        nb = T->nb;
+    struct lb_table *N = table_new(nb);
+    uint64_t *aux = N ? calloc(nb, sizeof *aux) : NULL;   /* per new chain: count, then tail */
+    if (!aux)
+        goto fail;
+    for (size_t i = 0; i < T->nb; i++)
+        for (struct lb_bucket *b = &T->b[i]; b; b = LDR(&b->next))
+            for (unsigned j = 0; j < LB_SLOTS; j++) {
+                cht_key_t k = LDR(&b->key[j]);
+                if (k)
+                    aux[cht_hash(h->hash, k) & N->mask]++;
+            }
+    size_t ovf = 0;
+    for (size_t i = 0; i < nb; i++)
+        ovf += aux[i] ? (aux[i] - 1) / LB_SLOTS : 0;
+    if (ovf) {
+        N->blk = aligned_alloc(64, ovf * sizeof *N->blk);
+        if (!N->blk)
+            goto fail;
+        memset(N->blk, 0, ovf * sizeof *N->blk);
+        N->blk_n = ovf;
+    }
+    /* copy: N is private until published, plain stores are fine */
+    struct lb_bucket **tail = (struct lb_bucket **)aux;
+    for (size_t i = 0; i < nb; i++)
+        tail[i] = &N->b[i];
+    size_t used = 0;
+    for (size_t i = 0; i < T->nb; i++)
+        for (struct lb_bucket *b = &T->b[i]; b; b = LDR(&b->next))
+            for (unsigned j = 0; j < LB_SLOTS; j++) {
+                cht_key_t k = LDR(&b->key[j]);
+                if (!k)
+                    continue;
+                uint64_t x = cht_hash(h->hash, k) & N->mask;
+                struct lb_bucket *t = tail[x];
+                unsigned s = 0;
+                while (s < LB_SLOTS && t->key[s])
+                    s++;
+                if (s == LB_SLOTS) {
+                    struct lb_bucket *o = &N->blk[used++];
+                    t->next = o;
+                    tail[x] = t = o;
+                    s = 0;
+                }
+                t->key[s] = k;
+                t->val[s] = LDR(&b->val[j]);
+            }
+    free(aux);
+    N->overflow = ovf;
+    N->thresh = (nb / 2 ? nb / 2 : 1) + ovf;
+    N->owner = h;
+    T->retired_bytes = table_bytes(T);
+    __atomic_add_fetch(&h->retired_bytes, T->retired_bytes, __ATOMIC_RELAXED);
+    ST(&h->cur, N);                 /* publish; spinning updaters move over */
+    __atomic_add_fetch(&h->resizes, 1, __ATOMIC_RELAXED);
+    ST(&h->resize_lock, 0);
+    ebr_retire(h->ebr, &T->retire, table_free_node);
+    return;
+
+fail:                               /* out of memory: keep chaining in T */
+    free(aux);
+    if (N)
+        table_free(N);
+    __atomic_store_n(&T->thresh, LDR(&T->thresh) * 2, __ATOMIC_RELAXED);
+    unlock_all(T);
+    ST(&h->resize_lock, 0);
+}
+
+/* ---------------- operations ---------------- */
+
+static bool lb_get(void *tp, cht_key_t k, cht_val_t *v)
+{
+    struct clht_lb *h = tp;
+    unsigned tid = lb_tid;
+    uint64_t hv = cht_hash(h->hash, k);
+    ebr_enter(h->ebr, tid);
+    struct lb_table *T = LD(&h->cur);
+    bool found = lb_search(&T->b[hv & T->mask], k, v);
+    ebr_exit(h->ebr, tid);
+    return found;
+}
+
+static bool lb_insert(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct clht_lb *h = tp;
+    unsigned tid = lb_tid;
+    uint64_t hv = cht_hash(h->hash, k);
+    bool ok = false, grow = false;
+    struct lb_table *T;
+    ebr_enter(h->ebr, tid);
+    for (;;) {
+        T = LD(&h->cur);
+        struct lb_bucket *head = &T->b[hv & T->mask];
+        if (lb_search(head, k, NULL))
+            break;                              /* present: no write, no lock */
+        if (!lb_lock(h, T, head))
+            continue;                           /* table replaced: retry there */
+        struct lb_bucket *b = head, *last = head, *eb = NULL;
+        unsigned ej = 0;
+        bool present = false;
+        do {
+            for (unsigned j = 0; j < LB_SLOTS; j++) {
+                cht_key_t kk = LDR(&b->key[j]);
+                if (kk == k)
+                    present = true;
+                else if (kk == 0 && !eb) {
+                    eb = b;
+                    ej = j;
+                }
+            }
+            last = b;
+            b = LDR(&b->next);
+        } while (b && !present);
+        if (present) {
+            lb_unlock(head, LB_SLOTS);
+            break;
+        }
+        if (eb) {
+            ST(&eb->val[ej], v);
+            ST(&eb->key[ej], k);                /* publishes the pair */
+            lb_unlock(head, LB_SLOTS);
+            ok = true;
+            break;
+        }
+        struct lb_bucket *o = bucket_new();
+        if (!o) {
+            lb_unlock(head, LB_SLOTS);
+            __atomic_add_fetch(&h->full_failures, 1, __ATOMIC_RELAXED);
+            break;
+        }
+        o->key[0] = k;
+        o->val[0] = v;
+        ST(&last->next, o);
+        lb_unlock(head, LB_SLOTS);
+        grow = __atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LDR(&T->thresh);
+        ok = true;
+        break;
+    }
+    if (ok)
+        count_add(h, tid, 1);
+    ebr_exit(h->ebr, tid);
+    if (grow)
+        lb_resize(h, T);
+    return ok;
+}
+
+static bool lb_remove(void *tp, cht_key_t k)
+{
+    struct clht_lb *h = tp;
+    unsigned tid = lb_tid;
+    uint64_t hv = cht_hash(h->hash, k);
+    bool ok = false;
+    ebr_enter(h->ebr, tid);
+    for (;;) {
+        struct lb_table *T = LD(&h->cur);
+        struct lb_bucket *head = &T->b[hv & T->mask];
+        if (!lb_search(head, k, NULL))
+            break;                              /* absent: no write, no lock */
+        if (!lb_lock(h, T, head))
+            continue;
+        for (struct lb_bucket *b = head; b && !ok; b = LDR(&b->next))
+            for (unsigned j = 0; j < LB_SLOTS; j++)
+                if (LDR(&b->key[j]) == k) {
+                    STR(&b->key[j], 0);
+                    if (b == head) {
+                        lb_unlock(head, j);     /* counter bump rides on the unlock */
+                    } else {
+                        ST(&b->sync, cnt_bump(LDR(&b->sync), j));
+                        lb_unlock(head, LB_SLOTS);
+                    }
+                    ok = true;
+                    break;
+                }
+        if (!ok)
+            lb_unlock(head, LB_SLOTS);
+        break;
+    }
+    if (ok)
+        count_add(h, tid, -1);
+    ebr_exit(h->ebr, tid);
+    return ok;
+}
+
+static bool lb_update(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct clht_lb *h = tp;
+    unsigned tid = lb_tid;
+    uint64_t hv = cht_hash(h->hash, k);
+    bool ok = false;
+    ebr_enter(h->ebr, tid);
+    for (;;) {
+        struct lb_table *T = LD(&h->cur);
+        struct lb_bucket *head = &T->b[hv & T->mask];
+        if (!lb_search(head, k, NULL))
+            break;
+        if (!lb_lock(h, T, head))
+            continue;
+        for (struct lb_bucket *b = head; b && !ok; b = LDR(&b->next))
+            for (unsigned j = 0; j < LB_SLOTS; j++)
+                if (LDR(&b->key[j]) == k) {
+                    ST(&b->val[j], v);
+                    ok = true;
+                    break;
+                }
+        lb_unlock(head, LB_SLOTS);
+        break;
+    }
+    ebr_exit(h->ebr, tid);
+    return ok;
+}
+
+static size_t lb_size(void *tp)
+{
+    struct clht_lb *h = tp;
+    int64_t n = 0;
+    for (unsigned i = 0; i < h->nthreads; i++)
+        n += LDR(&h->count[i].n);
+    return n > 0 ? (size_t)n : 0;
+}
+
+static void lb_stats(void *tp, struct cht_stats *s)
+{
+    struct clht_lb *h = tp;
+    /* hold the resize lock so that the current table cannot be retired under us */
+    unsigned spins = 0;
+    uint32_t unlocked = 0;
+    while (!__atomic_compare_exchange_n(&h->resize_lock, &unlocked, 1, false, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)) {
+        unlocked = 0;
+        spin_wait(&spins);
+    }
+    struct lb_table *T = LD(&h->cur);
+    s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->ebr +
+               sizeof *h->ebr->slot * h->ebr->nslots + table_bytes(T) +
+               LDR(&h->retired_bytes);
+    s->buckets = T->nb;
+    s->resizes = LDR(&h->resizes);
+    s->full_failures = LDR(&h->full_failures);
+    ST(&h->resize_lock, 0);
+}
+
+const struct cht_ops cht_table_clht_lb = {
+    .name = "clht-lb",
+    .summary = "CLHT-LB: cache-line buckets, wait-free reads, per-chain locks (David et al., ASPLOS'15)",
+    .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE,
+    .options = lb_options,
+    .create = lb_create,
+    .destroy = lb_destroy,
+    .thread_init = lb_thread_init,
+    .thread_exit = lb_thread_exit,
+    .get = lb_get,
+    .insert = lb_insert,
+    .remove = lb_remove,
+    .update = lb_update,
+    .size = lb_size,
+    .stats = lb_stats,
+};

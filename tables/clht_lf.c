@@ -1,0 +1,893 @@
+/*
+ * clht_lf.c - CLHT-LF, the lock-free cache-line hash table.
+ *
+ * Source: T. David, R. Guerraoui, V. Trigonakis, "Asynchronized Concurrency:
+ * The Secret to Scaling Concurrent Search Data Structures", ASPLOS 2015, as
+ * described in thesis 000 lines 655-671 (the snapshot_t of a 4-byte version and
+ * a 4-byte map of slot states). Written from the paper's description; no
+ * upstream code. Upstream CLHT-LF has no overflow chains (an insert into a full
+ * bucket spins until a resize helps, which never comes for dense keys); this
+ * one chains, without ever waiting for space.
+ *
+ * Layout. A bucket is one 64-byte line: sync | key[3] | val[3] | next. Keys hash
+ * with cht_hash (option hash=mix|identity, default mix). A chain is a list of
+ * buckets grouped into *segments* of up to five consecutive buckets (15 slots).
+ * The sync word of a segment's first bucket is the segment's snapshot:
+ *   bits 0-29   15 slot states, 2 bits each: EMPTY, CLAIMED (being inserted), VALID
+ *   bit 30      SEALED: the segment takes no more inserts (the chain continues)
+ *   bit 31      FROZEN: a resize is copying the chain; nothing may change
+ *   bits 32-63  version, incremented by every change.
+ * The other buckets' sync words are unused. Nearly every chain is a single
+ * segment (one or two buckets), so the map is the paper's per-bucket map; making
+ * one word cover several overflow buckets is what keeps a key unique across
+ * overflow buckets with single-word CAS (two inserts of k claiming slots in two
+ * different buckets would otherwise both publish).
+ *
+ * Operations.
+ *  - get: reads the snapshot, the keys of VALID slots and the matching value,
+ *    then the snapshot again; if it changed it re-reads that segment. Never
+ *    writes (except the thread's own reclamation slot) and never waits; it
+ *    retries only when an update changed the same segment during its few loads
+ *    (lock-free, not wait-free).
+ *  - insert(k): parses the chain read-only (ASCY2/3: a present key returns with
+ *    no write). Inserts go only to the chain's last, unsealed segment: CAS the
+ *    snapshot to mark an EMPTY slot CLAIMED, write key and value, then publish
+ *    with a second CAS that marks it VALID and bumps the version. That CAS fails
+ *    if anything in the segment changed since the parse, in particular if a
+ *    concurrent in-flight insert of the same key published first (thesis
+ *    669-671): the insert then re-checks the segment and backs out (slot back to
+ *    EMPTY, return false) if k is now VALID, or retries the publish. Earlier
+ *    segments are sealed and can never gain a key, so uniqueness over the whole
+ *    chain follows. A segment with no room (5 buckets, 14 slots used: one slot is
+ *    kept for update) is sealed with a CAS and a new segment is appended with a
+ *    CAS on `next`; a segment with fewer than 5 buckets grows by one. Appended
+ *    buckets are never unlinked until the table is replaced.
+ *  - remove(k): one CAS, VALID -> EMPTY, against the snapshot the parse validated.
+ *  - update(k): claims an EMPTY slot of k's segment, writes k and the new value,
+ *    and one CAS turns the old slot EMPTY and the new one VALID: readers see the
+ *    old or the new pair, never a mix and never a gap.
+ *  - resize: when the overflow buckets linked since the table was built exceed
+ *    half its bucket count, one thread (resize_lock, try-only) sets FROZEN in
+ *    every segment snapshot (CAS) and caps every chain with a sentinel `next`, so
+ *    no claim, publish, removal or append can succeed any more; it then counts,
+ *    builds a table for 1.5 keys per bucket (at least the old size: growth by at
+ *    least 2x when loaded, an in-place rebuild that drops sealed garbage when the
+ *    overflow came from skew), copies the VALID pairs and publishes it. Claims
+ *    that were in flight die with the old table; their inserts restart on the new
+ *    one. Out of memory: everything is unfrozen and the table keeps chaining.
+ *
+ * Progress. Outside resizes the table is lock-free: a CAS fails only because
+ * another operation's CAS succeeded, and every operation performs a bounded
+ * number of successful CASes (claim, seal, publish or back-out) before it
+ * completes, so some operation always completes. get is lock-free as above.
+ * Exceptions: (1) during a resize, updaters that touch a frozen chain wait for
+ * the new table (blocking); gets never wait and read the frozen table.
+ * (2) update on a segment whose 15 slots are all in use waits for a concurrent
+ * update of that segment to finish (only possible with 14 keys in one segment).
+ * Versions are 32 bits: a snapshot ABA needs 2^32 changes of one segment
+ * between two loads of one operation.
+ *
+ * Reclamation: retired tables (bucket arrays and overflow buckets) go through
+ * epoch-based reclamation (ebr.h); each operation runs inside ebr_enter/exit on
+ * the thread's padded slot (thread_init). Buckets lost in an append race were
+ * never visible and are freed at once. destroy() frees everything.
+ *
+ * size(): per-thread padded counters (+1 publish, -1 remove), summed.
+ */
+#include <sched.h>
+#include <stdalign.h>
+#include <sys/mman.h>
+#include "cht.h"
+#include "cht_hash.h"
+#include "ebr.h"
+
+#define LF_SLOTS 3
+#define SEG_BUCKETS 5
+#define SEG_SLOTS (SEG_BUCKETS * LF_SLOTS)  /* 15 */
+#define SEG_INS_CAP (SEG_SLOTS - 1)         /* inserts leave one slot for update */
+
+#define ST_EMPTY 0u
+#define ST_CLAIMED 1u
+#define ST_VALID 2u
+#define W_LOW 0x15555555ull                 /* bit 2p for every slot p */
+#define W_SEALED (1ull << 30)
+#define W_FROZEN (1ull << 31)
+#define W_VER (1ull << 32)
+
+#define LD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define LDR(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define ST(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define STR(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define CAS(p, expp, des) \
+    __atomic_compare_exchange_n((p), (expp), (des), false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+
+struct lf_bucket {
+    alignas(64) uint64_t sync;
+    cht_key_t key[LF_SLOTS];
+    cht_val_t val[LF_SLOTS];
+    struct lf_bucket *next;
+};
+_Static_assert(sizeof(struct lf_bucket) == 64, "a bucket is one cache line");
+
+#define SENTINEL ((struct lf_bucket *)(uintptr_t)1)  /* caps a frozen chain */
+
+struct clht_lf;
+
+struct lf_table {
+    struct lf_bucket *b;
+    uint64_t mask;
+    size_t nb;
+    size_t map_bytes;
+    bool mmapped;
+    struct lf_bucket *blk;      /* overflow buckets made by the resize copy */
+    size_t blk_n;
+    struct clht_lf *owner;
+    size_t retired_bytes;
+    struct ebr_node retire;
+    alignas(64) uint64_t overflow;  /* atomic; appends are rare */
+    uint64_t thresh;
+    uint32_t migrating;         /* a resize is freezing/copying this table */
+};
+
+struct lf_count {
+    alignas(64) int64_t n;
+};
+
+struct clht_lf {
+    alignas(64) struct lf_table *cur;
+    enum cht_hash_kind hash;
+    unsigned nthreads;
+    struct ebr *ebr;
+    struct lf_count *count;
+    alignas(64) uint32_t resize_lock;
+    uint64_t resizes;
+    uint64_t full_failures;
+    size_t retired_bytes;
+};
+
+static __thread unsigned lf_tid;
+
+static const struct cht_option_spec lf_options[] = {
+    CHT_HASH_OPTION,
+    { NULL, NULL },
+};
+
+/* ---------------- snapshot words ---------------- */
+
+static inline unsigned st_get(uint64_t w, unsigned p) { return (unsigned)(w >> (2 * p)) & 3u; }
+
+static inline uint64_t st_set(uint64_t w, unsigned p, unsigned s)
+{
+    return (w & ~(3ull << (2 * p))) | ((uint64_t)s << (2 * p));
+}
+
+static inline uint64_t valid_bits(uint64_t w) { return (w >> 1) & ~w & W_LOW; }
+static inline uint64_t used_bits(uint64_t w) { return (w | (w >> 1)) & W_LOW; }
+static inline uint64_t slots_of(unsigned nbk) { return W_LOW & ((1ull << (6 * nbk)) - 1); }
+
+/* ---------------- helpers ---------------- */
+
+static inline void spin_wait(unsigned *spins)
+{
+    if (++*spins & 63) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    } else {
+        sched_yield();
+    }
+}
+
+static uint64_t pow2_at_least(uint64_t n)
+{
+    uint64_t c = 1;
+    while (c < n)
+        c <<= 1;
+    return c;
+}
+
+#define LF_MAX_BUCKETS (1ull << 34)
+
+static struct lf_table *table_new(size_t nb)
+{
+    if (nb == 0 || nb > LF_MAX_BUCKETS)
+        return NULL;
+    struct lf_table *T = aligned_alloc(64, sizeof *T);
+    if (!T)
+        return NULL;
+    memset(T, 0, sizeof *T);
+    size_t bytes = nb * sizeof(struct lf_bucket);
+    if (bytes >= (2u << 20)) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            free(T);
+            return NULL;
+        }
+        T->b = p;
+        T->mmapped = true;
+    } else {
+        T->b = aligned_alloc(64, bytes);
+        if (!T->b) {
+            free(T);
+            return NULL;
+        }
+        memset(T->b, 0, bytes);
+    }
+    T->map_bytes = bytes;
+    T->nb = nb;
+    T->mask = nb - 1;
+    T->thresh = nb / 2 ? nb / 2 : 1;
+    return T;
+}
+
+static void table_free(struct lf_table *T)
+{
+    struct lf_bucket *lo = T->blk, *hi = T->blk + T->blk_n;
+    for (size_t i = 0; i < T->nb; i++) {
+        struct lf_bucket *o = T->b[i].next;
+        while (o && o != SENTINEL) {
+            struct lf_bucket *n = o->next;
+            if (o < lo || o >= hi)
+                free(o);
+            o = n;
+        }
+    }
+    free(T->blk);
+    if (T->mmapped)
+        munmap(T->b, T->map_bytes);
+    else
+        free(T->b);
+    free(T);
+}
+
+static size_t table_bytes(struct lf_table *T)
+{
+    return sizeof *T + T->map_bytes + LDR(&T->overflow) * sizeof(struct lf_bucket);
+}
+
+static void table_free_node(struct ebr_node *n)
+{
+    struct lf_table *T = (struct lf_table *)((char *)n - offsetof(struct lf_table, retire));
+    __atomic_sub_fetch(&T->owner->retired_bytes, T->retired_bytes, __ATOMIC_RELAXED);
+    table_free(T);
+}
+
+static inline void count_add(struct clht_lf *h, unsigned tid, int64_t d)
+{
+    int64_t *n = &h->count[tid].n;
+    STR(n, LDR(n) + d);
+}
+
+/* The buckets of the segment that starts at S, as far as they are linked now. */
+struct seg {
+    struct lf_bucket *bk[SEG_BUCKETS];
+    unsigned nbk;
+    struct lf_bucket *after;    /* next of the last bucket: NULL, SENTINEL or the next segment */
+};
+
+static inline void seg_walk(struct lf_bucket *S, struct seg *g)
+{
+    struct lf_bucket *b = S;
+    unsigned n = 0;
+    for (;;) {
+        g->bk[n++] = b;
+        struct lf_bucket *nx = LD(&b->next);
+        if (n == SEG_BUCKETS || !nx || nx == SENTINEL) {
+            g->nbk = n;
+            g->after = nx;
+            return;
+        }
+        b = nx;
+    }
+}
+
+/* Waits while T is being migrated. true: T was replaced (restart on the new
+ * table); false: the resize gave up (out of memory) and T is live again. */
+static bool wait_migration(struct clht_lf *h, struct lf_table *T)
+{
+    unsigned spins = 0;
+    for (;;) {
+        if (LD(&h->cur) != T)
+            return true;
+        if (!LD(&T->migrating))
+            return false;
+        spin_wait(&spins);
+    }
+}
+
+enum { SCAN_ABSENT, SCAN_FOUND, SCAN_FROZEN };
+
+struct scan {
+    struct lf_bucket *S;        /* segment of the hit, or the last segment */
+    uint64_t w;                 /* its validated snapshot */
+    struct seg g;
+    unsigned p;                 /* slot of the hit */
+};
+
+/* Finds VALID k in the segment at S under a stable snapshot. */
+static inline bool seg_find(struct lf_bucket *S, cht_key_t k, struct scan *r)
+{
+    for (;;) {
+        uint64_t w = LD(&S->sync);
+        seg_walk(S, &r->g);
+        bool hit = false;
+        for (uint64_t m = valid_bits(w); m; m &= m - 1) {
+            unsigned p = (unsigned)__builtin_ctzll(m) >> 1;
+            if (p / LF_SLOTS < r->g.nbk && LD(&r->g.bk[p / LF_SLOTS]->key[p % LF_SLOTS]) == k) {
+                r->p = p;
+                hit = true;
+                break;
+            }
+        }
+        if (LD(&S->sync) == w) {
+            r->S = S;
+            r->w = w;
+            return hit;
+        }
+    }
+}
+
+/* Parses the whole chain (read-only). */
+static int chain_scan(struct lf_bucket *S, cht_key_t k, struct scan *r)
+{
+    for (;;) {
+        bool hit = seg_find(S, k, r);
+        if (r->w & W_FROZEN)
+            return SCAN_FROZEN;
+        if (hit)
+            return SCAN_FOUND;
+        if (!(r->w & W_SEALED) || r->g.after == NULL)
+            return SCAN_ABSENT;             /* last segment (or the next is not appended yet) */
+        if (r->g.after == SENTINEL)
+            return SCAN_FROZEN;
+        S = r->g.after;
+    }
+}
+
+/* Links a fresh bucket after `last`. Returns false only when out of memory. */
+static bool append(struct clht_lf *h, struct lf_table *T, struct lf_bucket *last, bool *grow)
+{
+    struct lf_bucket *o = aligned_alloc(64, sizeof *o);
+    if (!o) {
+        __atomic_add_fetch(&h->full_failures, 1, __ATOMIC_RELAXED);
+        return false;
+    }
+    memset(o, 0, sizeof *o);
+    struct lf_bucket *expect = NULL;
+    if (!CAS(&last->next, &expect, o)) {
+        free(o);                    /* lost the race (or the chain froze): never visible */
+        return true;
+    }
+    if (__atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LDR(&T->thresh))
+        *grow = true;
+    return true;
+}
+
+/* Gives a claimed slot back. false: the table was replaced meanwhile (the claim
+ * died with it). */
+static bool release_slot(struct clht_lf *h, struct lf_table *T, struct lf_bucket *S, unsigned p)
+{
+    uint64_t w = LD(&S->sync);
+    for (;;) {
+        if (w & W_FROZEN) {
+            if (wait_migration(h, T))
+                return false;
+            w = LD(&S->sync);
+            continue;
+        }
+        if (CAS(&S->sync, &w, st_set(w, p, ST_EMPTY) + W_VER))
+            return true;
+    }
+}
+
+/* ---------------- create / destroy / threads ---------------- */
+
+static void *lf_create(const struct cht_config *cfg, char *err, size_t len)
+{
+    unsigned hash = CHT_HASH_MIX;
+    if (!cht_option_enum(cfg->options, "clht-lf", "hash", cht_hash_names, &hash, err, len))
+        return NULL;
+    double density = cfg->density > 0 ? cfg->density : 0.5;
+    double want = (double)(cfg->initial ? cfg->initial : 1) / density / LF_SLOTS;
+    if (!(want <= (double)LF_MAX_BUCKETS)) {
+        snprintf(err, len, "out of memory (%zu keys at density %g need more than 2^34 buckets)",
+                 cfg->initial, density);
+        return NULL;
+    }
+    uint64_t nb = pow2_at_least(want < 1 ? 1 : (uint64_t)(want + 0.999999));
+    unsigned threads = cfg->max_threads ? cfg->max_threads : 1;
+
+    struct clht_lf *h = aligned_alloc(64, sizeof *h);
+    if (!h) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    memset(h, 0, sizeof *h);
+    h->hash = hash;
+    h->nthreads = threads;
+    h->count = aligned_alloc(64, sizeof *h->count * threads);
+    h->ebr = ebr_create(threads);
+    struct lf_table *T = table_new(nb);
+    if (!h->count || !h->ebr || !T) {
+        snprintf(err, len, "out of memory (%llu buckets of 64 bytes)", (unsigned long long)nb);
+        free(h->count);
+        ebr_destroy(h->ebr);
+        if (T)
+            table_free(T);
+        free(h);
+        return NULL;
+    }
+    memset(h->count, 0, sizeof *h->count * threads);
+    T->owner = h;
+    h->cur = T;
+    return h;
+}
+
+static void lf_destroy(void *tp)
+{
+    struct clht_lf *h = tp;
+    ebr_destroy(h->ebr);
+    table_free(h->cur);
+    free(h->count);
+    free(h);
+}
+
+static void lf_thread_init(void *tp, unsigned tid)
+{
+    struct clht_lf *h = tp;
+    lf_tid = tid < h->nthreads ? tid : tid % h->nthreads;
+}
+
+static void lf_thread_exit(void *tp, unsigned tid)
+{
+    struct clht_lf *h = tp;
+    (void)tid;
+    ebr_thread_offline(h->ebr, lf_tid);
+}
+
+/* ---------------- resize ---------------- */
+
+/* Freezes every segment of chain `head` and caps it with SENTINEL. */
+static void freeze_chain(struct lf_bucket *head)
+{
+    struct lf_bucket *b = head;
+    for (unsigned c = 0;; c++) {
+        if (c % SEG_BUCKETS == 0) {
+            uint64_t w = LD(&b->sync);
+            while (!(w & W_FROZEN) && !CAS(&b->sync, &w, (w | W_FROZEN) + W_VER))
+                ;
+        }
+        struct lf_bucket *nx = LD(&b->next);
+        if (!nx) {
+            if (CAS(&b->next, &nx, SENTINEL))
+                return;
+            /* someone appended: nx now holds it */
+        }
+        b = nx;
+    }
+}
+
+static void unfreeze_chain(struct lf_bucket *head)
+{
+    struct lf_bucket *b = head;
+    for (unsigned c = 0;; c++) {
+        if (c % SEG_BUCKETS == 0) {
+            /* nobody CASes a frozen word: a plain store is enough */
+            uint64_t w = LDR(&b->sync);
+            ST(&b->sync, (w & ~W_FROZEN) + W_VER);
+        }
+        struct lf_bucket *nx = LDR(&b->next);
+        if (nx == SENTINEL) {
+            ST(&b->next, (struct lf_bucket *)NULL);
+            return;
+        }
+        b = nx;
+    }
+}
+
+/* Calls fn(k, v, arg) for every VALID pair of a frozen chain. */
+#define FOR_EACH_VALID(head, KEY, VAL, BODY)                                          \
+    do {                                                                              \
+        struct lf_bucket *b_ = (head);                                                \
+        uint64_t w_ = 0;                                                              \
+        for (unsigned c_ = 0; b_ && b_ != SENTINEL; c_++, b_ = LDR(&b_->next)) {      \
+            if (c_ % SEG_BUCKETS == 0)                                                \
+                w_ = LDR(&b_->sync);                                                  \
+            for (unsigned j_ = 0; j_ < LF_SLOTS; j_++) {                              \
+                if (st_get(w_, (c_ % SEG_BUCKETS) * LF_SLOTS + j_) != ST_VALID)       \
+                    continue;                                                         \
+                cht_key_t KEY = LDR(&b_->key[j_]);                                    \
+                cht_val_t VAL = LDR(&b_->val[j_]);                                    \
+                BODY;                                                                 \
+            }                                                                         \
+        }                                                                             \
+    } while (0)
+
+/* buckets a chain of c keys needs when packed 14 to a segment */
+static inline size_t chain_buckets(uint64_t c)
+{
+    if (c == 0)
+        return 1;
+    return (size_t)((c - 1) / SEG_INS_CAP) * SEG_BUCKETS + (size_t)((c - 1) % SEG_INS_CAP) / LF_SLOTS + 1;
+}
+
+struct placer {
+    struct lf_bucket *tail, *seg;
+    uint64_t n;
+};
+
+static void lf_resize(struct clht_lf *h, struct lf_table *seen)
+{
+    uint32_t unlocked = 0;
+    if (!__atomic_compare_exchange_n(&h->resize_lock, &unlocked, 1, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return;
+    struct lf_table *T = LD(&h->cur);
+    if (T != seen) {
+        ST(&h->resize_lock, 0);
+        return;
+    }
+    ST(&T->migrating, 1);
+    for (size_t i = 0; i < T->nb; i++)
+        freeze_chain(&T->b[i]);
+
+    size_t n = 0;
+    for (size_t i = 0; i < T->nb; i++)
+        FOR_EACH_VALID(&T->b[i], k, v, { (void)k; (void)v; n++; });
+    uint64_t nb = pow2_at_least((n * 2 + 2) / 3);
+    if (nb < T->nb)
+        nb = T->nb;
+    struct lf_table *N = table_new(nb);
+    struct placer *pl = N ? calloc(nb, sizeof *pl) : NULL;
+    if (!pl)
+        goto fail;
+    for (size_t i = 0; i < T->nb; i++)
+        FOR_EACH_VALID(&T->b[i], k, v, { (void)v; pl[cht_hash(h->hash, k) & N->mask].n++; });
+    size_t ovf = 0;
+    for (size_t i = 0; i < nb; i++)
+        ovf += chain_buckets(pl[i].n) - 1;
+    if (ovf) {
+        N->blk = aligned_alloc(64, ovf * sizeof *N->blk);
+        if (!N->blk)
+            goto fail;
+        memset(N->blk, 0, ovf * sizeof *N->blk);
+        N->blk_n = ovf;
+    }
+    /* copy, packing 14 keys per segment; N is private until published */
+    for (size_t i = 0; i < nb; i++)
+        pl[i] = (struct placer){ .tail = &N->b[i], .seg = &N->b[i], .n = 0 };
+    size_t used = 0;
+    for (size_t i = 0; i < T->nb; i++)
+        FOR_EACH_VALID(&T->b[i], k, v, {
+            struct placer *q = &pl[cht_hash(h->hash, k) & N->mask];
+            uint64_t idx = q->n++;
+            unsigned p = (unsigned)(idx % SEG_INS_CAP);
+            if (idx > 0 && p % LF_SLOTS == 0) {
+                struct lf_bucket *o = &N->blk[used++];
+                q->tail->next = o;
+                q->tail = o;
+                if (p == 0) {               /* a new segment: seal the previous one */
+                    q->seg->sync |= W_SEALED;
+                    q->seg = o;
+                }
+            }
+            q->tail->key[p % LF_SLOTS] = k;
+            q->tail->val[p % LF_SLOTS] = v;
+            q->seg->sync = st_set(q->seg->sync, p, ST_VALID);
+        });
+    free(pl);
+    N->overflow = ovf;
+    N->thresh = (nb / 2 ? nb / 2 : 1) + ovf;
+    N->owner = h;
+    T->retired_bytes = table_bytes(T);
+    __atomic_add_fetch(&h->retired_bytes, T->retired_bytes, __ATOMIC_RELAXED);
+    ST(&h->cur, N);
+    __atomic_add_fetch(&h->resizes, 1, __ATOMIC_RELAXED);
+    ST(&h->resize_lock, 0);
+    ebr_retire(h->ebr, &T->retire, table_free_node);
+    return;
+
+fail:
+    free(pl);
+    if (N)
+        table_free(N);
+    for (size_t i = 0; i < T->nb; i++)
+        unfreeze_chain(&T->b[i]);
+    __atomic_store_n(&T->thresh, LDR(&T->thresh) * 2, __ATOMIC_RELAXED);
+    ST(&T->migrating, 0);
+    ST(&h->resize_lock, 0);
+}
+
+/* ---------------- operations ---------------- */
+
+static bool lf_get(void *tp, cht_key_t k, cht_val_t *out)
+{
+    struct clht_lf *h = tp;
+    unsigned tid = lf_tid;
+    uint64_t hv = cht_hash(h->hash, k);
+    bool found = false;
+    ebr_enter(h->ebr, tid);
+    struct lf_table *T = LD(&h->cur);
+    struct lf_bucket *S = &T->b[hv & T->mask];
+    while (S) {
+        uint64_t w = LD(&S->sync);
+        struct lf_bucket *b = S;
+        unsigned bi = 0;
+        bool hit = false, torn = false;
+        cht_val_t v = 0;
+        for (uint64_t m = valid_bits(w); m; m &= m - 1) {
+            unsigned p = (unsigned)__builtin_ctzll(m) >> 1;
+            while (bi < p / LF_SLOTS && b && b != SENTINEL) {
+                b = LD(&b->next);
+                bi++;
+            }
+            if (!b || b == SENTINEL) {
+                torn = true;            /* cannot happen for a stable snapshot */
+                break;
+            }
+            if (LD(&b->key[p % LF_SLOTS]) == k) {
+                v = LD(&b->val[p % LF_SLOTS]);
+                hit = true;
+                break;
+            }
+        }
+        if (LD(&S->sync) != w || torn)
+            continue;                   /* the segment changed under us: read it again */
+        if (hit) {
+            if (out)
+                *out = v;
+            found = true;
+            break;
+        }
+        if (!(w & W_SEALED))
+            break;                      /* last segment */
+        while (bi < SEG_BUCKETS - 1 && b && b != SENTINEL) {
+            b = LD(&b->next);
+            bi++;
+        }
+        S = (b && b != SENTINEL) ? LD(&b->next) : NULL;
+        if (S == SENTINEL)
+            S = NULL;
+    }
+    ebr_exit(h->ebr, tid);
+    return found;
+}
+
+static bool lf_insert(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct clht_lf *h = tp;
+    unsigned tid = lf_tid;
+    uint64_t hv = cht_hash(h->hash, k);
+    bool ok = false, grow = false;
+    struct lf_table *T;
+    struct scan r;
+    ebr_enter(h->ebr, tid);
+restart:
+    for (;;) {
+        T = LD(&h->cur);
+        int res = chain_scan(&T->b[hv & T->mask], k, &r);
+        if (res == SCAN_FOUND)
+            goto done;                          /* present: nothing written */
+        if (res == SCAN_FROZEN) {
+            wait_migration(h, T);
+            continue;
+        }
+        struct lf_bucket *S = r.S;
+        uint64_t w = r.w;
+        if (w & W_SEALED) {                     /* sealed, next segment missing: add it */
+            if (!append(h, T, r.g.bk[SEG_BUCKETS - 1], &grow))
+                goto done;
+            continue;
+        }
+        uint64_t free_slots = ~used_bits(w) & slots_of(r.g.nbk);
+        bool room = free_slots &&
+                    (r.g.nbk < SEG_BUCKETS || __builtin_popcountll(used_bits(w)) < SEG_INS_CAP);
+        if (!room) {
+            if (r.g.nbk < SEG_BUCKETS) {
+                if (r.g.after == SENTINEL)
+                    continue;                   /* frozen meanwhile: the scan will see it */
+                if (!append(h, T, r.g.bk[r.g.nbk - 1], &grow))
+                    goto done;
+            } else {
+                CAS(&S->sync, &w, (w | W_SEALED) + W_VER);
+            }
+            continue;
+        }
+        unsigned p = (unsigned)__builtin_ctzll(free_slots) >> 1;
+        uint64_t cw = st_set(w, p, ST_CLAIMED) + W_VER;
+        if (!CAS(&S->sync, &w, cw))
+            continue;
+        struct lf_bucket *b = r.g.bk[p / LF_SLOTS];
+        STR(&b->key[p % LF_SLOTS], k);
+        STR(&b->val[p % LF_SLOTS], v);
+        for (;;) {
+            if (CAS(&S->sync, &cw, st_set(cw, p, ST_VALID) + W_VER)) {
+                ok = true;
+                goto done;
+            }
+            /* The segment changed since it was validated; cw holds its snapshot
+             * now. Every path back to the CAS above re-validates cw first. */
+        check:
+            if (cw & W_FROZEN) {
+                if (wait_migration(h, T))
+                    goto restart;               /* the claim died with the old table */
+                cw = LD(&S->sync);              /* the resize gave up: T is live again */
+                goto check;
+            }
+            if (cw & W_SEALED) {                /* may not publish in a sealed segment */
+                release_slot(h, T, S, p);
+                goto restart;
+            }
+            struct scan r2;
+            bool dup = seg_find(S, k, &r2);
+            cw = r2.w;
+            if (cw & (W_FROZEN | W_SEALED))
+                goto check;
+            if (dup) {                          /* a concurrent insert of k won */
+                release_slot(h, T, S, p);
+                goto done;
+            }
+        }
+    }
+done:
+    if (ok)
+        count_add(h, tid, 1);
+    ebr_exit(h->ebr, tid);
+    if (grow)
+        lf_resize(h, T);
+    return ok;
+}
+
+static bool lf_remove(void *tp, cht_key_t k)
+{
+    struct clht_lf *h = tp;
+    unsigned tid = lf_tid;
+    uint64_t hv = cht_hash(h->hash, k);
+    bool ok = false;
+    struct scan r;
+    ebr_enter(h->ebr, tid);
+    for (;;) {
+        struct lf_table *T = LD(&h->cur);
+        int res = chain_scan(&T->b[hv & T->mask], k, &r);
+        if (res == SCAN_ABSENT)
+            break;                              /* absent: nothing written */
+        if (res == SCAN_FROZEN) {
+            wait_migration(h, T);
+            continue;
+        }
+        uint64_t w = r.w;
+        if (CAS(&r.S->sync, &w, st_set(w, r.p, ST_EMPTY) + W_VER)) {
+            ok = true;
+            break;
+        }
+    }
+    if (ok)
+        count_add(h, tid, -1);
+    ebr_exit(h->ebr, tid);
+    return ok;
+}
+
+static bool lf_update(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct clht_lf *h = tp;
+    unsigned tid = lf_tid;
+    uint64_t hv = cht_hash(h->hash, k);
+    bool ok = false, grow = false;
+    struct lf_table *T;
+    struct scan r;
+    unsigned spins = 0;
+    ebr_enter(h->ebr, tid);
+restart:
+    for (;;) {
+        T = LD(&h->cur);
+        int res = chain_scan(&T->b[hv & T->mask], k, &r);
+        if (res == SCAN_ABSENT)
+            goto done;
+        if (res == SCAN_FROZEN) {
+            wait_migration(h, T);
+            continue;
+        }
+        struct lf_bucket *S = r.S;
+        uint64_t w = r.w;
+        unsigned a = r.p;
+        uint64_t free_slots = ~used_bits(w) & slots_of(r.g.nbk);
+        if (!free_slots) {
+            if (r.g.nbk < SEG_BUCKETS && r.g.after == NULL) {
+                if (!append(h, T, r.g.bk[r.g.nbk - 1], &grow))
+                    goto done;
+            } else {
+                spin_wait(&spins);              /* a concurrent update holds the spare slot */
+            }
+            continue;
+        }
+        unsigned p = (unsigned)__builtin_ctzll(free_slots) >> 1;
+        uint64_t cw = st_set(w, p, ST_CLAIMED) + W_VER;
+        if (!CAS(&S->sync, &w, cw))
+            continue;
+        struct lf_bucket *b = r.g.bk[p / LF_SLOTS];
+        STR(&b->key[p % LF_SLOTS], k);
+        STR(&b->val[p % LF_SLOTS], v);
+        for (;;) {
+            uint64_t sw = st_set(st_set(cw, a, ST_EMPTY), p, ST_VALID) + W_VER;
+            if (CAS(&S->sync, &cw, sw)) {
+                ok = true;
+                goto done;
+            }
+            /* the segment changed; every path back to the CAS re-validates cw */
+        recheck:
+            if (cw & W_FROZEN) {
+                if (wait_migration(h, T))
+                    goto restart;
+                cw = LD(&S->sync);
+                goto recheck;
+            }
+            /* still k in slot a? (it may have been removed, or moved by another update) */
+            if (st_get(cw, a) == ST_VALID) {
+                struct lf_bucket *ab = S;
+                for (unsigned i = 0; i < a / LF_SLOTS; i++)
+                    ab = LD(&ab->next);
+                cht_key_t kk = LD(&ab->key[a % LF_SLOTS]);
+                uint64_t cw2 = LD(&S->sync);
+                if (cw2 != cw) {
+                    cw = cw2;
+                    goto recheck;
+                }
+                if (kk == k)
+                    continue;
+            }
+            release_slot(h, T, S, p);
+            goto restart;
+        }
+    }
+done:
+    ebr_exit(h->ebr, tid);
+    if (grow)
+        lf_resize(h, T);
+    return ok;
+}
+
+static size_t lf_size(void *tp)
+{
+    struct clht_lf *h = tp;
+    int64_t n = 0;
+    for (unsigned i = 0; i < h->nthreads; i++)
+        n += LDR(&h->count[i].n);
+    return n > 0 ? (size_t)n : 0;
+}
+
+static void lf_stats(void *tp, struct cht_stats *s)
+{
+    struct clht_lf *h = tp;
+    unsigned spins = 0;
+    uint32_t unlocked = 0;
+    while (!__atomic_compare_exchange_n(&h->resize_lock, &unlocked, 1, false, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)) {
+        unlocked = 0;
+        spin_wait(&spins);
+    }
+    struct lf_table *T = LD(&h->cur);
+    s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->ebr +
+               sizeof *h->ebr->slot * h->ebr->nslots + table_bytes(T) +
+               LDR(&h->retired_bytes);
+    s->buckets = T->nb;
+    s->resizes = LDR(&h->resizes);
+    s->full_failures = LDR(&h->full_failures);
+    ST(&h->resize_lock, 0);
+}
+
+const struct cht_ops cht_table_clht_lf = {
+    .name = "clht-lf",
+    .summary = "CLHT-LF: cache-line buckets, lock-free snapshot CAS updates (David et al., ASPLOS'15)",
+    .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE,
+    .options = lf_options,
+    .create = lf_create,
+    .destroy = lf_destroy,
+    .thread_init = lf_thread_init,
+    .thread_exit = lf_thread_exit,
+    .get = lf_get,
+    .insert = lf_insert,
+    .remove = lf_remove,
+    .update = lf_update,
+    .size = lf_size,
+    .stats = lf_stats,
+};

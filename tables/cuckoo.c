@@ -1,0 +1,702 @@
+/*
+ * cuckoo.c - concurrent multi-reader / multi-writer cuckoo hashing with
+ * optimistic (lock-free) reads: the "Cuckoo" table of thesis 000 §3.2.2
+ * (lines 673-685: B. Fan et al.'s MRMW table, set-associative buckets, two
+ * hash functions, kick paths, doubling when no path exists), with the
+ * engineering of the indexlib note (seed 004): 4-way buckets of 16-byte
+ * (key, value) slots = one 64-byte cache line, breadth-first search for the
+ * SHORTEST kick path, more hash functions (2..6) for higher occupancy, and
+ * prefetching every candidate bucket before reading any. The concurrency
+ * scheme follows the ideas of Li, Andersen, Kaminsky, Freedman, "Algorithmic
+ * improvements for fast concurrent cuckoo hashing", EuroSys'14: search the
+ * path without locks, then move items backwards along it under fine-grained
+ * striped locks, re-validating each step. (Own code, not libcuckoo's.)
+ *
+ * Layout: 2^n buckets of `ways` slots (option ways=1..8, default 4), one flat
+ * array aligned to 64 bytes. Key 0 marks an empty slot. Candidate buckets of
+ * key k: b_i = (h0 + i*h1) mod 2^n, i < hashes (option hashes=2..6, default 2),
+ * with h0 = cht_hash(kind, k) and h1 = cht_hash_mix2(k) | 1 (double hashing;
+ * h1 odd and >= 8 buckets make all candidates distinct).
+ *
+ * Concurrency:
+ *  - CK_NSTRIPES stripes, each one 64-bit seqlock word on its own cache line;
+ *    bucket b belongs to stripe b mod CK_NSTRIPES. Even = free, odd = a writer
+ *    holds it; unlock adds one more, so each critical section bumps it by 2.
+ *  - get(): no lock, no shared write. Read the versions of all candidate
+ *    stripes (retry while one is odd), check the table pointer is still the
+ *    current one, read the slots (acquire loads), then re-read the versions:
+ *    any change means a writer touched a candidate bucket (a kick may have
+ *    moved k from one candidate to another) -> retry. Writers store slots
+ *    with release stores after taking the stripe with an acquire CAS, so a
+ *    reader that observes any new slot content also observes the odd version.
+ *  - insert/remove/update lock the stripes of ALL candidate buckets of k
+ *    (sorted stripe indexes, deduplicated: no deadlock), so insert-if-absent
+ *    checks every candidate under lock. When no candidate has a free slot
+ *    the locks are dropped, a BFS (bounded: CK_BFS_DEPTH kicks, CK_BFS_NODES
+ *    nodes) looks for the shortest path to a free slot without locks, and
+ *    the path is executed from its free end backwards; each move locks the
+ *    stripes of its source and destination buckets, re-checks that the
+ *    source still holds the key the BFS saw and that the destination still
+ *    has a free slot, else the insert starts over. A kick of x locks two of
+ *    x's candidate stripes, so it serializes with every writer of x.
+ *  - No path (or too many invalidated paths): resize=1 doubles the table:
+ *    take every stripe (index order, consistent with the sorted order), and
+ *    rehash into a fresh array (serial cuckoo inserts, doubling again in the
+ *    pathological case), publish it with a release store and release the
+ *    stripes. Readers that raced the resize see a changed version or a
+ *    changed table pointer and retry, so they never see a torn state.
+ *    resize=0: the insert fails and counts stats.full_failures.
+ *  - size(): per-thread cache-line-padded counters (thread id from a __thread
+ *    variable set in thread_init), summed: exact when quiescent.
+ *
+ * Reclamation: a replaced array is kept on a list until destroy() (readers
+ * may still be reading it; no epochs needed). Doubling makes that bounded:
+ * all retired arrays together are smaller than the current one, so the
+ * table never holds more than 2x its final array (stats.bytes counts them).
+ *
+ * stats.buckets is the SLOT capacity (buckets * ways), so size()/buckets is
+ * the occupancy; with resize=0, insert random keys until the first failure
+ * to measure the occupancy at first failure (indexlib: ~98% for 2 hashes x
+ * 4 ways, ~99.9% for 3).
+ */
+#include <stdalign.h>
+#include <sched.h>
+#include <unistd.h>
+#include "cht.h"
+#include "cht_hash.h"
+
+#define CK_MAX_HASHES  6
+#define CK_MAX_WAYS    8
+#define CK_NSTRIPES    2048u          /* power of two */
+#define CK_MIN_BUCKETS 8u             /* >= 8 keeps 6 double-hash candidates distinct */
+#define CK_BFS_DEPTH   5              /* kicks on one path at most */
+#define CK_BFS_NODES   4096u
+#define CK_MAX_TRIES   64             /* invalidated paths before treating as full */
+
+struct ck_slot {
+    cht_key_t key;      /* 0: empty */
+    cht_val_t val;
+};
+
+struct ck_array {
+    uint64_t mask;              /* buckets - 1 */
+    size_t bytes;
+    struct ck_array *older;     /* retired arrays, kept until destroy */
+    void *raw;
+    struct ck_slot *slot;       /* buckets * ways, 64-byte aligned */
+};
+
+struct ck_stripe {
+    alignas(CHT_CACHE_LINE) uint64_t seq;    /* even: free; odd: a writer holds it */
+};
+
+struct ck_counter {
+    alignas(CHT_CACHE_LINE) int64_t n;
+};
+
+struct ck_table {
+    struct ck_array *cur;       /* atomic; changes only under all stripes */
+    unsigned hashes, ways, threads;
+    bool resize, prefetch;
+    enum cht_hash_kind hash;
+    uint64_t resizes;           /* atomic */
+    uint64_t full_failures;     /* atomic */
+    struct ck_stripe *stripe;   /* CK_NSTRIPES */
+    struct ck_counter *count;   /* threads */
+};
+
+struct ck_node {                /* one BFS node: a bucket reached by kicking `key` */
+    uint64_t bucket;
+    cht_key_t key;              /* key that moves into this bucket (roots: 0) */
+    uint32_t parent;            /* index of the parent node (roots: UINT32_MAX) */
+    uint8_t slot;               /* slot of `key` in the parent bucket */
+    uint8_t depth;
+};
+
+struct ck_lockset {
+    unsigned n;
+    uint32_t s[CK_MAX_HASHES];
+};
+
+static __thread unsigned ck_tid;
+
+static const struct cht_option_spec ck_options[] = {
+    { "hashes", "2..6 hash functions (candidate buckets) per key (default 2)" },
+    { "ways", "1..8 slots per bucket (default 4: one 64-byte line)" },
+    { "resize", "0|1: double the table when no cuckoo path is found (default 1); "
+                "0: the insert fails and counts stats full_failures" },
+    { "prefetch", "0|1: prefetch all candidate buckets before reading (default 1)" },
+    CHT_HASH_OPTION,
+    { NULL, NULL },
+};
+
+static inline void ck_relax(unsigned *spins)
+{
+    if (++*spins < 256) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    } else {
+        *spins = 0;
+        sched_yield();          /* oversubscribed runs: let the holder finish */
+    }
+}
+
+/* ---------------- stripes ---------------- */
+
+static inline void stripe_lock(struct ck_stripe *s)
+{
+    unsigned spins = 0;
+    for (;;) {
+        uint64_t v = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+        if (!(v & 1) && __atomic_compare_exchange_n(&s->seq, &v, v + 1, false, __ATOMIC_ACQUIRE,
+                                                    __ATOMIC_RELAXED))
+            return;
+        ck_relax(&spins);
+    }
+}
+
+static inline void stripe_unlock(struct ck_stripe *s)
+{
+    uint64_t v = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->seq, v + 1, __ATOMIC_RELEASE);
+}
+
+static inline uint32_t stripe_of(uint64_t bucket)
+{
+    return (uint32_t)(bucket & (CK_NSTRIPES - 1));
+}
+
+/* sorted, deduplicated stripe indexes of n buckets */
+static inline void lockset_build(struct ck_lockset *ls, const uint64_t *b, unsigned n)
+{
+    ls->n = 0;
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t s = stripe_of(b[i]);
+        unsigned j = ls->n;
+        bool dup = false;
+        for (unsigned m = 0; m < ls->n; m++)
+            dup |= ls->s[m] == s;
+        if (dup)
+            continue;
+        while (j > 0 && ls->s[j - 1] > s) {
+            ls->s[j] = ls->s[j - 1];
+            j--;
+        }
+        ls->s[j] = s;
+        ls->n++;
+    }
+}
+
+static inline void lockset_lock(struct ck_table *t, const struct ck_lockset *ls)
+{
+    for (unsigned i = 0; i < ls->n; i++)
+        stripe_lock(&t->stripe[ls->s[i]]);
+}
+
+static inline void lockset_unlock(struct ck_table *t, const struct ck_lockset *ls)
+{
+    for (unsigned i = ls->n; i-- > 0;)
+        stripe_unlock(&t->stripe[ls->s[i]]);
+}
+
+/* ---------------- hashing and slots ---------------- */
+
+static inline void ck_hash2(const struct ck_table *t, cht_key_t k, uint64_t *h0, uint64_t *h1)
+{
+    *h0 = cht_hash(t->hash, k);
+    *h1 = cht_hash_mix2(k) | 1;
+}
+
+static inline void ck_candidates(const struct ck_table *t, uint64_t mask, uint64_t h0, uint64_t h1,
+                                 uint64_t *b)
+{
+    for (unsigned i = 0; i < t->hashes; i++)
+        b[i] = (h0 + i * h1) & mask;
+}
+
+static inline struct ck_slot *ck_bucket(const struct ck_table *t, const struct ck_array *a, uint64_t b)
+{
+    return &a->slot[b * t->ways];
+}
+
+static inline cht_key_t slot_key(const struct ck_slot *s)
+{
+    return __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+}
+
+static inline void slot_put(struct ck_slot *s, cht_key_t k, cht_val_t v)
+{
+    __atomic_store_n(&s->val, v, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->key, k, __ATOMIC_RELEASE);
+}
+
+/* slot index of a free slot in bucket b, or -1 */
+static inline int ck_free_slot(const struct ck_table *t, const struct ck_array *a, uint64_t b)
+{
+    const struct ck_slot *s = ck_bucket(t, a, b);
+    for (unsigned w = 0; w < t->ways; w++)
+        if (slot_key(&s[w]) == 0)
+            return (int)w;
+    return -1;
+}
+
+/* the slot holding k among the candidates, or NULL */
+static inline struct ck_slot *ck_find(const struct ck_table *t, const struct ck_array *a, const uint64_t *b,
+                                      cht_key_t k)
+{
+    for (unsigned i = 0; i < t->hashes; i++) {
+        struct ck_slot *s = ck_bucket(t, a, b[i]);
+        for (unsigned w = 0; w < t->ways; w++)
+            if (slot_key(&s[w]) == k)
+                return &s[w];
+    }
+    return NULL;
+}
+
+static inline void ck_count(struct ck_table *t, int64_t d)
+{
+    unsigned id = ck_tid < t->threads ? ck_tid : ck_tid % t->threads;
+    __atomic_fetch_add(&t->count[id].n, d, __ATOMIC_RELAXED);
+}
+
+/* ---------------- arrays ---------------- */
+
+static size_t ck_phys_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : SIZE_MAX;
+}
+
+static struct ck_array *ck_array_new(uint64_t buckets, unsigned ways)
+{
+    if (buckets > (SIZE_MAX / 2) / ways / sizeof(struct ck_slot))
+        return NULL;
+    size_t bytes = (size_t)buckets * ways * sizeof(struct ck_slot);
+    if (bytes > ck_phys_bytes())
+        return NULL;            /* cannot be backed: fail cleanly instead of overcommitting */
+    struct ck_array *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->raw = calloc(1, bytes + CHT_CACHE_LINE);     /* calloc: lazily zeroed pages for big tables */
+    if (!a->raw) {
+        free(a);
+        return NULL;
+    }
+    uintptr_t p = ((uintptr_t)a->raw + CHT_CACHE_LINE - 1) & ~(uintptr_t)(CHT_CACHE_LINE - 1);
+    a->slot = (struct ck_slot *)p;
+    a->mask = buckets - 1;
+    a->bytes = sizeof *a + bytes + CHT_CACHE_LINE;
+    return a;
+}
+
+static void ck_array_free(struct ck_array *a)
+{
+    free(a->raw);
+    free(a);
+}
+
+/* ---------------- cuckoo paths ---------------- */
+
+/* BFS from the candidate buckets `roots` for the nearest bucket with a free
+ * slot; reads without locks (the result is only a hint, validated when the
+ * path is executed). Returns the leaf node index, or -1 when none is within
+ * CK_BFS_DEPTH kicks / CK_BFS_NODES nodes. */
+static int ck_bfs(const struct ck_table *t, const struct ck_array *a, const uint64_t *roots,
+                  struct ck_node *q)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < t->hashes; i++)
+        q[n++] = (struct ck_node){ .bucket = roots[i], .parent = UINT32_MAX };
+    for (unsigned head = 0; head < n; head++) {
+        const struct ck_node nd = q[head];
+        const struct ck_slot *s = ck_bucket(t, a, nd.bucket);
+        cht_key_t keys[CK_MAX_WAYS];
+        for (unsigned w = 0; w < t->ways; w++) {
+            keys[w] = slot_key(&s[w]);
+            if (keys[w] == 0)
+                return (int)head;
+        }
+        if (nd.depth >= CK_BFS_DEPTH)
+            continue;
+        for (unsigned w = 0; w < t->ways; w++) {
+            uint64_t h0, h1, alt[CK_MAX_HASHES];
+            ck_hash2(t, keys[w], &h0, &h1);
+            ck_candidates(t, a->mask, h0, h1, alt);
+            for (unsigned i = 0; i < t->hashes; i++) {
+                if (alt[i] == nd.bucket)
+                    continue;
+                if (n == CK_BFS_NODES)
+                    goto full_queue;
+                q[n++] = (struct ck_node){ .bucket = alt[i], .key = keys[w], .parent = head,
+                                           .slot = (uint8_t)w, .depth = (uint8_t)(nd.depth + 1) };
+            }
+        }
+        continue;
+    full_queue:
+        /* no more room to enqueue: keep scanning queued nodes for a free slot */
+        for (unsigned m = head + 1; m < n; m++)
+            if (ck_free_slot(t, a, q[m].bucket) >= 0)
+                return (int)m;
+        return -1;
+    }
+    return -1;
+}
+
+/* Moves items backwards along the path ending at node `leaf`, so that the
+ * root bucket gets a free slot. `locked`: concurrent mode (lock the two
+ * buckets' stripes per move and re-validate); otherwise the caller holds
+ * every stripe or owns the array. Returns false when the path went stale. */
+static bool ck_exec_path(struct ck_table *t, struct ck_array *a, const struct ck_node *q, int leaf,
+                         bool locked)
+{
+    for (int j = leaf; q[j].parent != UINT32_MAX; j = (int)q[j].parent) {
+        const struct ck_node *dst = &q[j], *src = &q[dst->parent];
+        struct ck_lockset ls;
+        if (locked) {
+            uint64_t b[2] = { src->bucket, dst->bucket };
+            lockset_build(&ls, b, 2);
+            lockset_lock(t, &ls);
+            if (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != a) {
+                lockset_unlock(t, &ls);
+                return false;
+            }
+        }
+        struct ck_slot *from = ck_bucket(t, a, src->bucket) + dst->slot;
+        int w = ck_free_slot(t, a, dst->bucket);
+        bool ok = w >= 0 && slot_key(from) == dst->key;
+        if (ok) {
+            struct ck_slot *to = ck_bucket(t, a, dst->bucket) + w;
+            slot_put(to, dst->key, __atomic_load_n(&from->val, __ATOMIC_ACQUIRE));
+            __atomic_store_n(&from->key, 0, __ATOMIC_RELEASE);
+        }
+        if (locked)
+            lockset_unlock(t, &ls);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* serial insert into an array nobody else can write (resize); false: no path */
+static bool ck_place_serial(struct ck_table *t, struct ck_array *a, cht_key_t k, cht_val_t v,
+                            struct ck_node *q)
+{
+    uint64_t h0, h1, b[CK_MAX_HASHES];
+    ck_hash2(t, k, &h0, &h1);
+    ck_candidates(t, a->mask, h0, h1, b);
+    int leaf = ck_bfs(t, a, b, q);
+    if (leaf < 0 || !ck_exec_path(t, a, q, leaf, false))
+        return false;
+    for (unsigned i = 0; i < t->hashes; i++) {
+        int w = ck_free_slot(t, a, b[i]);
+        if (w >= 0) {
+            slot_put(ck_bucket(t, a, b[i]) + w, k, v);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Doubles the table unless another thread already replaced `seen`.
+ * Returns false only when memory ran out. */
+static bool ck_grow(struct ck_table *t, struct ck_array *seen, struct ck_node *q)
+{
+    for (unsigned i = 0; i < CK_NSTRIPES; i++)
+        stripe_lock(&t->stripe[i]);
+    struct ck_array *old = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    bool ok = true;
+    if (old == seen) {
+        uint64_t buckets = (old->mask + 1) * 2;
+        struct ck_array *fresh = NULL;
+        while (!fresh) {
+            fresh = ck_array_new(buckets, t->ways);
+            if (!fresh) {
+                ok = false;
+                break;
+            }
+            uint64_t slots = (old->mask + 1) * t->ways;
+            for (uint64_t i = 0; i < slots && fresh; i++) {
+                const struct ck_slot *s = &old->slot[i];
+                cht_key_t k = __atomic_load_n(&s->key, __ATOMIC_RELAXED);
+                if (k && !ck_place_serial(t, fresh, k, __atomic_load_n(&s->val, __ATOMIC_RELAXED), q)) {
+                    ck_array_free(fresh);       /* pathological: no path even at half load */
+                    fresh = NULL;
+                    buckets *= 2;
+                }
+            }
+        }
+        if (fresh) {
+            fresh->older = old;
+            __atomic_store_n(&t->cur, fresh, __ATOMIC_RELEASE);
+            __atomic_fetch_add(&t->resizes, 1, __ATOMIC_RELAXED);
+        }
+    }
+    for (unsigned i = CK_NSTRIPES; i-- > 0;)
+        stripe_unlock(&t->stripe[i]);
+    return ok;
+}
+
+/* ---------------- operations ---------------- */
+
+/* locks the stripes of k's candidates in the current array and returns it */
+static struct ck_array *ck_lock_key(struct ck_table *t, uint64_t h0, uint64_t h1, uint64_t *b,
+                                    struct ck_lockset *ls)
+{
+    for (;;) {
+        struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+        ck_candidates(t, a->mask, h0, h1, b);
+        lockset_build(ls, b, t->hashes);
+        lockset_lock(t, ls);
+        /* cur changes only under every stripe, and we hold some: now stable */
+        if (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) == a)
+            return a;
+        lockset_unlock(t, ls);
+    }
+}
+
+static bool ck_get(void *tp, cht_key_t k, cht_val_t *v)
+{
+    struct ck_table *t = tp;
+    uint64_t h0, h1, b[CK_MAX_HASHES], ver[CK_MAX_HASHES];
+    const unsigned H = t->hashes, W = t->ways;
+    unsigned spins = 0;
+    ck_hash2(t, k, &h0, &h1);
+    for (;;) {
+        struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+        ck_candidates(t, a->mask, h0, h1, b);
+        if (t->prefetch)
+            for (unsigned i = 0; i < H; i++) {
+                const struct ck_slot *s = ck_bucket(t, a, b[i]);
+                __builtin_prefetch(s);
+                if (W > 4)
+                    __builtin_prefetch(s + 4);
+                __builtin_prefetch(&t->stripe[stripe_of(b[i])]);
+            }
+        bool busy = false;
+        for (unsigned i = 0; i < H; i++) {
+            ver[i] = __atomic_load_n(&t->stripe[stripe_of(b[i])].seq, __ATOMIC_ACQUIRE);
+            busy |= ver[i] & 1;
+        }
+        if (busy || __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != a) {
+            ck_relax(&spins);
+            continue;
+        }
+        bool found = false;
+        cht_val_t val = 0;
+        unsigned seen = H;
+        for (unsigned i = 0; i < H && !found; i++) {
+            const struct ck_slot *s = ck_bucket(t, a, b[i]);
+            for (unsigned w = 0; w < W; w++)
+                if (slot_key(&s[w]) == k) {
+                    val = __atomic_load_n(&s[w].val, __ATOMIC_ACQUIRE);
+                    found = true;
+                    seen = i + 1;
+                    break;
+                }
+        }
+        /* the acquire loads above keep these re-reads after the slot reads */
+        bool stable = true;
+        for (unsigned i = 0; i < seen; i++)
+            stable &= __atomic_load_n(&t->stripe[stripe_of(b[i])].seq, __ATOMIC_RELAXED) == ver[i];
+        if (stable) {
+            if (found && v)
+                *v = val;
+            return found;
+        }
+    }
+}
+
+/* Cold path of insert: every candidate is full. Searches the shortest kick
+ * path and executes it. Returns 1 when the path was executed (or went stale:
+ * the caller retries either way), 0 when there is no path. */
+static __attribute__((noinline)) int ck_make_room(struct ck_table *t, struct ck_array *a, const uint64_t *b)
+{
+    struct ck_node q[CK_BFS_NODES];
+    int leaf = ck_bfs(t, a, b, q);
+    if (leaf < 0)
+        return 0;
+    ck_exec_path(t, a, q, leaf, true);
+    return 1;
+}
+
+static __attribute__((noinline)) bool ck_grow_cold(struct ck_table *t, struct ck_array *seen)
+{
+    struct ck_node q[CK_BFS_NODES];
+    return ck_grow(t, seen, q);
+}
+
+static bool ck_insert(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct ck_table *t = tp;
+    uint64_t h0, h1, b[CK_MAX_HASHES];
+    struct ck_lockset ls;
+    unsigned tries = 0;
+    ck_hash2(t, k, &h0, &h1);
+    for (;;) {
+        struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls);
+        if (ck_find(t, a, b, k)) {
+            lockset_unlock(t, &ls);
+            return false;
+        }
+        for (unsigned i = 0; i < t->hashes; i++) {
+            int w = ck_free_slot(t, a, b[i]);
+            if (w >= 0) {
+                slot_put(ck_bucket(t, a, b[i]) + w, k, v);
+                lockset_unlock(t, &ls);
+                ck_count(t, 1);
+                return true;
+            }
+        }
+        lockset_unlock(t, &ls);
+        /* every candidate is full: make room along the shortest kick path */
+        if (++tries <= CK_MAX_TRIES && ck_make_room(t, a, b))
+            continue;
+        if (!t->resize || !ck_grow_cold(t, a)) {
+            __atomic_fetch_add(&t->full_failures, 1, __ATOMIC_RELAXED);
+            return false;
+        }
+        tries = 0;
+    }
+}
+
+static bool ck_remove(void *tp, cht_key_t k)
+{
+    struct ck_table *t = tp;
+    uint64_t h0, h1, b[CK_MAX_HASHES];
+    struct ck_lockset ls;
+    ck_hash2(t, k, &h0, &h1);
+    struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls);
+    struct ck_slot *s = ck_find(t, a, b, k);
+    if (s)
+        __atomic_store_n(&s->key, 0, __ATOMIC_RELEASE);
+    lockset_unlock(t, &ls);
+    if (s)
+        ck_count(t, -1);
+    return s != NULL;
+}
+
+static bool ck_update(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct ck_table *t = tp;
+    uint64_t h0, h1, b[CK_MAX_HASHES];
+    struct ck_lockset ls;
+    ck_hash2(t, k, &h0, &h1);
+    struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls);
+    struct ck_slot *s = ck_find(t, a, b, k);
+    if (s)
+        __atomic_store_n(&s->val, v, __ATOMIC_RELEASE);
+    lockset_unlock(t, &ls);
+    return s != NULL;
+}
+
+/* ---------------- lifecycle ---------------- */
+
+static uint64_t pow2_at_least(uint64_t n)
+{
+    uint64_t c = CK_MIN_BUCKETS;
+    while (c < n && c < (1ull << 62))
+        c <<= 1;
+    return c;
+}
+
+static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
+{
+    uint64_t hashes = 2, ways = 4, resize = 1, prefetch = 1;
+    unsigned hash = CHT_HASH_MIX;
+    if (!cht_option_uint(cfg->options, "cuckoo", "hashes", 2, CK_MAX_HASHES, &hashes, err, len) ||
+        !cht_option_uint(cfg->options, "cuckoo", "ways", 1, CK_MAX_WAYS, &ways, err, len) ||
+        !cht_option_uint(cfg->options, "cuckoo", "resize", 0, 1, &resize, err, len) ||
+        !cht_option_uint(cfg->options, "cuckoo", "prefetch", 0, 1, &prefetch, err, len) ||
+        !cht_option_enum(cfg->options, "cuckoo", "hash", cht_hash_names, &hash, err, len))
+        return NULL;
+    double density = cfg->density > 0 ? cfg->density : 0.5;
+    double slots = (double)(cfg->initial ? cfg->initial : 1) / density;
+    double want = slots / (double)ways;
+    uint64_t buckets = want >= 0x1p62 ? 1ull << 62 : (uint64_t)want;
+    if ((double)buckets < want)
+        buckets++;                      /* ceil */
+    buckets = pow2_at_least(buckets);
+
+    struct ck_table *t = calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    t->hashes = (unsigned)hashes;
+    t->ways = (unsigned)ways;
+    t->resize = resize;
+    t->prefetch = prefetch;
+    t->hash = hash;
+    t->threads = cfg->max_threads ? cfg->max_threads : 1;
+    t->stripe = aligned_alloc(CHT_CACHE_LINE, CK_NSTRIPES * sizeof *t->stripe);
+    t->count = aligned_alloc(CHT_CACHE_LINE, t->threads * sizeof *t->count);
+    t->cur = ck_array_new(buckets, t->ways);
+    if (!t->stripe || !t->count || !t->cur) {
+        snprintf(err, len, "out of memory (%llu buckets x %u ways)", (unsigned long long)buckets, t->ways);
+        free(t->stripe);
+        free(t->count);
+        if (t->cur)
+            ck_array_free(t->cur);
+        free(t);
+        return NULL;
+    }
+    memset(t->stripe, 0, CK_NSTRIPES * sizeof *t->stripe);
+    memset(t->count, 0, t->threads * sizeof *t->count);
+    return t;
+}
+
+static void ck_destroy(void *tp)
+{
+    struct ck_table *t = tp;
+    for (struct ck_array *a = t->cur, *next; a; a = next) {
+        next = a->older;
+        ck_array_free(a);
+    }
+    free(t->stripe);
+    free(t->count);
+    free(t);
+}
+
+static void ck_thread_init(void *tp, unsigned tid)
+{
+    (void)tp;
+    ck_tid = tid;
+}
+
+static size_t ck_size(void *tp)
+{
+    struct ck_table *t = tp;
+    int64_t n = 0;
+    for (unsigned i = 0; i < t->threads; i++)
+        n += __atomic_load_n(&t->count[i].n, __ATOMIC_RELAXED);
+    return n > 0 ? (size_t)n : 0;
+}
+
+static void ck_stats(void *tp, struct cht_stats *s)
+{
+    struct ck_table *t = tp;
+    struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    s->bytes = sizeof *t + CK_NSTRIPES * sizeof *t->stripe + t->threads * sizeof *t->count;
+    for (struct ck_array *o = a; o; o = o->older)
+        s->bytes += o->bytes;
+    s->buckets = (size_t)(a->mask + 1) * t->ways;     /* slot capacity: size/buckets = occupancy */
+    s->resizes = __atomic_load_n(&t->resizes, __ATOMIC_RELAXED);
+    s->full_failures = __atomic_load_n(&t->full_failures, __ATOMIC_RELAXED);
+}
+
+const struct cht_ops cht_table_cuckoo = {
+    .name = "cuckoo",
+    .summary = "MRMW cuckoo hashing, optimistic reads, BFS kick paths (hashes=2..6, ways=1..8)",
+    .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE,
+    .options = ck_options,
+    .create = ck_create,
+    .destroy = ck_destroy,
+    .thread_init = ck_thread_init,
+    .get = ck_get,
+    .insert = ck_insert,
+    .remove = ck_remove,
+    .update = ck_update,
+    .size = ck_size,
+    .stats = ck_stats,
+};

@@ -1,0 +1,384 @@
+/*
+ * dense.c - indexlib's "Dense" hash table (seed 004: open addressing with
+ * linear probing over one flat array of (key, value) slots; an insert takes
+ * the first free slot after the key's home, a lookup scans until the key or
+ * an empty slot), made concurrent, with a fixed capacity.
+ *
+ * Layout: 2^n slots of 16 bytes (key, value), n from cfg->initial /
+ * cfg->density (at least 16 slots), 64-byte aligned. Key 0 = empty,
+ * UINT64_MAX = tombstone (both reserved by cht.h). Home of k:
+ * cht_hash(kind, k) mod 2^n (option hash=mix|identity).
+ *
+ * Invariant that makes lock-free lookups correct: a slot never becomes empty
+ * again once used (removal leaves a tombstone) and keys never move, so every
+ * slot between a key's home and its slot stays non-empty while the key is
+ * present, and a scan from home that meets an empty slot proves absence.
+ *
+ * Concurrency:
+ *  - Key locks: DN_KEYLOCKS spinlocks (padded), stripe = hash(k) mod
+ *    DN_KEYLOCKS. insert/remove/update of k hold k's key lock for the whole
+ *    operation, so all writers of one key are serialized. That is what makes
+ *    insert-if-absent atomic even though two inserts of k could otherwise
+ *    claim two different free slots: the inserter scans the whole probe run
+ *    (home .. first empty slot) for k under the key lock, remembering the
+ *    first free-or-tombstone slot, and k cannot appear anywhere meanwhile
+ *    because only holders of that lock write k. Tombstones are therefore
+ *    reused safely: the run has been checked to its end before one is taken.
+ *  - Slot seqlocks: DN_REGIONS words (padded), region = (slot / 8) mod
+ *    DN_REGIONS; even = free, odd = held, +2 per critical section. Every write
+ *    to a slot (claim: value then key; tombstone; value update) happens under
+ *    its region's seqlock. Inserts of different keys that race for the same
+ *    free slot serialize there: the loser sees the slot taken and goes on
+ *    scanning for the next free slot (its key is still absent: it holds the
+ *    key lock). Lock order: key lock, then at most one region lock.
+ *  - get(): no lock, no shared write. Scan from home with acquire loads; on a
+ *    slot holding k, read the region version (wait while odd), the key and
+ *    the value, and re-read the version: equal versions prove the pair was
+ *    not written in between, so the value belongs to k (this also defeats
+ *    ABA: k removed, the slot reused by k2, k re-inserted there). If the key
+ *    is no longer k the scan restarts from home.
+ *  - Full: an insert that scans the whole array without a free slot (or a
+ *    tombstone) returns false and counts stats.full_failures; every scan is
+ *    bounded by the capacity, so nothing spins forever on a full table.
+ *  - size(): per-thread cache-line-padded counters, summed.
+ * Reclamation: none needed (one array for the table's lifetime).
+ * Limitation (as in indexlib's Dense): tombstones are reclaimed only by
+ * later inserts, never turned back into empty slots, so under long churn
+ * the runs that a miss must scan grow toward the whole array.
+ */
+#include <stdalign.h>
+#include <sched.h>
+#include <unistd.h>
+#include "cht.h"
+#include "cht_hash.h"
+
+#define DN_EMPTY     0ull
+#define DN_TOMB      UINT64_MAX
+#define DN_KEYLOCKS  1024u          /* power of two */
+#define DN_REGIONS   4096u          /* power of two */
+#define DN_REGION_SHIFT 3           /* 8 slots = two cache lines per region */
+#define DN_MIN_SLOTS 16u
+
+struct dn_slot {
+    cht_key_t key;
+    cht_val_t val;
+};
+
+struct dn_word {
+    alignas(CHT_CACHE_LINE) uint64_t v;
+};
+
+struct dn_table {
+    struct dn_slot *slot;
+    void *raw;
+    uint64_t mask;
+    unsigned threads;
+    bool prefetch;
+    enum cht_hash_kind hash;
+    uint64_t full_failures;         /* atomic */
+    struct dn_word *keylock;        /* DN_KEYLOCKS: 0 free, 1 held */
+    struct dn_word *region;         /* DN_REGIONS seqlocks */
+    struct dn_word *count;          /* threads */
+};
+
+static __thread unsigned dn_tid;
+
+static const struct cht_option_spec dn_options[] = {
+    CHT_HASH_OPTION,
+    { "prefetch", "0|1: prefetch the home slot and its seqlock before probing (default 1)" },
+    { NULL, NULL },
+};
+
+static inline void dn_relax(unsigned *spins)
+{
+    if (++*spins < 256) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    } else {
+        *spins = 0;
+        sched_yield();
+    }
+}
+
+static inline void keylock_lock(struct dn_word *l)
+{
+    unsigned spins = 0;
+    for (;;) {
+        if (!__atomic_load_n(&l->v, __ATOMIC_RELAXED) && !__atomic_exchange_n(&l->v, 1, __ATOMIC_ACQUIRE))
+            return;
+        dn_relax(&spins);
+    }
+}
+
+static inline void keylock_unlock(struct dn_word *l)
+{
+    __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE);
+}
+
+static inline struct dn_word *region_of(struct dn_table *t, uint64_t i)
+{
+    return &t->region[(i >> DN_REGION_SHIFT) & (DN_REGIONS - 1)];
+}
+
+static inline void region_lock(struct dn_word *r)
+{
+    unsigned spins = 0;
+    for (;;) {
+        uint64_t v = __atomic_load_n(&r->v, __ATOMIC_RELAXED);
+        if (!(v & 1) && __atomic_compare_exchange_n(&r->v, &v, v + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return;
+        dn_relax(&spins);
+    }
+}
+
+static inline void region_unlock(struct dn_word *r)
+{
+    uint64_t v = __atomic_load_n(&r->v, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->v, v + 1, __ATOMIC_RELEASE);
+}
+
+static inline cht_key_t key_at(const struct dn_table *t, uint64_t i)
+{
+    return __atomic_load_n(&t->slot[i].key, __ATOMIC_ACQUIRE);
+}
+
+static inline void dn_count(struct dn_table *t, int64_t d)
+{
+    unsigned id = dn_tid < t->threads ? dn_tid : dn_tid % t->threads;
+    __atomic_fetch_add((int64_t *)&t->count[id].v, d, __ATOMIC_RELAXED);
+}
+
+/* slot index of k (scan from home to the first empty slot), or -1 */
+static inline int64_t dn_find(const struct dn_table *t, uint64_t home, cht_key_t k)
+{
+    for (uint64_t j = 0; j <= t->mask; j++) {
+        uint64_t i = (home + j) & t->mask;
+        cht_key_t x = key_at(t, i);
+        if (x == k)
+            return (int64_t)i;
+        if (x == DN_EMPTY)
+            return -1;
+    }
+    return -1;
+}
+
+static bool dn_get(void *tp, cht_key_t k, cht_val_t *v)
+{
+    struct dn_table *t = tp;
+    uint64_t home = cht_hash(t->hash, k) & t->mask;
+    unsigned spins = 0;
+    if (t->prefetch) {
+        __builtin_prefetch(&t->slot[home]);
+        __builtin_prefetch(region_of(t, home));
+    }
+restart:
+    for (uint64_t j = 0; j <= t->mask; j++) {
+        uint64_t i = (home + j) & t->mask;
+        cht_key_t x = key_at(t, i);
+        if (x == DN_EMPTY)
+            return false;
+        if (x != k)
+            continue;
+        struct dn_word *r = region_of(t, i);
+        for (;;) {
+            uint64_t v1 = __atomic_load_n(&r->v, __ATOMIC_ACQUIRE);
+            if (v1 & 1) {
+                dn_relax(&spins);
+                continue;
+            }
+            cht_key_t k2 = key_at(t, i);
+            cht_val_t val = __atomic_load_n(&t->slot[i].val, __ATOMIC_ACQUIRE);
+            /* the acquire loads above keep this re-read after them */
+            if (__atomic_load_n(&r->v, __ATOMIC_RELAXED) != v1)
+                continue;
+            if (k2 != k)
+                goto restart;       /* removed meanwhile: it may be elsewhere now */
+            if (v)
+                *v = val;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool dn_insert(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct dn_table *t = tp;
+    uint64_t h = cht_hash(t->hash, k), home = h & t->mask;
+    struct dn_word *kl = &t->keylock[h & (DN_KEYLOCKS - 1)];
+    keylock_lock(kl);
+    /* 1: the whole run, for k and for the first reusable slot */
+    uint64_t j, cand = UINT64_MAX;
+    for (j = 0; j <= t->mask; j++) {
+        uint64_t i = (home + j) & t->mask;
+        cht_key_t x = key_at(t, i);
+        if (x == k) {
+            keylock_unlock(kl);
+            return false;
+        }
+        if ((x == DN_EMPTY || x == DN_TOMB) && cand == UINT64_MAX)
+            cand = j;
+        if (x == DN_EMPTY)
+            break;
+    }
+    /* 2: claim the first free slot from cand on; k stays absent (we hold its lock) */
+    for (j = cand; j <= t->mask; j++) {
+        uint64_t i = (home + j) & t->mask;
+        cht_key_t x = key_at(t, i);
+        if (x != DN_EMPTY && x != DN_TOMB)
+            continue;
+        struct dn_word *r = region_of(t, i);
+        region_lock(r);
+        x = key_at(t, i);
+        bool got = x == DN_EMPTY || x == DN_TOMB;
+        if (got) {
+            __atomic_store_n(&t->slot[i].val, v, __ATOMIC_RELEASE);
+            __atomic_store_n(&t->slot[i].key, k, __ATOMIC_RELEASE);
+        }
+        region_unlock(r);
+        if (got) {
+            keylock_unlock(kl);
+            dn_count(t, 1);
+            return true;
+        }
+    }
+    keylock_unlock(kl);
+    __atomic_fetch_add(&t->full_failures, 1, __ATOMIC_RELAXED);
+    return false;
+}
+
+static bool dn_remove(void *tp, cht_key_t k)
+{
+    struct dn_table *t = tp;
+    uint64_t h = cht_hash(t->hash, k);
+    struct dn_word *kl = &t->keylock[h & (DN_KEYLOCKS - 1)];
+    keylock_lock(kl);
+    int64_t i = dn_find(t, h & t->mask, k);
+    if (i >= 0) {
+        struct dn_word *r = region_of(t, (uint64_t)i);
+        region_lock(r);
+        __atomic_store_n(&t->slot[i].key, DN_TOMB, __ATOMIC_RELEASE);
+        region_unlock(r);
+    }
+    keylock_unlock(kl);
+    if (i >= 0)
+        dn_count(t, -1);
+    return i >= 0;
+}
+
+static bool dn_update(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct dn_table *t = tp;
+    uint64_t h = cht_hash(t->hash, k);
+    struct dn_word *kl = &t->keylock[h & (DN_KEYLOCKS - 1)];
+    keylock_lock(kl);
+    int64_t i = dn_find(t, h & t->mask, k);
+    if (i >= 0) {
+        struct dn_word *r = region_of(t, (uint64_t)i);
+        region_lock(r);
+        __atomic_store_n(&t->slot[i].val, v, __ATOMIC_RELEASE);
+        region_unlock(r);
+    }
+    keylock_unlock(kl);
+    return i >= 0;
+}
+
+static size_t dn_phys_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : SIZE_MAX;
+}
+
+static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
+{
+    unsigned hash = CHT_HASH_MIX;
+    uint64_t prefetch = 1;
+    if (!cht_option_enum(cfg->options, "dense", "hash", cht_hash_names, &hash, err, len) ||
+        !cht_option_uint(cfg->options, "dense", "prefetch", 0, 1, &prefetch, err, len))
+        return NULL;
+    double density = cfg->density > 0 ? cfg->density : 0.5;
+    double want = (double)(cfg->initial ? cfg->initial : 1) / density;
+    uint64_t cap = DN_MIN_SLOTS;
+    while ((double)cap < want && cap < (1ull << 62))
+        cap <<= 1;
+    struct dn_table *t = calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    t->mask = cap - 1;
+    t->hash = hash;
+    t->prefetch = prefetch;
+    t->threads = cfg->max_threads ? cfg->max_threads : 1;
+    bool fits = cap <= (SIZE_MAX / 2) / sizeof(struct dn_slot) &&
+                cap * sizeof(struct dn_slot) <= dn_phys_bytes();   /* else fail cleanly */
+    t->raw = fits ? calloc(1, cap * sizeof(struct dn_slot) + CHT_CACHE_LINE) : NULL;
+    t->keylock = aligned_alloc(CHT_CACHE_LINE, DN_KEYLOCKS * sizeof(struct dn_word));
+    t->region = aligned_alloc(CHT_CACHE_LINE, DN_REGIONS * sizeof(struct dn_word));
+    t->count = aligned_alloc(CHT_CACHE_LINE, t->threads * sizeof(struct dn_word));
+    if (!t->raw || !t->keylock || !t->region || !t->count) {
+        snprintf(err, len, "out of memory (%llu slots)", (unsigned long long)cap);
+        free(t->raw);
+        free(t->keylock);
+        free(t->region);
+        free(t->count);
+        free(t);
+        return NULL;
+    }
+    t->slot = (struct dn_slot *)(((uintptr_t)t->raw + CHT_CACHE_LINE - 1) & ~(uintptr_t)(CHT_CACHE_LINE - 1));
+    memset(t->keylock, 0, DN_KEYLOCKS * sizeof(struct dn_word));
+    memset(t->region, 0, DN_REGIONS * sizeof(struct dn_word));
+    memset(t->count, 0, t->threads * sizeof(struct dn_word));
+    return t;
+}
+
+static void dn_destroy(void *tp)
+{
+    struct dn_table *t = tp;
+    free(t->raw);
+    free(t->keylock);
+    free(t->region);
+    free(t->count);
+    free(t);
+}
+
+static void dn_thread_init(void *tp, unsigned tid)
+{
+    (void)tp;
+    dn_tid = tid;
+}
+
+static size_t dn_size(void *tp)
+{
+    struct dn_table *t = tp;
+    int64_t n = 0;
+    for (unsigned i = 0; i < t->threads; i++)
+        n += (int64_t)__atomic_load_n(&t->count[i].v, __ATOMIC_RELAXED);
+    return n > 0 ? (size_t)n : 0;
+}
+
+static void dn_stats(void *tp, struct cht_stats *s)
+{
+    struct dn_table *t = tp;
+    s->bytes = sizeof *t + (t->mask + 1) * sizeof(struct dn_slot) + CHT_CACHE_LINE +
+               (DN_KEYLOCKS + DN_REGIONS + t->threads) * sizeof(struct dn_word);
+    s->buckets = t->mask + 1;
+    s->full_failures = __atomic_load_n(&t->full_failures, __ATOMIC_RELAXED);
+}
+
+const struct cht_ops cht_table_dense = {
+    .name = "dense",
+    .summary = "indexlib Dense: linear probing, fixed capacity, lock-free reads, key-striped writers",
+    .caps = CHT_CAP_FIXED_CAP | CHT_CAP_UPDATE,
+    .options = dn_options,
+    .create = dn_create,
+    .destroy = dn_destroy,
+    .thread_init = dn_thread_init,
+    .get = dn_get,
+    .insert = dn_insert,
+    .remove = dn_remove,
+    .update = dn_update,
+    .size = dn_size,
+    .stats = dn_stats,
+};

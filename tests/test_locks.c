@@ -1,0 +1,741 @@
+/*
+ * test_locks.c - properties every lock in locks/ must have.
+ *
+ *   test_locks MODE LOCK[:key=val,...] [ITERS]
+ *
+ * LOCK options (lock_config): nodes=N (NUMA nodes, default 3; thread tid
+ * runs on "node" tid % 4, so node numbers >= N also occur), bound=B (cohort
+ * hand-off bound, default 8), t=T (waiter-count threshold, default 0).
+ *
+ * basic    one thread: lock/unlock, read_lock/read_unlock, trylock on a free
+ *          lock, is_locked / has_waiters where provided; with 1 and 4 nodes.
+ * mutex    16 threads x ITERS acquisitions (lock(); every 8th one by
+ *          spinning on trylock where supported; RW locks in write mode). The
+ *          critical section increments a counter with a relaxed atomic load
+ *          + store (an increment is lost exactly when exclusion fails), a
+ *          plain shadow counter (the thread sanitizer then checks the lock's
+ *          happens-before edges), and counts threads inside. Both counters
+ *          must come out exact and no overlap may be seen. RTM locks: the
+ *          counters of ctx_stats must add up.
+ * rw       16 threads, 1 in 8 operations writes: writers store a sequence
+ *          number into an 8-word record, readers must never see a mixed
+ *          record nor a writer inside; then a read-only phase in which locks
+ *          with LOCK_CAP_RW must show >= 2 readers inside at once (others
+ *          must never show 2).
+ * trylock  trylock fails on a lock held by another thread (and, for RW locks,
+ *          on a read-held lock), succeeds on a free one, and 8 threads that
+ *          acquire only by trylock still exclude each other (exact counter).
+ * rtm      RTM locks: available() agrees with CPUID and CHT_RTM_DISABLE;
+ *          where RTM runs, the mutex test with exact statistics; on every
+ *          CPU, the retry/SCM/fallback paths in the abort-simulation mode
+ *          with the abort-cause counters checked against the simulated
+ *          statuses.
+ * Exit 0 pass, 1 fail, 77 skip (meson). CHT_TEST_SCALE (percent, default
+ * 100) scales the iteration counts (sanitizer builds use less).
+ */
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "lock.h"
+#include "registry.h"
+#include "rtm.h"
+
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#ifndef UNDER_TSAN
+#define UNDER_TSAN 0
+#endif
+
+#define NTHREADS 16
+#define SKIP 77
+
+static int failures;
+static unsigned scale_pct = 100;
+
+#define CHECK(cond, ...)                                               \
+    do {                                                               \
+        if (!(cond)) {                                                 \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);       \
+            fprintf(stderr, __VA_ARGS__);                              \
+            fprintf(stderr, "\n");                                     \
+            if (++failures > 20) exit(1);                              \
+        }                                                              \
+    } while (0)
+
+static uint64_t scaled(uint64_t n)
+{
+    uint64_t s = n * scale_pct / 100;
+    return s ? s : 1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static const struct lock_ops *ops;
+static struct lock_config cfg = { .numa_nodes = 3, .max_threads = NTHREADS,
+                                  .handoff_bound = 8, .waiter_threshold = 0 };
+
+struct box {
+    void *lock;
+    unsigned char *ctx;
+    size_t stride;
+    unsigned threads;
+};
+
+static void *alloc_aligned(size_t n)
+{
+    n = (n + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, n ? n : 64);
+    if (!p) {
+        fprintf(stderr, "FAIL out of memory\n");
+        exit(1);
+    }
+    memset(p, 0xa5, n ? n : 64);   /* init/ctx_init must not rely on zeroed memory */
+    return p;
+}
+
+static struct box box_make(unsigned threads, const struct lock_config *c)
+{
+    struct box b = { .threads = threads };
+    b.lock = alloc_aligned(ops->lock_size);
+    b.stride = (ops->ctx_size + 63) & ~(size_t)63;
+    b.ctx = b.stride ? alloc_aligned(b.stride * threads) : NULL;
+    ops->init(b.lock, c);
+    for (unsigned i = 0; b.ctx && i < threads; i++)
+        if (ops->ctx_init)
+            ops->ctx_init(b.ctx + b.stride * i, i, i % 4);
+    return b;
+}
+
+static void *box_ctx(struct box *b, unsigned tid)
+{
+    return b->ctx ? b->ctx + b->stride * tid : NULL;
+}
+
+static void box_free(struct box *b)
+{
+    ops->destroy(b->lock);
+    free(b->lock);
+    free(b->ctx);
+}
+
+static struct lock_stats box_stats(struct box *b)
+{
+    struct lock_stats s;
+    memset(&s, 0, sizeof s);
+    if (ops->stats)
+        ops->stats(b->lock, &s);
+    for (unsigned i = 0; ops->ctx_stats && i < b->threads; i++)
+        ops->ctx_stats(box_ctx(b, i), &s);
+    return s;
+}
+
+static void print_stats(const char *what, const struct lock_stats *s)
+{
+    printf("%s: acquisitions %llu fallbacks %llu tx begins %llu commits %llu aborts %llu "
+           "(conflict %llu capacity %llu explicit %llu retry %llu other %llu)\n", what,
+           (unsigned long long)s->acquisitions, (unsigned long long)s->fallbacks,
+           (unsigned long long)s->tx_begins, (unsigned long long)s->tx_commits,
+           (unsigned long long)s->tx_aborts, (unsigned long long)s->abort_conflict,
+           (unsigned long long)s->abort_capacity, (unsigned long long)s->abort_explicit,
+           (unsigned long long)s->abort_retry, (unsigned long long)s->abort_other);
+}
+
+/* NAME[:nodes=N,bound=B,t=T] */
+static void parse_lock(const char *spec)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%s", spec);
+    char *colon = strchr(name, ':');
+    if (colon)
+        *colon = '\0';
+    ops = registry_lock(name);
+    if (!ops) {
+        char names[2048];
+        registry_lock_names(names, sizeof names);
+        fprintf(stderr, "FAIL unknown lock '%s' (known: %s)\n", name, names);
+        exit(1);
+    }
+    for (char *save = NULL, *kv = colon ? strtok_r(colon + 1, ",", &save) : NULL; kv;
+         kv = strtok_r(NULL, ",", &save)) {
+        unsigned v;
+        if (sscanf(kv, "nodes=%u", &v) == 1 && v >= 1)
+            cfg.numa_nodes = v;
+        else if (sscanf(kv, "bound=%u", &v) == 1)
+            cfg.handoff_bound = v;
+        else if (sscanf(kv, "t=%u", &v) == 1)
+            cfg.waiter_threshold = v;
+        else {
+            fprintf(stderr, "FAIL bad lock option '%s' (nodes=N, bound=B, t=T)\n", kv);
+            exit(1);
+        }
+    }
+}
+
+/* Returns false (and prints why) if the lock cannot run here. */
+static bool lock_runs_here(void)
+{
+    char why[256] = "";
+    if (!registry_lock_available(ops, why, sizeof why)) {
+        printf("SKIP %s is not available here: %s\n", ops->name, why);
+        return false;
+    }
+    if ((ops->caps & LOCK_CAP_RTM) && UNDER_TSAN) {
+        printf("SKIP %s: RTM transactions cannot be checked by the thread sanitizer "
+               "(its instrumentation runs inside them); see the rtm mode's simulation\n",
+               ops->name);
+        return false;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- basic */
+
+static int mode_basic(void)
+{
+    char why[256];
+    if ((ops->caps & LOCK_CAP_RTM) && UNDER_TSAN && registry_lock_available(ops, why, sizeof why)) {
+        printf("SKIP %s: RTM transactions under the thread sanitizer\n", ops->name);
+        return SKIP;
+    }
+    for (unsigned nodes = 1; nodes <= 4; nodes += 3) {
+        struct lock_config c = cfg;
+        c.numa_nodes = nodes;
+        struct box b = box_make(2, &c);
+        void *x = box_ctx(&b, 1);     /* "node" 1 */
+        if (ops->is_locked)
+            CHECK(!ops->is_locked(b.lock), "%s: is_locked() on a fresh lock", ops->name);
+        for (int i = 0; i < 1000; i++) {
+            ops->lock(b.lock, x);
+            /* an RTM lock held speculatively is, by design, not visibly locked */
+            if (ops->is_locked && !(ops->caps & LOCK_CAP_RTM))
+                CHECK(ops->is_locked(b.lock), "%s: is_locked() false while held", ops->name);
+            if (ops->has_waiters)
+                CHECK(!ops->has_waiters(b.lock, x), "%s: has_waiters() with no waiter", ops->name);
+            ops->unlock(b.lock, x);
+            if (ops->is_locked)
+                CHECK(!ops->is_locked(b.lock), "%s: is_locked() after unlock", ops->name);
+            ops->read_lock(b.lock, x);
+            if (ops->is_locked && !(ops->caps & LOCK_CAP_RTM))
+                CHECK(ops->is_locked(b.lock), "%s: is_locked() false while read-held", ops->name);
+            ops->read_unlock(b.lock, x);
+            if (ops->trylock) {
+                CHECK(ops->trylock(b.lock, x), "%s: trylock on a free lock failed", ops->name);
+                ops->unlock(b.lock, x);
+            }
+        }
+        /* the other ctx on the same lock, then a second lock with the same ctx */
+        ops->lock(b.lock, box_ctx(&b, 0));
+        ops->unlock(b.lock, box_ctx(&b, 0));
+        void *l2 = alloc_aligned(ops->lock_size);
+        ops->init(l2, &c);
+        ops->lock(l2, x);
+        ops->unlock(l2, x);
+        ops->destroy(l2);
+        free(l2);
+        box_free(&b);
+    }
+    if (failures)
+        return 1;
+    printf("PASS basic %s\n", ops->name);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- mutex */
+
+struct shared {
+    alignas(64) uint64_t counter;       /* relaxed load + store inside */
+    alignas(64) uint64_t plain;         /* plain ++ inside (TSan checks it) */
+    alignas(64) int inside;             /* threads in the critical section */
+    alignas(64) int overlaps;
+    alignas(64) int go;
+    alignas(64) unsigned threads_ready;
+};
+
+struct worker {
+    pthread_t th;
+    unsigned tid;
+    uint64_t iters;
+    unsigned trylock_every;     /* 0: never, n: every n-th acquisition */
+    struct box *b;
+    struct shared *sh;
+};
+
+static void start_barrier(struct shared *sh, unsigned n)
+{
+    __atomic_fetch_add(&sh->threads_ready, 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(&sh->threads_ready, __ATOMIC_ACQUIRE) < n)
+        sched_yield();
+}
+
+static inline void cs_count(struct shared *sh)
+{
+    if (__atomic_fetch_add(&sh->inside, 1, __ATOMIC_RELAXED) != 0)
+        __atomic_fetch_add(&sh->overlaps, 1, __ATOMIC_RELAXED);
+    uint64_t v = __atomic_load_n(&sh->counter, __ATOMIC_RELAXED);
+    __atomic_store_n(&sh->counter, v + 1, __ATOMIC_RELAXED);
+    sh->plain++;
+    __atomic_fetch_sub(&sh->inside, 1, __ATOMIC_RELAXED);
+}
+
+static void *mutex_worker(void *arg)
+{
+    struct worker *w = arg;
+    void *x = box_ctx(w->b, w->tid);
+    start_barrier(w->sh, w->b->threads);
+    for (uint64_t i = 0; i < w->iters; i++) {
+        if (w->trylock_every && i % w->trylock_every == w->trylock_every - 1) {
+            while (!ops->trylock(w->b->lock, x))
+                relax();
+        } else {
+            ops->lock(w->b->lock, x);
+        }
+        cs_count(w->sh);
+        ops->unlock(w->b->lock, x);
+    }
+    return NULL;
+}
+
+/* threads x iters acquisitions; mix_trylock: every 8th by trylock;
+ * only_trylock: all by trylock */
+static bool run_mutex(unsigned threads, uint64_t iters, bool mix_trylock, bool only_trylock,
+                      struct lock_stats *stats_out)
+{
+    struct box b = box_make(threads, &cfg);
+    struct shared *sh = alloc_aligned(sizeof *sh);
+    memset(sh, 0, sizeof *sh);
+    struct worker *w = calloc(threads, sizeof *w);
+    double t0 = now_s();
+    for (unsigned i = 0; i < threads; i++) {
+        w[i] = (struct worker){ .tid = i, .iters = iters, .b = &b, .sh = sh };
+        if (ops->trylock)
+            w[i].trylock_every = only_trylock ? 1 : mix_trylock ? 8 : 0;
+    }
+    for (unsigned i = 0; i < threads; i++)
+        if (pthread_create(&w[i].th, NULL, mutex_worker, &w[i]) != 0) {
+            fprintf(stderr, "FAIL pthread_create\n");
+            exit(1);
+        }
+    for (unsigned i = 0; i < threads; i++)
+        pthread_join(w[i].th, NULL);
+    double dt = now_s() - t0;
+    uint64_t want = (uint64_t)threads * iters;
+    int before = failures;
+    CHECK(sh->counter == want, "%s: counter %llu, want %llu (lost %llu increments: no mutual exclusion)",
+          ops->name, (unsigned long long)sh->counter, (unsigned long long)want,
+          (unsigned long long)(want - sh->counter));
+    CHECK(sh->plain == want, "%s: plain counter %llu, want %llu", ops->name,
+          (unsigned long long)sh->plain, (unsigned long long)want);
+    CHECK(sh->overlaps == 0, "%s: %d times a thread entered while another was inside",
+          ops->name, sh->overlaps);
+    printf("%s: %u threads x %llu acquisitions in %.2f s (%.0f/s)\n", ops->name, threads,
+           (unsigned long long)iters, dt, (double)want / dt);
+    struct lock_stats s = box_stats(&b);
+    if (ops->ctx_stats) {
+        print_stats(ops->name, &s);
+        CHECK(s.acquisitions == want, "%s: stats acquisitions %llu, want %llu", ops->name,
+              (unsigned long long)s.acquisitions, (unsigned long long)want);
+        CHECK(s.tx_commits + s.fallbacks == s.acquisitions,
+              "%s: commits %llu + fallbacks %llu != acquisitions %llu", ops->name,
+              (unsigned long long)s.tx_commits, (unsigned long long)s.fallbacks,
+              (unsigned long long)s.acquisitions);
+        CHECK(s.tx_begins == s.tx_commits + s.tx_aborts,
+              "%s: begins %llu != commits %llu + aborts %llu", ops->name,
+              (unsigned long long)s.tx_begins, (unsigned long long)s.tx_commits,
+              (unsigned long long)s.tx_aborts);
+        CHECK(s.abort_conflict <= s.tx_aborts && s.abort_capacity <= s.tx_aborts &&
+              s.abort_explicit <= s.tx_aborts && s.abort_retry <= s.tx_aborts &&
+              s.abort_other <= s.tx_aborts, "%s: an abort cause exceeds the aborts", ops->name);
+    }
+    if (stats_out)
+        *stats_out = s;
+    free(w);
+    free(sh);
+    box_free(&b);
+    return failures == before;
+}
+
+static uint64_t default_iters(void)
+{
+    return 125000;      /* x 16 threads = 2M acquisitions */
+}
+
+static int mode_mutex(uint64_t iters)
+{
+    if (!lock_runs_here())
+        return SKIP;
+    run_mutex(NTHREADS, iters, true, false, NULL);
+    if (failures)
+        return 1;
+    printf("PASS mutex %s\n", ops->name);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- rw */
+
+#define REC_WORDS 8
+
+struct rw_shared {
+    alignas(64) uint64_t rec[REC_WORDS];
+    alignas(64) uint64_t writes;        /* plain, written under the write lock */
+    alignas(64) int readers;
+    alignas(64) int writers;
+    alignas(64) int max_readers;
+    alignas(64) uint64_t torn, bad_writer, bad_reader;
+    alignas(64) unsigned threads_ready;
+};
+
+struct rw_worker {
+    pthread_t th;
+    unsigned tid;
+    uint64_t iters;
+    unsigned write_one_in;              /* 0: read only */
+    unsigned read_spin;
+    struct box *b;
+    struct rw_shared *sh;
+    uint64_t writes_done;
+    uint64_t sink;
+};
+
+static void *rw_worker(void *arg)
+{
+    struct rw_worker *w = arg;
+    struct rw_shared *sh = w->sh;
+    void *x = box_ctx(w->b, w->tid);
+    uint32_t rnd = 0x9e3779b9u * (w->tid + 1);
+    __atomic_fetch_add(&sh->threads_ready, 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(&sh->threads_ready, __ATOMIC_ACQUIRE) < w->b->threads)
+        sched_yield();
+    for (uint64_t i = 0; i < w->iters; i++) {
+        rnd ^= rnd << 13; rnd ^= rnd >> 17; rnd ^= rnd << 5;
+        if (w->write_one_in && rnd % w->write_one_in == 0) {
+            ops->lock(w->b->lock, x);
+            if (__atomic_fetch_add(&sh->writers, 1, __ATOMIC_RELAXED) != 0 ||
+                __atomic_load_n(&sh->readers, __ATOMIC_RELAXED) != 0)
+                __atomic_fetch_add(&sh->bad_writer, 1, __ATOMIC_RELAXED);
+            uint64_t seq = __atomic_load_n(&sh->rec[0], __ATOMIC_RELAXED) + 1;
+            for (int k = 0; k < REC_WORDS; k++)
+                __atomic_store_n(&sh->rec[k], seq, __ATOMIC_RELAXED);
+            sh->writes++;
+            __atomic_fetch_sub(&sh->writers, 1, __ATOMIC_RELAXED);
+            ops->unlock(w->b->lock, x);
+            w->writes_done++;
+        } else {
+            ops->read_lock(w->b->lock, x);
+            int r = __atomic_add_fetch(&sh->readers, 1, __ATOMIC_RELAXED);
+            int m = __atomic_load_n(&sh->max_readers, __ATOMIC_RELAXED);
+            while (r > m && !__atomic_compare_exchange_n(&sh->max_readers, &m, r, true,
+                                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                ;
+            if (__atomic_load_n(&sh->writers, __ATOMIC_RELAXED) != 0)
+                __atomic_fetch_add(&sh->bad_reader, 1, __ATOMIC_RELAXED);
+            uint64_t first = __atomic_load_n(&sh->rec[0], __ATOMIC_RELAXED);
+            for (unsigned s = 0; s < w->read_spin; s++)
+                relax();
+            for (int k = 1; k < REC_WORDS; k++)
+                if (__atomic_load_n(&sh->rec[k], __ATOMIC_RELAXED) != first) {
+                    __atomic_fetch_add(&sh->torn, 1, __ATOMIC_RELAXED);
+                    break;
+                }
+            w->sink += sh->writes;   /* plain read: TSan checks readers vs writers */
+            __atomic_fetch_sub(&sh->readers, 1, __ATOMIC_RELAXED);
+            ops->read_unlock(w->b->lock, x);
+        }
+    }
+    return NULL;
+}
+
+static void run_rw(unsigned threads, uint64_t iters, unsigned write_one_in, unsigned read_spin,
+                   int *max_readers)
+{
+    struct box b = box_make(threads, &cfg);
+    struct rw_shared *sh = alloc_aligned(sizeof *sh);
+    memset(sh, 0, sizeof *sh);
+    struct rw_worker *w = calloc(threads, sizeof *w);
+    double t0 = now_s();
+    for (unsigned i = 0; i < threads; i++) {
+        w[i] = (struct rw_worker){ .tid = i, .iters = iters, .write_one_in = write_one_in,
+                                   .read_spin = read_spin, .b = &b, .sh = sh };
+        pthread_create(&w[i].th, NULL, rw_worker, &w[i]);
+    }
+    uint64_t writes = 0;
+    for (unsigned i = 0; i < threads; i++) {
+        pthread_join(w[i].th, NULL);
+        writes += w[i].writes_done;
+    }
+    double dt = now_s() - t0;
+    CHECK(sh->torn == 0, "%s: readers saw %llu mixed records", ops->name,
+          (unsigned long long)sh->torn);
+    CHECK(sh->bad_writer == 0, "%s: %llu times a writer found another thread inside",
+          ops->name, (unsigned long long)sh->bad_writer);
+    CHECK(sh->bad_reader == 0, "%s: %llu times a reader found a writer inside",
+          ops->name, (unsigned long long)sh->bad_reader);
+    CHECK(sh->writes == writes && sh->rec[0] == writes,
+          "%s: %llu writes done but counter %llu, record %llu", ops->name,
+          (unsigned long long)writes, (unsigned long long)sh->writes,
+          (unsigned long long)sh->rec[0]);
+    printf("%s: %u threads x %llu ops (1 in %u writes: %llu writes) in %.2f s, max readers inside %d\n",
+           ops->name, threads, (unsigned long long)iters, write_one_in, (unsigned long long)writes,
+           dt, sh->max_readers);
+    *max_readers = sh->max_readers;
+    free(w);
+    free(sh);
+    box_free(&b);
+}
+
+static int mode_rw(uint64_t iters)
+{
+    if (!lock_runs_here())
+        return SKIP;
+    int maxr;
+    run_rw(NTHREADS, iters, 8, 16, &maxr);
+    /* read-only phase: long read sections, so that readers overlap in time */
+    uint64_t reads = scaled(4000) < iters ? scaled(4000) : iters;
+    int maxr2 = 0;
+    for (int attempt = 0; attempt < 5; attempt++) {
+        run_rw(NTHREADS, reads, 0, 2000, &maxr2);
+        if (maxr2 >= 2 || !(ops->caps & LOCK_CAP_RW))
+            break;
+    }
+    if (ops->caps & LOCK_CAP_RW)
+        CHECK(maxr2 >= 2, "%s: readers never overlapped (max %d inside at once)", ops->name, maxr2);
+    else
+        CHECK(maxr <= 1 && maxr2 <= 1, "%s: not an RW lock but %d readers were inside at once",
+              ops->name, maxr > maxr2 ? maxr : maxr2);
+    if (failures)
+        return 1;
+    printf("PASS rw %s\n", ops->name);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- trylock */
+
+struct holder {
+    struct box *b;
+    int how;                    /* 0 write (lock or trylock), 1 read */
+    int state;                  /* 0 start, 1 held, 2 release, 3 released */
+};
+
+static void *holder_thread(void *arg)
+{
+    struct holder *h = arg;
+    void *x = box_ctx(h->b, 1);
+    if (h->how == 1)
+        ops->read_lock(h->b->lock, x);
+    else if (ops->caps & LOCK_CAP_RTM) {
+        /* a speculative hold is invisible to others by design: hold it for real */
+        while (!ops->trylock(h->b->lock, x))
+            relax();
+    } else
+        ops->lock(h->b->lock, x);
+    __atomic_store_n(&h->state, 1, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != 2)
+        sched_yield();
+    if (h->how == 1)
+        ops->read_unlock(h->b->lock, x);
+    else
+        ops->unlock(h->b->lock, x);
+    __atomic_store_n(&h->state, 3, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void trylock_against_holder(struct box *b, int how, const char *what)
+{
+    struct holder h = { .b = b, .how = how };
+    pthread_t th;
+    pthread_create(&th, NULL, holder_thread, &h);
+    while (__atomic_load_n(&h.state, __ATOMIC_ACQUIRE) != 1)
+        sched_yield();
+    void *x = box_ctx(b, 0);
+    for (int i = 0; i < 100; i++) {
+        bool got = ops->trylock(b->lock, x);
+        CHECK(!got, "%s: trylock succeeded on a %s lock", ops->name, what);
+        if (got) {
+            ops->unlock(b->lock, x);
+            break;
+        }
+    }
+    __atomic_store_n(&h.state, 2, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    CHECK(ops->trylock(b->lock, x), "%s: trylock failed after the %s lock was released",
+          ops->name, what);
+    ops->unlock(b->lock, x);
+}
+
+static int mode_trylock(void)
+{
+    if (!ops->trylock) {
+        printf("SKIP %s has no trylock\n", ops->name);
+        return SKIP;
+    }
+    if (!lock_runs_here())
+        return SKIP;
+    struct box b = box_make(2, &cfg);
+    void *x0 = box_ctx(&b, 0), *x1 = box_ctx(&b, 1);
+    CHECK(ops->trylock(b.lock, x0), "%s: trylock on a free lock failed", ops->name);
+    /* held by me: another ctx (as another thread would) must fail */
+    CHECK(!ops->trylock(b.lock, x1), "%s: second trylock on a held lock succeeded", ops->name);
+    ops->unlock(b.lock, x0);
+    CHECK(ops->trylock(b.lock, x1), "%s: trylock after unlock failed", ops->name);
+    ops->unlock(b.lock, x1);
+    trylock_against_holder(&b, 0, "write-held");
+    if (ops->caps & LOCK_CAP_RW)
+        trylock_against_holder(&b, 1, "read-held");
+    box_free(&b);
+    /* acquisitions by trylock only must still exclude */
+    run_mutex(8, scaled(20000), false, true, NULL);
+    if (failures)
+        return 1;
+    printf("PASS trylock %s\n", ops->name);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- rtm */
+
+static int mode_rtm(uint64_t iters)
+{
+    if (!(ops->caps & LOCK_CAP_RTM)) {
+        fprintf(stderr, "FAIL %s is not an RTM lock\n", ops->name);
+        return 1;
+    }
+    char why[256] = "", why2[256] = "";
+    bool avail = cht_rtm_available(why, sizeof why);
+    bool lock_avail = ops->available(why2, sizeof why2);
+    bool cpuid = cht_rtm_cpuid();
+    const char *env = getenv("CHT_RTM_DISABLE");
+    bool disabled = env && *env && strcmp(env, "0") != 0;
+    printf("RTM: CPUID bit %s, available %s%s%s\n", cpuid ? "set" : "clear", avail ? "yes" : "no",
+           avail ? "" : ": ", avail ? "" : why);
+    CHECK(avail == lock_avail, "%s: available() %d but RTM detection %d", ops->name, lock_avail, avail);
+    CHECK(avail || (why[0] && strcmp(why, why2) == 0),
+          "%s: unavailable without the same reason ('%s' vs '%s')", ops->name, why, why2);
+    if (avail)
+        CHECK(cpuid, "RTM available although CPUID says no");
+    if (!cpuid)
+        CHECK(!avail && (disabled ? strstr(why, "CHT_RTM_DISABLE") : strstr(why, "CPUID")),
+              "no RTM in CPUID, but available=%d why='%s'", avail, why);
+    if (disabled)
+        CHECK(!avail && strstr(why, "CHT_RTM_DISABLE"), "CHT_RTM_DISABLE set but available=%d why='%s'",
+              avail, why);
+
+    if (avail && !UNDER_TSAN) {
+        struct lock_stats s;
+        if (run_mutex(NTHREADS, iters, true, false, &s))
+            CHECK(s.tx_commits + s.fallbacks >= (uint64_t)NTHREADS * iters, "stats do not add up");
+    } else if (avail) {
+        printf("SKIP real transactions under the thread sanitizer\n");
+    }
+
+    /* simulation: every transaction aborts with a known status */
+    cht_rtm_simulate_aborts(true);
+    CHECK(ops->available(why2, sizeof why2), "%s: not available in simulation", ops->name);
+    unsigned ncycle;
+    const unsigned *cycle = cht_rtm_simulated_cycle(&ncycle);
+    unsigned threads = 8;
+    uint64_t sim_iters = scaled(iters / 8 ? iters / 8 : 1);
+    struct box b = box_make(threads, &cfg);
+    struct shared *sh = alloc_aligned(sizeof *sh);
+    memset(sh, 0, sizeof *sh);
+    struct worker w[8];
+    for (unsigned i = 0; i < threads; i++) {
+        w[i] = (struct worker){ .tid = i, .iters = sim_iters, .b = &b, .sh = sh,
+                                .trylock_every = 8 };
+        pthread_create(&w[i].th, NULL, mutex_worker, &w[i]);
+    }
+    for (unsigned i = 0; i < threads; i++)
+        pthread_join(w[i].th, NULL);
+    uint64_t want = threads * sim_iters;
+    CHECK(sh->counter == want && sh->plain == want && sh->overlaps == 0,
+          "%s (simulated aborts): counter %llu plain %llu want %llu overlaps %d", ops->name,
+          (unsigned long long)sh->counter, (unsigned long long)sh->plain,
+          (unsigned long long)want, sh->overlaps);
+    struct lock_stats tot;
+    memset(&tot, 0, sizeof tot);
+    for (unsigned i = 0; i < threads; i++) {
+        struct lock_stats s, e;
+        memset(&s, 0, sizeof s);
+        memset(&e, 0, sizeof e);
+        ops->ctx_stats(box_ctx(&b, i), &s);
+        ops->ctx_stats(box_ctx(&b, i), &tot);
+        for (uint64_t k = 0; k < s.tx_begins; k++) {
+            unsigned st = cycle[k % ncycle];
+            e.abort_conflict += !!(st & RTM_ABORT_CONFLICT);
+            e.abort_capacity += !!(st & RTM_ABORT_CAPACITY);
+            e.abort_explicit += !!(st & RTM_ABORT_EXPLICIT);
+            e.abort_retry += !!(st & RTM_ABORT_RETRY);
+            e.abort_other += !(st & (RTM_ABORT_CONFLICT | RTM_ABORT_CAPACITY | RTM_ABORT_EXPLICIT));
+        }
+        CHECK(s.acquisitions == sim_iters && s.fallbacks == sim_iters && s.tx_commits == 0 &&
+              s.tx_aborts == s.tx_begins && s.tx_begins > 0,
+              "%s (simulated) thread %u: acquisitions %llu fallbacks %llu commits %llu begins %llu aborts %llu",
+              ops->name, i, (unsigned long long)s.acquisitions, (unsigned long long)s.fallbacks,
+              (unsigned long long)s.tx_commits, (unsigned long long)s.tx_begins,
+              (unsigned long long)s.tx_aborts);
+        CHECK(s.abort_conflict == e.abort_conflict && s.abort_capacity == e.abort_capacity &&
+              s.abort_explicit == e.abort_explicit && s.abort_retry == e.abort_retry &&
+              s.abort_other == e.abort_other,
+              "%s (simulated) thread %u: abort causes do not match the simulated statuses",
+              ops->name, i);
+    }
+    print_stats("simulated", &tot);
+    free(sh);
+    box_free(&b);
+    cht_rtm_simulate_aborts(false);
+    if (failures)
+        return 1;
+    printf("PASS rtm %s\n", ops->name);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- main */
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s basic|mutex|rw|trylock|rtm LOCK[:nodes=N,bound=B,t=T] [ITERS]\n",
+                argv[0]);
+        return 2;
+    }
+    const char *sc = getenv("CHT_TEST_SCALE");
+    if (sc && atoi(sc) > 0)
+        scale_pct = (unsigned)atoi(sc);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    parse_lock(argv[2]);
+    uint64_t iters = argc > 3 ? strtoull(argv[3], NULL, 10) : default_iters();
+    iters = scaled(iters);
+    const char *mode = argv[1];
+    if (strcmp(mode, "basic") == 0)
+        return mode_basic();
+    if (strcmp(mode, "mutex") == 0)
+        return mode_mutex(iters);
+    if (strcmp(mode, "rw") == 0)
+        return mode_rw(iters);
+    if (strcmp(mode, "trylock") == 0)
+        return mode_trylock();
+    if (strcmp(mode, "rtm") == 0)
+        return mode_rtm(iters);
+    fprintf(stderr, "unknown mode '%s'\n", mode);
+    return 2;
+}
