@@ -30,7 +30,7 @@
 #define LOCK_LINE 64
 
 #ifndef LOCK_SPIN_YIELD
-#define LOCK_SPIN_YIELD 1024
+#define LOCK_SPIN_YIELD 64
 #endif
 
 static inline void cpu_relax(void)

@@ -23,6 +23,7 @@ enum {
     OPT_INSERT = 256, OPT_REMOVE, OPT_OPS, OPT_DENSITY, OPT_DIST, OPT_SEED, OPT_PREFILL, OPT_MEM,
     OPT_TOPOLOGY, OPT_PRINT_PINNING, OPT_CSV, OPT_JSON, OPT_LIST,
     OPT_LATENCY, OPT_LATENCY_CSV, OPT_COUNTERS, OPT_LIKWID_MARKER, OPT_TIMELINE, OPT_TIMELINE_CSV,
+    OPT_BENCH, OPT_LOCK, OPT_CS, OPT_NCS, OPT_RCS, OPT_WCS, OPT_WRITE, OPT_HANDOFF, OPT_WAITERS,
 };
 
 static const struct option long_options[] = {
@@ -53,6 +54,15 @@ static const struct option long_options[] = {
     { "likwid-marker", no_argument, NULL, OPT_LIKWID_MARKER },
     { "timeline", required_argument, NULL, OPT_TIMELINE },
     { "timeline-csv", required_argument, NULL, OPT_TIMELINE_CSV },
+    { "bench", required_argument, NULL, OPT_BENCH },
+    { "lock", required_argument, NULL, OPT_LOCK },
+    { "cs", required_argument, NULL, OPT_CS },
+    { "ncs", required_argument, NULL, OPT_NCS },
+    { "rcs", required_argument, NULL, OPT_RCS },
+    { "wcs", required_argument, NULL, OPT_WCS },
+    { "write", required_argument, NULL, OPT_WRITE },
+    { "handoff", required_argument, NULL, OPT_HANDOFF },
+    { "waiters", required_argument, NULL, OPT_WAITERS },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -94,6 +104,16 @@ void cli_usage(FILE *f)
 "      --timeline MS       sample throughput every MS ms (with --timeline-csv FILE)\n"
 "      --timeline-csv FILE append the time series to FILE\n"
 "      --list[=locks]      list tables (or locks) with availability\n"
+"      --lock NAME         without --bench: lock=NAME for every table taking a lock\n"
+"Lock-only benchmarks (no table; docs/cli.md \"Lock benchmarks\"):\n"
+"      --bench KIND        mutex (shared counters) | rwlock (RWBench, 64-int array)\n"
+"      --lock LIST         locks to benchmark, comma separated (see --list=locks)\n"
+"      --cs N              mutex: work units inside the critical section (default 4)\n"
+"      --ncs N             work units outside it (default 32)\n"
+"      --write PCT         rwlock: write iterations, percent (default 10)\n"
+"      --rcs N, --wcs N    rwlock: read work units / write pairs (default 4, 4)\n"
+"      --handoff N         lock_config.handoff_bound of cohort locks (default 64)\n"
+"      --waiters T         lock_config.waiter_threshold of the waiter lock (default 0)\n"
 "  -V, --version           version and optional features built in\n"
 "  -h, --help              this text\n"
 "Exit: 0 ok, 1 a run failed its correctness check or could not run, 2 bad usage.\n",
@@ -259,6 +279,80 @@ static void defaults(struct bench_config *cfg)
     cfg->seed = 1;
     cfg->prefill = PREFILL_PARALLEL;
     cfg->dist.dist = KEYGEN_UNIFORM;
+    cfg->cs = 4;
+    cfg->ncs = 32;
+    cfg->rcs = 4;
+    cfg->wcs = 4;
+    cfg->write_pct = 10;
+    cfg->handoff_bound = 64;
+}
+
+/* A work-unit count: 0..2^30, digits only (no sign). */
+static int parse_units(const char *flag, const char *s, uint64_t *out)
+{
+    uint64_t v;
+    if (!parse_size(s, &v) || v > (1u << 30))
+        return usage_error("%s: expected work units 0..2^30 (got '%s')", flag, s);
+    *out = v;
+    return 0;
+}
+
+/* --lock with --bench: every name known and usable here. */
+static int parse_bench_locks(const char *arg, struct bench_config *cfg)
+{
+    char *copy = strdup(arg);
+    int rc = 0;
+    char names[1024];
+    registry_lock_names(names, sizeof names);
+    if (!*arg || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,") || arg[0] == ',')
+        rc = usage_error("--lock: expected lock names, comma separated (valid: %s) (got '%s')", names, arg);
+    for (char *save = NULL, *tok = strtok_r(copy, ",", &save); !rc && tok; tok = strtok_r(NULL, ",", &save)) {
+        const struct lock_ops *l = registry_lock(tok);
+        char why[256];
+        if (!l)
+            rc = usage_error("--lock: unknown lock '%s' (valid: %s)", tok, names);
+        else if (!registry_lock_available(l, why, sizeof why))
+            rc = usage_error("--lock: %s is not available here: %s", tok, why);
+        else if (cfg->nlocks == MAX_BENCH_LOCKS)
+            rc = usage_error("--lock: at most %d locks per run", MAX_BENCH_LOCKS);
+        else
+            cfg->locks[cfg->nlocks++] = l;
+    }
+    free(copy);
+    return rc;
+}
+
+/* --lock without --bench: lock=NAME for every table of the run that takes a
+ * lock (CHT_CAP_LOCK_PARAM) and does not name one itself, by re-parsing its
+ * spec as "TABLE:lock=NAME[,its options]". */
+static int apply_table_lock(const char *name, struct bench_config *cfg)
+{
+    char names[1024], why[256], err[1024];
+    registry_lock_names(names, sizeof names);
+    if (strchr(name, ','))
+        return usage_error("--lock: without --bench takes one lock name (got '%s'; valid: %s)", name, names);
+    const struct lock_ops *l = registry_lock(name);
+    if (!l)
+        return usage_error("--lock: unknown lock '%s' (valid: %s)", name, names);
+    if (!registry_lock_available(l, why, sizeof why))
+        return usage_error("--lock: %s is not available here: %s", name, why);
+    unsigned applied = 0;
+    for (unsigned t = 0; t < cfg->ntables; t++) {
+        struct table_choice *c = &cfg->table[t];
+        if (!(c->ops->caps & CHT_CAP_LOCK_PARAM))
+            continue;
+        applied++;
+        if (c->lock)
+            continue;                         /* the table names its own lock */
+        char spec[512];
+        snprintf(spec, sizeof spec, "%s:lock=%s%s%s", c->ops->name, name, c->options_text[0] ? "," : "",
+                 c->options_text);
+        if (registry_parse_table(spec, c, err, sizeof err) != 0)   /* spec is a copy: c may be rebuilt */
+            return usage_error("--lock: %s", err);
+    }
+    if (!applied)
+        return usage_error("--lock: no table of this run takes a lock (use --bench to benchmark locks alone)");
+    return 0;
 }
 
 int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *action)
@@ -268,13 +362,81 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     bool have_insert = false, have_remove = false, have_update = false, have_range = false;
     bool have_duration = false, have_ops = false;
     const char *threads_arg = "1";
+    const char *table_flag = NULL;   /* first flag that only a table run uses */
+    const char *lb_flag = NULL;      /* first flag that only a lock bench uses */
+    const char *rw_flag = NULL;      /* ... only --bench rwlock */
+    bool have_cs = false;
+    const char *lock_arg = NULL;
     char err[512];
     int c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":t:n:u:i:r:d:R:p:hV", long_options, NULL)) != -1) {
         uint64_t v;
+        static const struct { int c; const char *name; } table_only[] = {
+            { 't', "--table" }, { 'u', "--update" }, { OPT_INSERT, "--insert" }, { OPT_REMOVE, "--remove" },
+            { 'i', "--initial" }, { 'r', "--range" }, { OPT_OPS, "--ops" }, { OPT_DENSITY, "--density" },
+            { OPT_DIST, "--dist" }, { OPT_PREFILL, "--prefill" }, { OPT_MEM, "--mem" },
+            { OPT_LATENCY, "--latency" }, { OPT_LATENCY_CSV, "--latency-csv" }, { OPT_COUNTERS, "--counters" },
+            { OPT_LIKWID_MARKER, "--likwid-marker" }, { OPT_TIMELINE, "--timeline" },
+            { OPT_TIMELINE_CSV, "--timeline-csv" },
+        };
+        for (unsigned k = 0; k < sizeof table_only / sizeof table_only[0] && !table_flag; k++)
+            if (table_only[k].c == c)
+                table_flag = table_only[k].name;
         switch (c) {
+        case OPT_BENCH:
+            if (strcmp(optarg, "mutex") == 0)
+                cfg->bench = BENCH_MUTEX;
+            else if (strcmp(optarg, "rwlock") == 0)
+                cfg->bench = BENCH_RWLOCK;
+            else
+                return usage_error("--bench: expected mutex|rwlock (got '%s')", optarg);
+            break;
+        case OPT_LOCK:
+            lock_arg = optarg;
+            break;
+        case OPT_CS:
+            if (parse_units("--cs", optarg, &cfg->cs))
+                return -1;
+            have_cs = true;
+            lb_flag = lb_flag ? lb_flag : "--cs";
+            break;
+        case OPT_NCS:
+            if (parse_units("--ncs", optarg, &cfg->ncs))
+                return -1;
+            lb_flag = lb_flag ? lb_flag : "--ncs";
+            break;
+        case OPT_RCS:
+            if (parse_units("--rcs", optarg, &cfg->rcs))
+                return -1;
+            lb_flag = lb_flag ? lb_flag : "--rcs";
+            rw_flag = rw_flag ? rw_flag : "--rcs";
+            break;
+        case OPT_WCS:
+            if (parse_units("--wcs", optarg, &cfg->wcs))
+                return -1;
+            lb_flag = lb_flag ? lb_flag : "--wcs";
+            rw_flag = rw_flag ? rw_flag : "--wcs";
+            break;
+        case OPT_WRITE:
+            if (parse_percent("--write", optarg, &cfg->write_pct))
+                return -1;
+            lb_flag = lb_flag ? lb_flag : "--write";
+            rw_flag = rw_flag ? rw_flag : "--write";
+            break;
+        case OPT_HANDOFF:
+            if (!parse_size(optarg, &v) || v == 0 || v > (1u << 30))
+                return usage_error("--handoff: expected local hand-offs 1..2^30 (got '%s')", optarg);
+            cfg->handoff_bound = (unsigned)v;
+            lb_flag = lb_flag ? lb_flag : "--handoff";
+            break;
+        case OPT_WAITERS:
+            if (!parse_size(optarg, &v) || v > MAX_THREADS)
+                return usage_error("--waiters: expected a waiter threshold 0..%d (got '%s')", MAX_THREADS, optarg);
+            cfg->waiter_threshold = (unsigned)v;
+            lb_flag = lb_flag ? lb_flag : "--waiters";
+            break;
         case 't':
             if (add_tables(cfg, optarg))
                 return -1;
@@ -469,6 +631,25 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         *action = CLI_PRINT_PINNING;
         return 0;
     }
+    if (cfg->bench != BENCH_TABLE) {
+        const char *kind = cfg->bench == BENCH_MUTEX ? "mutex" : "rwlock";
+        if (table_flag)
+            return usage_error("%s: not used with --bench %s (a lock bench runs no table)", table_flag, kind);
+        if (cfg->bench == BENCH_MUTEX && rw_flag)
+            return usage_error("%s: only with --bench rwlock", rw_flag);
+        if (cfg->bench == BENCH_RWLOCK && have_cs)
+            return usage_error("--cs: only with --bench mutex (rwlock takes --rcs and --wcs)");
+        if (!lock_arg) {
+            char names[1024];
+            registry_lock_names(names, sizeof names);
+            return usage_error("--lock: --bench %s needs --lock NAME[,NAME...] (valid: %s)", kind, names);
+        }
+        return parse_bench_locks(lock_arg, cfg);
+    }
+    if (lb_flag)
+        return usage_error("%s: only with --bench mutex|rwlock", lb_flag);
+    if (lock_arg && cfg->ntables && apply_table_lock(lock_arg, cfg))
+        return -1;
     if (!cfg->ntables)
         return usage_error("--table: expected at least one table (see --list)");
     return check_measurement(cfg);

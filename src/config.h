@@ -14,6 +14,9 @@
 #define MAX_THREADS 4096
 
 enum prefill_mode { PREFILL_SINGLE, PREFILL_PARALLEL };
+/* --bench: the table loop (default), or a lock-only benchmark (src/lockbench.c) */
+enum bench_kind { BENCH_TABLE = 0, BENCH_MUTEX, BENCH_RWLOCK };
+#define MAX_BENCH_LOCKS 64
 enum mem_policy { MEM_LOCAL, MEM_INTERLEAVE, MEM_NODE };
 
 struct bench_config {
@@ -47,6 +50,14 @@ struct bench_config {
     bool likwid_marker;
     uint64_t timeline_ms;       /* 0: no --timeline */
     const char *timeline_csv;
+    /* lock-only benchmarks (--bench, docs/cli.md "Lock benchmarks") */
+    enum bench_kind bench;
+    const struct lock_ops *locks[MAX_BENCH_LOCKS];  /* --lock with --bench, in order */
+    unsigned nlocks;
+    uint64_t cs, ncs, rcs, wcs;  /* work units: critical section (mutex), outside, read / write CS */
+    unsigned write_pct;          /* rwlock: probability of a write iteration, percent */
+    unsigned handoff_bound;      /* lock_config.handoff_bound (--handoff, default 64) */
+    unsigned waiter_threshold;   /* lock_config.waiter_threshold (--waiters, default 0) */
 };
 
 /* Exit codes */

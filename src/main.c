@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "marker.h"
 #include "memstat.h"
+#include "lockbench.h"
 #include "report.h"
 #include "runner.h"
 #include "util.h"
@@ -112,8 +113,28 @@ static int emit(const struct bench_config *cfg, const struct record *rec)
     return status;
 }
 
+/* --bench mutex|rwlock: lock-only benchmarks, no table */
+static int run_locks(struct bench_config *cfg)
+{
+    char err[512];
+    struct pin_topology *topo = pin_topology_load(NULL, err, sizeof err);
+    if (!topo) {
+        fprintf(stderr, "chtbench: %s\n", err);
+        return EXIT_FAILED;
+    }
+    struct pin_plan *plans = make_plans(cfg, topo);
+    int status = lockbench_main(cfg, topo, plans);
+    for (unsigned i = 0; i < cfg->nthreads; i++)
+        pin_plan_free(&plans[i]);
+    free(plans);
+    pin_topology_free(topo);
+    return status;
+}
+
 static int run_all(struct bench_config *cfg)
 {
+    if (cfg->bench != BENCH_TABLE)
+        return run_locks(cfg);
     char err[512];
     validate_tables(cfg);
     if (cfg->counters_warning[0])
@@ -237,8 +258,10 @@ int main(int argc, char **argv)
 {
     struct bench_config cfg;
     enum cli_action action;
-    if (cli_parse(argc, argv, &cfg, &action) != 0)
+    if (cli_parse(argc, argv, &cfg, &action) != 0) {
+        cli_free(&cfg);
         return EXIT_USAGE;
+    }
     int rc = 0;
     switch (action) {
     case CLI_HELP: cli_usage(stdout); break;

@@ -21,7 +21,7 @@
 #include "memstat.h"
 #include "util.h"
 
-enum col_kind { COL_STR, COL_U64, COL_F64, COL_EMPTY };   /* EMPTY: not measured (CSV empty, JSON null) */
+enum col_kind { COL_STR, COL_U64, COL_F64, COL_EMPTY, COL_I64 };   /* EMPTY: not measured (CSV empty, JSON null) */
 
 struct field {
     const char *name;
@@ -29,6 +29,7 @@ struct field {
     const char *s;
     uint64_t u;
     double d;
+    int64_t i;
 };
 
 #define MAX_FIELDS 256
@@ -52,6 +53,11 @@ static void put_u(struct row *r, const char *name, uint64_t u)
 static void put_d(struct row *r, const char *name, double d)
 {
     r->f[r->n++] = (struct field){ .name = name, .kind = COL_F64, .d = d };
+}
+
+static void r_put_i(struct row *r, const char *name, int64_t i)
+{
+    r->f[r->n++] = (struct field){ .name = name, .kind = COL_I64, .i = i };
 }
 
 static void put_ou(struct row *r, const char *name, bool have, uint64_t u)
@@ -227,6 +233,8 @@ static size_t format_value(char *buf, size_t len, size_t n, const struct field *
         return n + (size_t)snprintf(buf + n, room, "%llu", (unsigned long long)f->u);
     case COL_F64:
         return n + (size_t)snprintf(buf + n, room, "%.6g", f->d);
+    case COL_I64:
+        return n + (size_t)snprintf(buf + n, room, "%lld", (long long)f->i);
     case COL_EMPTY:
         return n + (size_t)snprintf(buf + n, room, "%s", json ? "null" : "");
     case COL_STR:
@@ -270,16 +278,24 @@ void report_csv_header(FILE *f)
     fputs(buf, f);
 }
 
+static int row_append(const char *path, const struct row *r);
+
 int report_csv_append(const char *path, const struct record *rec)
 {
     struct row row;
-    char line[LINE_MAX_BYTES];
     build_row(rec, &row);
+    return row_append(path, &row);
+}
+
+/* One row (and the header when the file is empty) under an exclusive flock. */
+static int row_append(const char *path, const struct row *r)
+{
+    char line[LINE_MAX_BYTES];
     size_t n = 0;
-    for (unsigned i = 0; i < row.n; i++) {
+    for (unsigned i = 0; i < r->n; i++) {
         if (i)
             line[n++] = ',';
-        n = format_value(line, sizeof line, n, &row.f[i], false);
+        n = format_value(line, sizeof line, n, &r->f[i], false);
     }
     n += (size_t)snprintf(line + n, sizeof line - n, "\n");
 
@@ -292,7 +308,7 @@ int report_csv_append(const char *path, const struct record *rec)
         char header[LINE_MAX_BYTES];
         size_t hn = 0;
         if (fstat(fd, &st) == 0 && st.st_size == 0)
-            hn = format_header(&row, header, sizeof header);
+            hn = format_header(r, header, sizeof header);
         bool ok = (!hn || write(fd, header, hn) == (ssize_t)hn) && write(fd, line, n) == (ssize_t)n;
         rc = ok ? 0 : -1;
         flock(fd, LOCK_UN);
@@ -303,16 +319,23 @@ int report_csv_append(const char *path, const struct record *rec)
     return rc;
 }
 
+static void row_json(FILE *f, const struct row *r);
+
 void report_json(FILE *f, const struct record *rec)
 {
     struct row row;
-    char line[LINE_MAX_BYTES];
     build_row(rec, &row);
+    row_json(f, &row);
+}
+
+static void row_json(FILE *f, const struct row *r)
+{
+    char line[LINE_MAX_BYTES];
     size_t n = (size_t)snprintf(line, sizeof line, "{");
-    for (unsigned i = 0; i < row.n; i++) {
+    for (unsigned i = 0; i < r->n; i++) {
         n += (size_t)snprintf(line + n, n < sizeof line ? sizeof line - n : 0, "%s\"%s\":", i ? "," : "",
-                              row.f[i].name);
-        n = format_value(line, sizeof line, n, &row.f[i], true);
+                              r->f[i].name);
+        n = format_value(line, sizeof line, n, &r->f[i], true);
     }
     snprintf(line + n, n < sizeof line ? sizeof line - n : 0, "}\n");
     fputs(line, f);
@@ -451,4 +474,127 @@ void report_console_latency(FILE *f, const struct record *rec)
                 (unsigned long long)x->count, x->avg, x->stdev, x->p50, x->p90, x->p99, x->p999, x->avg * ns,
                 100 * x->within10, 100 * x->within25, 100 * x->within50);
     }
+}
+
+/* ---------------- lock benches (--bench): docs/csv.md "Lock-bench CSV" ---------------- */
+
+static const char *lock_bench_name(enum bench_kind b) { return b == BENCH_RWLOCK ? "rwlock" : "mutex"; }
+
+/* The lock-bench schema: one place defines its columns, order and values. */
+static void build_lock_row(const struct lock_record *rec, struct row *row)
+{
+    const struct bench_config *c = rec->cfg;
+    const struct lb_result *r = rec->r;
+    bool rw = c->bench == BENCH_RWLOCK;
+    row->n = 0;
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(row->strbuf[0], sizeof row->strbuf[0], "%Y-%m-%dT%H:%M:%SZ", &tm);
+    gethostname(row->strbuf[1], sizeof row->strbuf[1] - 1);
+
+    put_u(row, "schema", LOCK_CSV_SCHEMA_VERSION);
+    put_s(row, "bench", lock_bench_name(c->bench));
+    put_s(row, "timestamp", row->strbuf[0]);
+    put_s(row, "host", row->strbuf[1]);
+    put_s(row, "lock", rec->lock->name);
+    put_u(row, "threads", rec->threads);
+    put_s(row, "pin", pin_policy_name(c->pin.policy));
+    put_u(row, "oversubscribed", rec->oversubscribed);
+    put_u(row, "seed", c->seed);
+    put_u(row, "duration_ms", c->duration_ms);
+    put_u(row, "rep", rec->rep);
+    put_ou(row, "cs", !rw, c->cs);
+    put_u(row, "ncs", c->ncs);
+    put_ou(row, "write_pct", rw, c->write_pct);
+    put_ou(row, "rcs", rw, c->rcs);
+    put_ou(row, "wcs", rw, c->wcs);
+    put_u(row, "handoff_bound", c->handoff_bound);
+    put_u(row, "waiter_threshold", c->waiter_threshold);
+    put_d(row, "elapsed_s", r->elapsed_s);
+    put_u(row, "acquisitions", r->acquisitions);
+    put_d(row, "acq_per_s", r->acq_per_s);
+    put_u(row, "reads", r->reads);
+    put_u(row, "writes", r->writes);
+    put_d(row, "min_share", r->min_share);
+    put_d(row, "max_share", r->max_share);
+    put_od(row, "speedup", rec->has_speedup, rec->speedup);
+    /* mutex: the smallest and largest of the 4 shared counters (both == acquisitions when ok) */
+    uint64_t lo = r->counter[0], hi = r->counter[0];
+    for (unsigned k = 1; k < LB_COUNTERS; k++) {
+        lo = r->counter[k] < lo ? r->counter[k] : lo;
+        hi = r->counter[k] > hi ? r->counter[k] : hi;
+    }
+    put_ou(row, "counter_min", !rw, lo);
+    put_ou(row, "counter_max", !rw, hi);
+    if (rw)
+        r_put_i(row, "final_sum", r->final_sum);
+    else
+        put_ou(row, "final_sum", false, 0);
+    put_ou(row, "reader_violations", rw, r->reader_violations);
+    put_ou(row, "write_counter", rw, r->write_counter);
+    put_u(row, "invariant_ok", r->invariant_ok);
+    bool st = r->has_lock_stats;
+    put_ou(row, "tx_begins", st, r->ls.tx_begins);
+    put_ou(row, "tx_commits", st, r->ls.tx_commits);
+    put_ou(row, "tx_aborts", st, r->ls.tx_aborts);
+    put_ou(row, "abort_conflict", st, r->ls.abort_conflict);
+    put_ou(row, "abort_capacity", st, r->ls.abort_capacity);
+    put_ou(row, "abort_explicit", st, r->ls.abort_explicit);
+    put_ou(row, "abort_retry", st, r->ls.abort_retry);
+    put_ou(row, "abort_other", st, r->ls.abort_other);
+    put_ou(row, "fallbacks", st, r->ls.fallbacks);
+    put_s(row, "version", CHTBENCH_VERSION);
+}
+
+int report_lock_csv_append(const char *path, const struct lock_record *rec)
+{
+    struct row row;
+    build_lock_row(rec, &row);
+    return row_append(path, &row);
+}
+
+void report_lock_json(FILE *f, const struct lock_record *rec)
+{
+    struct row row;
+    build_lock_row(rec, &row);
+    row_json(f, &row);
+}
+
+void report_lock_csv_header(FILE *f)
+{
+    struct bench_config c = { 0 };
+    struct lb_result r = { 0 };
+    static const struct lock_ops dummy = { .name = "" };
+    struct lock_record rec = { .cfg = &c, .lock = &dummy, .r = &r };
+    struct row row;
+    char buf[LINE_MAX_BYTES];
+    build_lock_row(&rec, &row);
+    format_header(&row, buf, sizeof buf);
+    fputs(buf, f);
+}
+
+void report_lock_console_header(FILE *f, const struct bench_config *c)
+{
+    if (c->bench == BENCH_RWLOCK)
+        fprintf(f, "# bench=rwlock write=%u%% rcs=%llu wcs=%llu ncs=%llu", c->write_pct, (unsigned long long)c->rcs,
+                (unsigned long long)c->wcs, (unsigned long long)c->ncs);
+    else
+        fprintf(f, "# bench=mutex cs=%llu ncs=%llu", (unsigned long long)c->cs, (unsigned long long)c->ncs);
+    fprintf(f, "  d=%llums  reps=%u  pin=%s  seed=%llu\n", (unsigned long long)c->duration_ms, c->reps,
+            pin_policy_name(c->pin.policy), (unsigned long long)c->seed);
+    fprintf(f, "%-14s %7s %10s %9s %9s %8s %9s %9s%s  %s\n", "lock", "threads", "Macq/s:med", "min", "max", "speedup",
+            "min_share", "max_share", c->bench == BENCH_RWLOCK ? "   writes" : "", "check");
+}
+
+void report_lock_console_summary(FILE *f, const struct bench_config *c, const struct lb_summary *s)
+{
+    char speedup[32] = "-", wr[32] = "";
+    if (s->has_speedup)
+        snprintf(speedup, sizeof speedup, "%.2f", s->speedup);
+    if (c->bench == BENCH_RWLOCK)
+        snprintf(wr, sizeof wr, " %7.2f%%", 100 * s->write_share);
+    fprintf(f, "%-14s %7u %10.3f %9.3f %9.3f %8s %9.4f %9.4f%s  %s\n", s->lock, s->threads, s->median, s->min, s->max,
+            speedup, s->min_share, s->max_share, wr, s->ok ? "ok" : "FAILED");
+    fflush(f);
 }

@@ -36,13 +36,18 @@
  * tries to advance the global epoch (possible when every active thread has
  * announced the current one). Limbo nodes are chained through their key field
  * (retired nodes are always marked, so no traversal ever trusts their key).
- * Garbage is bounded by ~3 bags per thread while no thread stalls inside an
- * operation; destroy() frees chains and bags (ASan clean).
+ * Garbage: each thread holds at most the nodes it retired in the last three
+ * epochs; as usual for EBR, a thread stalled inside an operation stops the
+ * epoch and so delays (never endangers) reclamation. destroy() frees chains
+ * and bags (ASan clean). Per-thread state is indexed by the tid given to
+ * thread_init, so concurrently running threads must use distinct tids (the
+ * driver's contract).
  *
- * Progress: insert, remove and update are lock-free (a CAS fails only when
- * another thread's CAS on the same chain succeeded). get is wait-free: it
- * never retries, and nodes are only added at the head, so the path ahead of it
- * can only shrink. size() sums per-thread padded counters, exact when quiescent.
+ * Progress: insert and remove are lock-free (a CAS fails only when another
+ * thread's CAS on the same chain succeeded). get and update are wait-free:
+ * they never retry, and nodes are only added at the head, so the path ahead
+ * of a traversal can only shrink. size() sums per-thread padded counters,
+ * exact when quiescent.
  */
 #include <stdalign.h>
 #include <unistd.h>

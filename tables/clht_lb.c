@@ -46,8 +46,12 @@
  *    moment of publication. If memory runs out during a resize the locks are
  *    released and the table keeps chaining (threshold doubled).
  *
- * Progress: get is wait-free; updates are blocking (per-chain lock), and all
- * updates block while a resize runs.
+ * Progress: get never waits or retries (it loops only over the chain);
+ * updates are blocking (per-chain lock), and all updates block while a resize
+ * runs. The 20-bit removal counter could only be fooled by 2^20 removals from
+ * one slot between two loads of one get.
+ * Memory: the initial size is the power of two >= initial / density / 3
+ * buckets; large bucket arrays are anonymous mappings (zeroed lazily).
  *
  * Reclamation: old tables (bucket arrays and overflow buckets) are retired to
  * epoch-based reclamation (ebr.h): every operation runs inside ebr_enter/exit
@@ -377,6 +381,12 @@ static inline void count_add(struct clht_lb *h, unsigned tid, int64_t d)
 
 /* ---------------- resize ---------------- */
 
+/* per chain of the new table: key count (pass 1), then last bucket (copy) */
+union lb_aux {
+    uint64_t n;
+    struct lb_bucket *tail;
+};
+
 static void lb_resize(struct clht_lb *h, struct lb_table *seen)
 {
     uint32_t unlocked = 0;
@@ -399,7 +409,7 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     if (nb < T->nb)
         nb = T->nb;
     struct lb_table *N = table_new(nb);
-    uint64_t *aux = N ? calloc(nb, sizeof *aux) : NULL;   /* per new chain: count, then tail */
+    union lb_aux *aux = N ? calloc(nb, sizeof *aux) : NULL;
     if (!aux)
         goto fail;
     for (size_t i = 0; i < T->nb; i++)
@@ -407,11 +417,11 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
             for (unsigned j = 0; j < LB_SLOTS; j++) {
                 cht_key_t k = LDR(&b->key[j]);
                 if (k)
-                    aux[cht_hash(h->hash, k) & N->mask]++;
+                    aux[cht_hash(h->hash, k) & N->mask].n++;
             }
     size_t ovf = 0;
     for (size_t i = 0; i < nb; i++)
-        ovf += aux[i] ? (aux[i] - 1) / LB_SLOTS : 0;
+        ovf += aux[i].n ? (aux[i].n - 1) / LB_SLOTS : 0;
     if (ovf) {
         N->blk = aligned_alloc(64, ovf * sizeof *N->blk);
         if (!N->blk)
@@ -420,9 +430,8 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
         N->blk_n = ovf;
     }
     /* copy: N is private until published, plain stores are fine */
-    struct lb_bucket **tail = (struct lb_bucket **)aux;
     for (size_t i = 0; i < nb; i++)
-        tail[i] = &N->b[i];
+        aux[i].tail = &N->b[i];
     size_t used = 0;
     for (size_t i = 0; i < T->nb; i++)
         for (struct lb_bucket *b = &T->b[i]; b; b = LDR(&b->next))
@@ -431,14 +440,14 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
                 if (!k)
                     continue;
                 uint64_t x = cht_hash(h->hash, k) & N->mask;
-                struct lb_bucket *t = tail[x];
+                struct lb_bucket *t = aux[x].tail;
                 unsigned s = 0;
                 while (s < LB_SLOTS && t->key[s])
                     s++;
                 if (s == LB_SLOTS) {
                     struct lb_bucket *o = &N->blk[used++];
                     t->next = o;
-                    tail[x] = t = o;
+                    aux[x].tail = t = o;
                     s = 0;
                 }
                 t->key[s] = k;

@@ -5,9 +5,9 @@
  * The Secret to Scaling Concurrent Search Data Structures", ASPLOS 2015, as
  * described in thesis 000 lines 655-671 (the snapshot_t of a 4-byte version and
  * a 4-byte map of slot states). Written from the paper's description; no
- * upstream code. Upstream CLHT-LF has no overflow chains (an insert into a full
- * bucket spins until a resize helps, which never comes for dense keys); this
- * one chains, without ever waiting for space.
+ * upstream code. Upstream CLHT-LF has no overflow chains: an insert into a full
+ * bucket retries until a resize makes room, and can spin forever; this one
+ * chains, and never waits for space.
  *
  * Layout. A bucket is one 64-byte line: sync | key[3] | val[3] | next. Keys hash
  * with cht_hash (option hash=mix|identity, default mix). A chain is a list of
@@ -56,14 +56,18 @@
  *    that were in flight die with the old table; their inserts restart on the new
  *    one. Out of memory: everything is unfrozen and the table keeps chaining.
  *
- * Progress. Outside resizes the table is lock-free: a CAS fails only because
- * another operation's CAS succeeded, and every operation performs a bounded
- * number of successful CASes (claim, seal, publish or back-out) before it
- * completes, so some operation always completes. get is lock-free as above.
- * Exceptions: (1) during a resize, updaters that touch a frozen chain wait for
- * the new table (blocking); gets never wait and read the frozen table.
+ * Progress. Outside resizes the table is lock-free: no operation ever waits for
+ * another; a CAS fails only because another operation's CAS succeeded, and the
+ * successful CASes of an operation are its claim, its publish (or back-out),
+ * its removal or swap, plus appends and seals that make room. get is lock-free
+ * as above. Exceptions: (1) during a resize, updaters that touch a frozen chain
+ * wait for the new table (blocking); gets never wait and read the frozen table.
  * (2) update on a segment whose 15 slots are all in use waits for a concurrent
  * update of that segment to finish (only possible with 14 keys in one segment).
+ * (3) a theoretical livelock: a segment filled by in-flight claims gets sealed,
+ * which sends those inserts to a new segment; an adversarial schedule of 15 or
+ * more inserters on one chain could repeat this, but every round appends
+ * buckets, which soon triggers the resize that spreads the chain.
  * Versions are 32 bits: a snapshot ABA needs 2^32 changes of one segment
  * between two loads of one operation.
  *
@@ -611,41 +615,42 @@ static bool lf_get(void *tp, cht_key_t k, cht_val_t *out)
     struct lf_bucket *S = &T->b[hv & T->mask];
     while (S) {
         uint64_t w = LD(&S->sync);
+        uint64_t m = valid_bits(w);
         struct lf_bucket *b = S;
         unsigned bi = 0;
-        bool hit = false, torn = false;
+        int hit = -1;
+        bool torn = false;
         cht_val_t v = 0;
-        for (uint64_t m = valid_bits(w); m; m &= m - 1) {
-            unsigned p = (unsigned)__builtin_ctzll(m) >> 1;
-            while (bi < p / LF_SLOTS && b && b != SENTINEL) {
-                b = LD(&b->next);
-                bi++;
-            }
+        for (;;) {
+            unsigned mb = (unsigned)(m >> (6 * bi));
+            for (unsigned j = 0; j < LF_SLOTS; j++)
+                if ((mb >> (2 * j) & 1) && LD(&b->key[j]) == k) {
+                    v = LD(&b->val[j]);
+                    hit = (int)j;
+                    break;
+                }
+            if (hit >= 0 || bi == SEG_BUCKETS - 1)
+                break;
+            if (!(w & W_SEALED) && !(m >> (6 * (bi + 1))))
+                break;                  /* nothing valid further on, no next segment */
+            b = LD(&b->next);
             if (!b || b == SENTINEL) {
-                torn = true;            /* cannot happen for a stable snapshot */
+                torn = true;            /* cannot happen under a stable snapshot */
                 break;
             }
-            if (LD(&b->key[p % LF_SLOTS]) == k) {
-                v = LD(&b->val[p % LF_SLOTS]);
-                hit = true;
-                break;
-            }
+            bi++;
         }
         if (LD(&S->sync) != w || torn)
             continue;                   /* the segment changed under us: read it again */
-        if (hit) {
+        if (hit >= 0) {
             if (out)
                 *out = v;
             found = true;
             break;
         }
         if (!(w & W_SEALED))
-            break;                      /* last segment */
-        while (bi < SEG_BUCKETS - 1 && b && b != SENTINEL) {
-            b = LD(&b->next);
-            bi++;
-        }
-        S = (b && b != SENTINEL) ? LD(&b->next) : NULL;
+            break;                      /* the last segment */
+        S = LD(&b->next);               /* b is the segment's fifth bucket */
         if (S == SENTINEL)
             S = NULL;
     }

@@ -207,8 +207,8 @@ static void mode_disjoint(void)
         unsigned n = round ? 8 : 4;
         uint64_t range = round ? 20000 : 4096;
         /* round 1 starts tiny so resizable tables grow under concurrency;
-         * fixed-capacity tables get room for every key instead */
-        bool tiny = round && !(ops->caps & CHT_CAP_FIXED_CAP);
+         * the others get room for every key instead */
+        bool tiny = round && (ops->caps & CHT_CAP_RESIZE);
         void *t = make_table(tiny ? 16 : range / 2, tiny ? 8.0 : 0.5, n, range);
         pthread_barrier_t bar;
         pthread_barrier_init(&bar, NULL, n);
@@ -277,14 +277,12 @@ static void mode_stable(void)
 {
     unsigned n = 6;
     uint64_t range = 20000;
-    bool fixed = ops->caps & CHT_CAP_FIXED_CAP;
     /* resizable tables start small so that churn resizes under the readers;
-     * a table that refuses the prefill as full (fixed capacity, resize=0)
-     * is rebuilt with room for every key */
+     * one that refuses the prefill as full (resize=0) is rebuilt with room */
     void *t = NULL;
     size_t stable = 0;
     for (int attempt = 0; attempt < 2 && !t; attempt++) {
-        bool tiny = attempt == 0 && !fixed;
+        bool tiny = attempt == 0 && (ops->caps & CHT_CAP_RESIZE);
         t = make_table(tiny ? 64 : range, tiny ? 4.0 : 0.5, n, range);
         t_init(t, 0);
         stable = 0;

@@ -512,10 +512,10 @@ static int mode_rw(uint64_t iters)
     int maxr;
     run_rw(NTHREADS, iters, 8, 16, &maxr);
     /* read-only phase: long read sections, so that readers overlap in time */
-    uint64_t reads = scaled(4000) < iters ? scaled(4000) : iters;
+    uint64_t reads = scaled(300) < iters ? scaled(300) : iters;
     int maxr2 = 0;
     for (int attempt = 0; attempt < 5; attempt++) {
-        run_rw(NTHREADS, reads, 0, 2000, &maxr2);
+        run_rw(NTHREADS, reads, 0, 300, &maxr2);
         if (maxr2 >= 2 || !(ops->caps & LOCK_CAP_RW))
             break;
     }

@@ -1,0 +1,424 @@
+/*
+ * lockbench.c - lock-only benchmarks (DESIGN.md "Locks": "a mutex counter
+ * bench and RWBench (seed 003) with their invariants"; docs/cli.md "Lock
+ * benchmarks").
+ *
+ *   main: allocate the lock (64-byte aligned, lock_size bytes), init it with
+ *         a lock_config from the pin plan, spawn n workers
+ *   worker: pin -> allocate its own ctx (64-byte aligned, ctx_size bytes) and
+ *           ctx_init(ctx, tid, node) -> barrier (start) -> loop until stop
+ *   main: sleeps d ms after the barrier, raises stop, joins, sums ctx_stats,
+ *         checks the invariant, destroys the lock.
+ *
+ * --bench mutex: each iteration lock(); the 4 shared counters of one cache
+ * line are incremented with a relaxed load and a relaxed store each (a
+ * non-atomic read-modify-write: only mutual exclusion keeps them exact, two
+ * holders at once lose increments); --cs work units; unlock(); --ncs units.
+ * Invariant: every counter == total acquisitions.
+ *
+ * --bench rwlock (RWBench, seed 003): each iteration a Bernoulli draw with
+ * P(write) = --write %: a writer, under lock(), adds v to one random element
+ * of the shared 64-integer array and subtracts v from another, --wcs times,
+ * and bumps a writer-only counter non-atomically; a reader, under
+ * read_lock(), sums the whole array (a nonzero sum means it saw a half-done
+ * write) and does --rcs work units. Then --ncs units outside. Invariant: the
+ * final sum is 0 (mod 2^64), no reader saw a nonzero sum, and the writer
+ * counter == writes. Locks without a shared mode run it too: their
+ * read_lock is lock.
+ *
+ * A work unit is one step of a dependent LCG chain in a register: no memory
+ * traffic, no shared writes, a few cycles (multiply latency) each.
+ * Per-thread counts live in registers during the loop and are written once,
+ * to the worker's own padded slot, at the end.
+ */
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <time.h>
+#include "lockbench.h"
+#include "report.h"
+#include "util.h"
+
+#define LB_LINE 64
+
+struct lb_shared {
+    const struct lb_params *p;
+    const struct lock_ops *ops;
+    void *lock;
+    pthread_barrier_t bar;
+    alignas(LB_LINE) int stop;                        /* its own line */
+    alignas(LB_LINE) uint64_t counter[LB_COUNTERS];   /* mutex: one line */
+    alignas(LB_LINE) uint64_t array[LB_ARRAY];        /* rwlock: 8 lines */
+    alignas(LB_LINE) uint64_t write_counter;          /* rwlock: writers only */
+};
+
+struct lb_worker {
+    alignas(LB_LINE) unsigned tid;
+    struct lb_shared *s;
+    void *ctx;
+    uint64_t acq, reads, writes, violations, sink;
+    uint64_t t_start, t_end;
+    bool no_memory;
+    char pin_error[160];
+};
+
+static size_t round_line(size_t n) { return n ? (n + LB_LINE - 1) / LB_LINE * LB_LINE : LB_LINE; }
+
+static inline uint64_t lb_work(uint64_t x, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        __asm__ volatile("" : "+r"(x));   /* keep every step: no closed form, no vectorising */
+    }
+    return x;
+}
+
+/* CHTBENCH_LOCKBENCH_NO_LOCK=1 (tests only, docs/cli.md): every lock call is
+ * this no-op, so the critical sections race and the invariant must fail. */
+static void no_lock(void *l, void *ctx) { (void)l, (void)ctx; }
+
+static bool lock_disabled(void)
+{
+    const char *e = getenv("CHTBENCH_LOCKBENCH_NO_LOCK");
+    return e && strcmp(e, "1") == 0;
+}
+
+static inline void bump(uint64_t *p, uint64_t d)
+{
+    __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + d, __ATOMIC_RELAXED);
+}
+
+static void mutex_loop(struct lb_worker *w)
+{
+    struct lb_shared *s = w->s;
+    const struct bench_config *cfg = s->p->cfg;
+    bool off = lock_disabled();
+    void (*lock)(void *, void *) = off ? no_lock : s->ops->lock;
+    void (*unlock)(void *, void *) = off ? no_lock : s->ops->unlock;
+    void *l = s->lock, *ctx = w->ctx;
+    uint64_t *c = s->counter;
+    const int *stop = &s->stop;
+    const uint64_t cs = cfg->cs, ncs = cfg->ncs;
+    uint64_t acq = 0, x = w->tid + 1;
+
+    w->t_start = now_ns();
+    while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) {
+        lock(l, ctx);
+        bump(&c[0], 1);
+        bump(&c[1], 1);
+        bump(&c[2], 1);
+        bump(&c[3], 1);
+        x = lb_work(x, cs);
+        unlock(l, ctx);
+        acq++;
+        x = lb_work(x, ncs);
+    }
+    w->t_end = now_ns();
+    w->acq = acq;
+    w->writes = acq;
+    w->sink = x;
+}
+
+static void rw_loop(struct lb_worker *w)
+{
+    struct lb_shared *s = w->s;
+    const struct lb_params *p = s->p;
+    const struct bench_config *cfg = p->cfg;
+    const struct lock_ops *o = s->ops;
+    bool off = lock_disabled();
+    void (*lock)(void *, void *) = off ? no_lock : o->lock;
+    void (*unlock)(void *, void *) = off ? no_lock : o->unlock;
+    void (*rlock)(void *, void *) = off ? no_lock : o->read_lock ? o->read_lock : o->lock;
+    void (*runlock)(void *, void *) = off ? no_lock : o->read_lock ? o->read_unlock : o->unlock;
+    void *l = s->lock, *ctx = w->ctx;
+    uint64_t *a = s->array;
+    const int *stop = &s->stop;
+    const uint64_t rcs = cfg->rcs, wcs = cfg->wcs, ncs = cfg->ncs, pct = cfg->write_pct;
+    uint64_t reads = 0, writes = 0, viol = 0, x = w->tid + 1;
+    struct cht_rng rng;
+    cht_rng_seed(&rng, cfg->seed + p->rep, w->tid);
+
+    w->t_start = now_ns();
+    while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) {
+        if (cht_rng_below(cht_rng_next(&rng), 100) < pct) {
+            lock(l, ctx);
+            for (uint64_t j = 0; j < wcs; j++) {
+                uint64_t r = cht_rng_next(&rng);
+                uint64_t v = (r >> 12) | 1;              /* never 0: a lost update always shows */
+                bump(&a[r & (LB_ARRAY - 1)], v);
+                bump(&a[(r >> 6) & (LB_ARRAY - 1)], 0 - v);
+            }
+            bump(&s->write_counter, 1);
+            unlock(l, ctx);
+            writes++;
+        } else {
+            rlock(l, ctx);
+            uint64_t sum = 0;
+            for (unsigned i = 0; i < LB_ARRAY; i++)
+                sum += __atomic_load_n(&a[i], __ATOMIC_RELAXED);
+            x = lb_work(x ^ sum, rcs);
+            runlock(l, ctx);
+            viol += sum != 0;
+            reads++;
+        }
+        x = lb_work(x, ncs);
+    }
+    w->t_end = now_ns();
+    w->reads = reads;
+    w->writes = writes;
+    w->acq = reads + writes;
+    w->violations = viol;
+    w->sink = x;
+}
+
+static void *worker_main(void *arg)
+{
+    struct lb_worker *w = arg;
+    struct lb_shared *s = w->s;
+    const struct lb_params *p = s->p;
+    if (pin_apply(p->topo, p->plan, w->tid, w->pin_error, sizeof w->pin_error) != 0 && !w->pin_error[0])
+        snprintf(w->pin_error, sizeof w->pin_error, "--pin: cannot pin thread %u", w->tid);
+    /* the ctx is allocated and initialised by its thread, after pinning: first touch on its node */
+    if (s->ops->ctx_size) {
+        w->ctx = aligned_alloc(LB_LINE, round_line(s->ops->ctx_size));
+        if (w->ctx) {
+            memset(w->ctx, 0, round_line(s->ops->ctx_size));
+            if (s->ops->ctx_init) {
+                unsigned nodes = p->plan->numa_nodes ? p->plan->numa_nodes : 1;
+                unsigned node = pin_plan_node(p->plan, w->tid);
+                s->ops->ctx_init(w->ctx, w->tid, node < nodes ? node : node % nodes);
+            }
+        } else {
+            w->no_memory = true;
+        }
+    }
+    pthread_barrier_wait(&s->bar);           /* all ready: go */
+    if (!w->no_memory) {
+        if (p->cfg->bench == BENCH_RWLOCK)
+            rw_loop(w);
+        else
+            mutex_loop(w);
+    }
+    return NULL;
+}
+
+static void sleep_ms(uint64_t ms)
+{
+    struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+int lockbench_run(const struct lb_params *p, struct lb_result *r)
+{
+    const struct bench_config *cfg = p->cfg;
+    const struct lock_ops *o = p->lock;
+    memset(r, 0, sizeof *r);
+    struct lb_shared *s = aligned_alloc(LB_LINE, round_line(sizeof *s));
+    struct lb_worker *w = aligned_alloc(LB_LINE, round_line(sizeof *w * p->threads));
+    pthread_t *th = calloc(p->threads, sizeof *th);
+    void *lock = aligned_alloc(LB_LINE, round_line(o->lock_size));
+    if (!s || !w || !th || !lock) {
+        snprintf(r->error, sizeof r->error, "--bench: out of memory");
+        free(s), free(w), free(th), free(lock);
+        return -1;
+    }
+    memset(s, 0, sizeof *s);
+    memset(w, 0, sizeof *w * p->threads);
+    memset(lock, 0, round_line(o->lock_size));
+    struct lock_config lc = {
+        .numa_nodes = p->plan->numa_nodes ? p->plan->numa_nodes : 1,
+        .max_threads = p->threads,
+        .handoff_bound = cfg->handoff_bound,
+        .waiter_threshold = cfg->waiter_threshold,
+    };
+    o->init(lock, &lc);
+    s->p = p;
+    s->ops = o;
+    s->lock = lock;
+    pthread_barrier_init(&s->bar, NULL, p->threads + 1);
+    for (unsigned i = 0; i < p->threads; i++) {
+        w[i].tid = i;
+        w[i].s = s;
+        if (pthread_create(&th[i], NULL, worker_main, &w[i]) != 0) {
+            fprintf(stderr, "chtbench: cannot start thread %u of %u\n", i, p->threads);
+            exit(EXIT_FAILED);               /* a partial barrier cannot be unwound */
+        }
+    }
+    pthread_barrier_wait(&s->bar);           /* go */
+    sleep_ms(cfg->duration_ms);
+    __atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
+    for (unsigned i = 0; i < p->threads; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&s->bar);
+
+    uint64_t t0 = UINT64_MAX, t1 = 0, lo = UINT64_MAX, hi = 0;
+    const char *pin_error = NULL;
+    bool no_memory = false;
+    for (unsigned i = 0; i < p->threads; i++) {
+        if (w[i].pin_error[0] && !pin_error)
+            pin_error = w[i].pin_error;
+        no_memory |= w[i].no_memory;
+        r->acquisitions += w[i].acq;
+        r->reads += w[i].reads;
+        r->writes += w[i].writes;
+        r->reader_violations += w[i].violations;
+        lo = w[i].acq < lo ? w[i].acq : lo;
+        hi = w[i].acq > hi ? w[i].acq : hi;
+        t0 = w[i].t_start < t0 ? w[i].t_start : t0;
+        t1 = w[i].t_end > t1 ? w[i].t_end : t1;
+    }
+    r->elapsed_s = t1 > t0 ? (double)(t1 - t0) / 1e9 : 0;
+    r->acq_per_s = r->elapsed_s > 0 ? (double)r->acquisitions / r->elapsed_s : 0;
+    r->min_share = r->acquisitions ? (double)lo / (double)r->acquisitions : 0;
+    r->max_share = r->acquisitions ? (double)hi / (double)r->acquisitions : 0;
+
+    /* counters: the lock's own, then every thread's (HTM counters live in the ctx) */
+    r->has_lock_stats = o->stats || o->ctx_stats;
+    if (o->stats)
+        o->stats(lock, &r->ls);
+    for (unsigned i = 0; o->ctx_stats && i < p->threads; i++)
+        if (w[i].ctx)
+            o->ctx_stats(w[i].ctx, &r->ls);
+
+    /* the invariant */
+    for (unsigned k = 0; k < LB_COUNTERS; k++)
+        r->counter[k] = s->counter[k];
+    uint64_t sum = 0;
+    for (unsigned i = 0; i < LB_ARRAY; i++)
+        sum += s->array[i];
+    r->final_sum = (int64_t)sum;
+    r->write_counter = s->write_counter;
+    if (cfg->bench == BENCH_RWLOCK) {
+        r->invariant_ok = sum == 0 && r->reader_violations == 0 && r->write_counter == r->writes;
+    } else {
+        r->invariant_ok = true;
+        for (unsigned k = 0; k < LB_COUNTERS; k++)
+            r->invariant_ok &= r->counter[k] == r->acquisitions;
+    }
+
+    if (o->destroy)
+        o->destroy(lock);
+    for (unsigned i = 0; i < p->threads; i++)
+        free(w[i].ctx);
+    free(lock);
+    free(th);
+    free(w);
+    free(s);
+    if (pin_error || no_memory) {
+        snprintf(r->error, sizeof r->error, "%s", pin_error ? pin_error : "--bench: out of memory for a lock ctx");
+        return -1;
+    }
+    return 0;
+}
+
+static const char *bench_name(enum bench_kind b) { return b == BENCH_RWLOCK ? "rwlock" : "mutex"; }
+
+static void report_failure(const struct lb_params *p, const struct lb_result *r)
+{
+    const char *b = bench_name(p->cfg->bench);
+    if (p->cfg->bench == BENCH_RWLOCK)
+        fprintf(stderr,
+                "chtbench: INVARIANT FAILURE: --bench %s, lock %s, %u threads, rep %u: final array sum %lld "
+                "(expected 0), %llu reads saw a nonzero sum, writer counter %llu (expected writes = %llu): "
+                "the lock does not exclude\n",
+                b, p->lock->name, p->threads, p->rep, (long long)r->final_sum,
+                (unsigned long long)r->reader_violations, (unsigned long long)r->write_counter,
+                (unsigned long long)r->writes);
+    else
+        fprintf(stderr,
+                "chtbench: INVARIANT FAILURE: --bench %s, lock %s, %u threads, rep %u: shared counters %llu %llu "
+                "%llu %llu, expected acquisitions = %llu each: the lock does not exclude\n",
+                b, p->lock->name, p->threads, p->rep, (unsigned long long)r->counter[0],
+                (unsigned long long)r->counter[1], (unsigned long long)r->counter[2],
+                (unsigned long long)r->counter[3], (unsigned long long)r->acquisitions);
+}
+
+static int emit(const struct bench_config *cfg, const struct lock_record *rec)
+{
+    int status = 0;
+    if (cfg->csv && report_lock_csv_append(cfg->csv, rec) != 0) {
+        fprintf(stderr, "chtbench: --csv: cannot append to '%s': %s\n", cfg->csv, strerror(errno));
+        status = EXIT_FAILED;
+    }
+    if (cfg->json)
+        report_lock_json(stdout, rec);
+    return status;
+}
+
+int lockbench_main(const struct bench_config *cfg, const struct pin_topology *topo, const struct pin_plan *plans)
+{
+    FILE *human = cfg->json ? stderr : stdout;
+    report_lock_console_header(human, cfg);
+    int status = 0;
+    unsigned pus = pin_topology_pus(topo);
+    struct lb_result *res = calloc(cfg->reps, sizeof *res);
+    double *v = calloc(cfg->reps, sizeof *v);
+    if (!res || !v) {
+        fprintf(stderr, "chtbench: out of memory\n");
+        free(res);
+        free(v);
+        return EXIT_FAILED;
+    }
+    for (unsigned l = 0; l < cfg->nlocks; l++) {
+        double one_median = 0;      /* this lock's 1-thread median acq/s, once run */
+        for (unsigned n = 0; n < cfg->nthreads; n++) {
+            unsigned threads = cfg->threads[n];
+            bool over = plans[n].oversubscribed || threads > pus;
+            if (over)
+                fprintf(stderr, "chtbench: warning: %u threads on %u usable CPUs: oversubscribed\n", threads, pus);
+            unsigned done = 0;
+            bool all_ok = true;
+            for (unsigned rep = 0; rep < cfg->reps; rep++) {
+                struct lb_params p = { .cfg = cfg, .lock = cfg->locks[l], .threads = threads, .topo = topo,
+                                       .plan = &plans[n], .rep = rep };
+                if (lockbench_run(&p, &res[done]) != 0) {
+                    fprintf(stderr, "chtbench: %s\n", res[done].error);
+                    status = EXIT_FAILED;
+                    break;
+                }
+                if (!res[done].invariant_ok) {
+                    report_failure(&p, &res[done]);
+                    status = EXIT_FAILED;
+                    all_ok = false;
+                }
+                done++;
+            }
+            if (!done)
+                continue;
+            /* rows go out once the configuration's median is known: 1-thread rows carry their speedup too */
+            for (unsigned i = 0; i < done; i++)
+                v[i] = res[i].acq_per_s;
+            struct summary sm;
+            summarize(v, done, &sm);
+            if (threads == 1 && one_median <= 0)
+                one_median = sm.median;
+            struct lb_summary ls = { .lock = cfg->locks[l]->name, .threads = threads, .n = done, .ok = all_ok,
+                                     .min_share = 1, .max_share = 0, .has_speedup = one_median > 0,
+                                     .speedup = one_median > 0 ? sm.median / one_median : 0 };
+            uint64_t acq = 0, writes = 0;
+            for (unsigned i = 0; i < done; i++) {
+                struct lock_record rec = { .cfg = cfg, .lock = cfg->locks[l], .threads = threads, .rep = i,
+                                           .oversubscribed = over, .r = &res[i], .has_speedup = one_median > 0,
+                                           .speedup = one_median > 0 ? res[i].acq_per_s / one_median : 0 };
+                if (emit(cfg, &rec))
+                    status = EXIT_FAILED;
+                ls.min_share = res[i].min_share < ls.min_share ? res[i].min_share : ls.min_share;
+                ls.max_share = res[i].max_share > ls.max_share ? res[i].max_share : ls.max_share;
+                acq += res[i].acquisitions;
+                writes += res[i].writes;
+            }
+            ls.write_share = acq ? (double)writes / (double)acq : 0;
+            ls.median = sm.median / 1e6;
+            ls.min = sm.min / 1e6;
+            ls.max = sm.max / 1e6;
+            report_lock_console_summary(human, cfg, &ls);
+        }
+    }
+    free(res);
+    free(v);
+    return status;
+}
