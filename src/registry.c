@@ -199,6 +199,14 @@ int registry_parse_table(const char *spec, struct table_choice *out, char *err, 
     return 0;
 }
 
+bool registry_choice_available(const struct table_choice *c, char *why, size_t len)
+{
+    unsigned rtm_by_lock = CHT_CAP_NEEDS_RTM | CHT_CAP_LOCK_PARAM;
+    if (c->lock && (c->ops->caps & rtm_by_lock) == rtm_by_lock)
+        return registry_lock_available(c->lock, why, len);
+    return registry_table_available(c->ops, why, len);
+}
+
 void registry_apply_choice(const struct table_choice *c, struct cht_config *cfg)
 {
     cfg->lock = c->lock;

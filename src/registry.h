@@ -33,5 +33,9 @@ struct table_choice {
  * message lists the valid ones), malformed key=val, unknown or unavailable lock.
  * Returns 0, or -1 with a one-line message starting "--table: ". */
 int registry_parse_table(const char *spec, struct table_choice *out, char *err, size_t len);
+/* Can this choice run here? A table that needs RTM only for its default lock
+ * (CHT_CAP_NEEDS_RTM with CHT_CAP_LOCK_PARAM) runs under an explicit lock=NAME
+ * whenever that lock is available; otherwise the table's available() decides. */
+bool registry_choice_available(const struct table_choice *c, char *why, size_t len);
 /* Fills a cht_config's lock and options from a choice. */
 void registry_apply_choice(const struct table_choice *c, struct cht_config *cfg);

@@ -426,7 +426,7 @@ int main(int argc, char **argv)
     }
     ops = choice.ops;
     char why[256];
-    if (!registry_table_available(ops, why, sizeof why)) {
+    if (!registry_choice_available(&choice, why, sizeof why)) {
         printf("SKIP %s: %s\n", ops->name, why);
         return 77;      /* meson's skip code */
     }
