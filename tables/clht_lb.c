@@ -69,6 +69,7 @@
 #include "cht.h"
 #include "cht_hash.h"
 #include "ebr.h"
+#include "lock.h"
 
 #define LB_SLOTS 3
 #define LB_LOCKED 1ull
@@ -101,6 +102,7 @@ struct lb_table {
     struct clht_lb *owner;
     size_t retired_bytes;
     struct ebr_node retire;
+    uint32_t frozen;            /* lock=NAME only: set by the resizer (atomic) */
     alignas(64) uint64_t overflow;  /* overflow buckets linked (atomic; rare) */
     uint64_t thresh;            /* resize when overflow passes it (atomic) */
 };
@@ -115,6 +117,11 @@ struct clht_lb {
     unsigned nthreads;
     struct ebr *ebr;
     struct lb_count *count;
+    /* lock=NAME (same cache line as cur): NULL = built-in TTAS in the sync word */
+    const struct lock_ops *lk;
+    unsigned char *lmem;        /* LB_STRIPES locks, lstride bytes apart */
+    unsigned char *ctx;         /* nthreads ctxs, cstride bytes apart (NULL: ctx_size 0) */
+    uint32_t lstride, cstride;
     alignas(64) uint32_t resize_lock;
     uint64_t resizes;
     uint64_t full_failures;     /* inserts refused: out of memory for an overflow bucket */
@@ -124,6 +131,7 @@ struct clht_lb {
 static __thread unsigned lb_tid;
 
 static const struct cht_option_spec lb_options[] = {
+    { "lock", "any lock from --list as the chain locks (2048 stripes; default: TTAS in the bucket)" },
     CHT_HASH_OPTION,
     { NULL, NULL },
 };

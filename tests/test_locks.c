@@ -9,12 +9,13 @@
  *
  * basic    one thread: lock/unlock, read_lock/read_unlock, trylock on a free
  *          lock, is_locked / has_waiters where provided; with 1 and 4 nodes.
- * mutex    16 threads x ITERS acquisitions (lock(); every 8th one by
+ * mutex    16 threads x ITERS (default 250000) acquisitions (lock(); every 8th one by
  *          spinning on trylock where supported; RW locks in write mode). The
  *          critical section increments a counter with a relaxed atomic load
  *          + store (an increment is lost exactly when exclusion fails), a
  *          plain shadow counter (the thread sanitizer then checks the lock's
- *          happens-before edges), and counts threads inside. Both counters
+ *          happens-before edges), and counts threads inside; every 1024
+ *          acquisitions a thread yields, so all 16 interleave. Both counters
  *          must come out exact and no overlap may be seen. RTM locks: the
  *          counters of ctx_stats must add up.
  * rw       16 threads, 1 in 8 operations writes: writers store a sequence
@@ -31,7 +32,8 @@
  *          with the abort-cause counters checked against the simulated
  *          statuses.
  * Exit 0 pass, 1 fail, 77 skip (meson). CHT_TEST_SCALE (percent, default
- * 100) scales the iteration counts (sanitizer builds use less).
+ * 100) scales the iteration counts (sanitizer builds use less);
+ * CHT_TEST_THREADS (default 16) sets the thread count of mutex and rw.
  */
 #include <pthread.h>
 #include <stdalign.h>
@@ -55,7 +57,8 @@
 #define UNDER_TSAN 0
 #endif
 
-#define NTHREADS 16
+#define MAX_TEST_THREADS 64
+static unsigned NTHREADS = 16;   /* CHT_TEST_THREADS overrides (1..64) */
 #define SKIP 77
 
 static int failures;
@@ -94,7 +97,7 @@ static inline void relax(void)
 /* ---------------------------------------------------------------- setup */
 
 static const struct lock_ops *ops;
-static struct lock_config cfg = { .numa_nodes = 3, .max_threads = NTHREADS,
+static struct lock_config cfg = { .numa_nodes = 3, .max_threads = MAX_TEST_THREADS,
                                   .handoff_bound = 8, .waiter_threshold = 0 };
 
 struct box {
@@ -281,6 +284,7 @@ struct worker {
     unsigned trylock_every;     /* 0: never, n: every n-th acquisition */
     struct box *b;
     struct shared *sh;
+    uint64_t contended;         /* acquisitions that found the lock taken */
 };
 
 static void start_barrier(struct shared *sh, unsigned n)
@@ -290,11 +294,16 @@ static void start_barrier(struct shared *sh, unsigned n)
         sched_yield();
 }
 
-static inline void cs_count(struct shared *sh)
+/* The critical section. Every 256th time it yields the CPU between the load
+ * and the store, so a thread that gets in while another is inside loses an
+ * increment even on a machine with few free cores. */
+static inline void cs_count(struct shared *sh, uint64_t i)
 {
     if (__atomic_fetch_add(&sh->inside, 1, __ATOMIC_RELAXED) != 0)
         __atomic_fetch_add(&sh->overlaps, 1, __ATOMIC_RELAXED);
     uint64_t v = __atomic_load_n(&sh->counter, __ATOMIC_RELAXED);
+    if ((i & 255) == 128)
+        sched_yield();
     __atomic_store_n(&sh->counter, v + 1, __ATOMIC_RELAXED);
     sh->plain++;
     __atomic_fetch_sub(&sh->inside, 1, __ATOMIC_RELAXED);
@@ -306,14 +315,18 @@ static void *mutex_worker(void *arg)
     void *x = box_ctx(w->b, w->tid);
     start_barrier(w->sh, w->b->threads);
     for (uint64_t i = 0; i < w->iters; i++) {
+        if (ops->is_locked && ops->is_locked(w->b->lock))
+            w->contended++;
         if (w->trylock_every && i % w->trylock_every == w->trylock_every - 1) {
             while (!ops->trylock(w->b->lock, x))
                 relax();
         } else {
             ops->lock(w->b->lock, x);
         }
-        cs_count(w->sh);
+        cs_count(w->sh, i);
         ops->unlock(w->b->lock, x);
+        if ((i & 1023) == 1023)
+            sched_yield();      /* interleave all threads, not just two per time slice */
     }
     return NULL;
 }
@@ -338,8 +351,11 @@ static bool run_mutex(unsigned threads, uint64_t iters, bool mix_trylock, bool o
             fprintf(stderr, "FAIL pthread_create\n");
             exit(1);
         }
-    for (unsigned i = 0; i < threads; i++)
+    uint64_t contended = 0;
+    for (unsigned i = 0; i < threads; i++) {
         pthread_join(w[i].th, NULL);
+        contended += w[i].contended;
+    }
     double dt = now_s() - t0;
     uint64_t want = (uint64_t)threads * iters;
     int before = failures;
@@ -350,8 +366,11 @@ static bool run_mutex(unsigned threads, uint64_t iters, bool mix_trylock, bool o
           (unsigned long long)sh->plain, (unsigned long long)want);
     CHECK(sh->overlaps == 0, "%s: %d times a thread entered while another was inside",
           ops->name, sh->overlaps);
-    printf("%s: %u threads x %llu acquisitions in %.2f s (%.0f/s)\n", ops->name, threads,
+    printf("%s: %u threads x %llu acquisitions in %.2f s (%.0f/s)", ops->name, threads,
            (unsigned long long)iters, dt, (double)want / dt);
+    if (ops->is_locked)
+        printf(", %.1f%% found it taken", 100.0 * (double)contended / (double)want);
+    printf("\n");
     struct lock_stats s = box_stats(&b);
     if (ops->ctx_stats) {
         print_stats(ops->name, &s);
@@ -379,7 +398,7 @@ static bool run_mutex(unsigned threads, uint64_t iters, bool mix_trylock, bool o
 
 static uint64_t default_iters(void)
 {
-    return 125000;      /* x 16 threads = 2M acquisitions */
+    return 250000;      /* x 16 threads = 4M acquisitions */
 }
 
 static int mode_mutex(uint64_t iters)
@@ -721,6 +740,9 @@ int main(int argc, char **argv)
     const char *sc = getenv("CHT_TEST_SCALE");
     if (sc && atoi(sc) > 0)
         scale_pct = (unsigned)atoi(sc);
+    const char *nt = getenv("CHT_TEST_THREADS");
+    if (nt && atoi(nt) >= 1 && atoi(nt) <= MAX_TEST_THREADS)
+        NTHREADS = (unsigned)atoi(nt);
     setvbuf(stdout, NULL, _IOLBF, 0);
     parse_lock(argv[2]);
     uint64_t iters = argc > 3 ? strtoull(argv[3], NULL, 10) : default_iters();
