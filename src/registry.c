@@ -16,6 +16,7 @@ extern const struct cht_ops cht_table_hopscotch;
 extern const struct cht_ops cht_table_chain;
 extern const struct cht_ops cht_table_clht_lb;
 extern const struct cht_ops cht_table_clht_lf;
+extern const struct cht_ops cht_table_clht_rtm;
 #ifdef HAVE_URCU
 extern const struct cht_ops cht_table_urcu;
 #endif
@@ -35,6 +36,7 @@ const struct cht_ops *const cht_tables[] = {
     &cht_table_chain,
     &cht_table_clht_lb,
     &cht_table_clht_lf,
+    &cht_table_clht_rtm,
 #ifdef HAVE_URCU
     &cht_table_urcu,
 #endif

@@ -32,9 +32,22 @@
  *    a new bucket; remove clears the key and then bumps the slot's counter
  *    (folded into the unlocking store for the head bucket); update stores the
  *    new value in place (one atomic store: readers see the old or the new value).
- *    Locking goes through lb_lock()/lb_unlock() only, so a later lock=NAME option
- *    can put an external lock (locks/, one per chain) there and keep the sync
- *    word for the counters.
+ *    Locking goes through chain_lock()/chain_unlock() (below).
+ *  - lock=NAME (any lock from locks/; CHT_CAP_LOCK_PARAM): the chain locks
+ *    become LB_STRIPES (2048) external locks, chain i of the current table
+ *    using stripe i mod 2048, each on its own 64-byte-aligned stride of
+ *    round_up(lock_size, 64) bytes (stripes rather than one lock per bucket:
+ *    cohort / NUMA locks are large or allocate in init, the stripes survive
+ *    resizes unchanged, and 2048 keeps collisions rare at benchmark thread
+ *    counts). The sync word then only carries the removal counters (bumped
+ *    with a release store before the unlock). ctx: one per thread
+ *    (max_threads x round_up(ctx_size, 64), 64-byte aligned, ctx_init(ctx,
+ *    tid, cfg->thread_node[tid]) at create), found through the __thread id
+ *    set in thread_init: a thread never holds two stripes at once, so one
+ *    ctx is enough - including during a resize (below). The default (no lock
+ *    option) is untouched: insert/remove/update are always_inline templates
+ *    instantiated twice with a constant `ext`; the public ops test h->lk once
+ *    (same cache line as h->cur) and call the built-in or the external copy.
  *  - resize: when the overflow buckets linked since the table was built exceed
  *    half the bucket count, one thread (resize_lock, try-only) takes every chain
  *    lock of the current table and keeps them: the table is frozen. It counts the
@@ -45,6 +58,15 @@
  *    readers may keep reading the frozen table, whose state is the state at the
  *    moment of publication. If memory runs out during a resize the locks are
  *    released and the table keeps chaining (threshold doubled).
+ *    With lock=NAME the resizer cannot hold all stripes (a queue lock needs a
+ *    ctx per held lock), so it freezes instead: it sets T->frozen and then
+ *    takes and releases each stripe once, one at a time, with its one ctx.
+ *    An updater checks `frozen` right after taking its stripe; either it took
+ *    the stripe before the resizer did (the resizer waits for its release,
+ *    and sees its writes), or after (the lock hand-off orders the frozen store
+ *    before its check: it releases the stripe without writing and waits until
+ *    T is replaced, then retries on the new table). After the pass T is
+ *    frozen exactly as with lock_all(); out of memory clears `frozen`.
  *
  * Progress: get never waits or retries (it loops only over the chain);
  * updates are blocking (per-chain lock), and all updates block while a resize
@@ -292,6 +314,75 @@ static void unlock_all(struct lb_table *T)
         lb_unlock(&T->b[i], LB_SLOTS);
 }
 
+/* ---------------- external chain locks (lock=NAME) ---------------- */
+
+#define LB_STRIPES 2048u            /* power of two */
+
+static inline void *lbx_stripe(const struct clht_lb *h, uint64_t idx)
+{
+    return h->lmem + (size_t)(idx & (LB_STRIPES - 1)) * h->lstride;
+}
+
+static inline void *lbx_ctx(const struct clht_lb *h)
+{
+    return h->ctx ? h->ctx + (size_t)lb_tid * h->cstride : NULL;
+}
+
+/* Takes the stripe of chain idx of T; false (without it) once T was replaced.
+ * A frozen T (resize in progress) is waited out without holding the stripe. */
+static bool lbx_lock(struct clht_lb *h, struct lb_table *T, uint64_t idx, void *ctx)
+{
+    void *l = lbx_stripe(h, idx);
+    for (;;) {
+        h->lk->lock(l, ctx);
+        if (!LD(&T->frozen))
+            return true;
+        h->lk->unlock(l, ctx);
+        unsigned spins = 0;
+        while (LD(&h->cur) == T && LD(&T->frozen))
+            spin_wait(&spins);
+        if (LD(&h->cur) != T)
+            return false;
+    }
+}
+
+/* Freezes T: after the pass no updater is inside a critical section on T and
+ * every later one sees `frozen` (it takes a stripe after we released it). */
+static void lbx_freeze(struct clht_lb *h, struct lb_table *T)
+{
+    void *ctx = lbx_ctx(h);
+    ST(&T->frozen, 1);
+    size_t n = T->nb < LB_STRIPES ? T->nb : LB_STRIPES;
+    for (size_t i = 0; i < n; i++) {
+        h->lk->lock(lbx_stripe(h, i), ctx);
+        h->lk->unlock(lbx_stripe(h, i), ctx);
+    }
+}
+
+/* The chain lock as the operations see it; `ext` is a compile-time constant
+ * in each instantiation, so the default path compiles to the code above. */
+static inline __attribute__((always_inline)) bool
+chain_lock(struct clht_lb *h, struct lb_table *T, struct lb_bucket *head, uint64_t idx, void *ctx,
+           const bool ext)
+{
+    if (!ext)
+        return lb_lock(h, T, head);
+    return lbx_lock(h, T, idx, ctx);
+}
+
+static inline __attribute__((always_inline)) void
+chain_unlock(struct clht_lb *h, struct lb_bucket *head, uint64_t idx, void *ctx, unsigned bump_slot,
+             const bool ext)
+{
+    if (!ext) {
+        lb_unlock(head, bump_slot);
+        return;
+    }
+    if (bump_slot < LB_SLOTS)
+        ST(&head->sync, cnt_bump(LDR(&head->sync), bump_slot));
+    h->lk->unlock(lbx_stripe(h, idx), ctx);
+}
+
 /* ---------------- search (ASCY1) ---------------- */
 
 static inline bool lb_search(const struct lb_bucket *b, cht_key_t k, cht_val_t *out)
@@ -317,6 +408,44 @@ static inline bool lb_search(const struct lb_bucket *b, cht_key_t k, cht_val_t *
 }
 
 /* ---------------- create / destroy / threads ---------------- */
+
+static void lb_destroy(void *tp);
+
+/* lock=NAME: LB_STRIPES locks, each on its own 64-byte-aligned stride, and one
+ * ctx per thread (ctx_init with the thread's NUMA node). */
+static bool lbx_setup(struct clht_lb *h, const struct cht_config *cfg, char *err, size_t len)
+{
+    const struct lock_ops *lk = cfg->lock;
+    size_t ls = (lk->lock_size + 63) & ~(size_t)63, cs = (lk->ctx_size + 63) & ~(size_t)63;
+    if (ls == 0)
+        ls = 64;
+    if (ls > UINT32_MAX || cs > UINT32_MAX) {
+        snprintf(err, len, "--table clht-lb: lock %s is too large", lk->name);
+        return false;
+    }
+    h->lmem = aligned_alloc(64, ls * LB_STRIPES);
+    h->ctx = cs ? aligned_alloc(64, cs * h->nthreads) : NULL;
+    if (!h->lmem || (cs && !h->ctx)) {
+        snprintf(err, len, "out of memory (%u locks of %zu bytes)", LB_STRIPES, ls);
+        free(h->lmem);
+        free(h->ctx);
+        h->lmem = h->ctx = NULL;
+        return false;
+    }
+    memset(h->lmem, 0, ls * LB_STRIPES);
+    if (cs)
+        memset(h->ctx, 0, cs * h->nthreads);
+    h->lstride = (uint32_t)ls;
+    h->cstride = (uint32_t)cs;
+    struct lock_config lc = { .numa_nodes = cfg->numa_nodes ? cfg->numa_nodes : 1,
+                              .max_threads = h->nthreads, .handoff_bound = 64 };
+    for (unsigned i = 0; i < LB_STRIPES; i++)
+        lk->init(h->lmem + (size_t)i * ls, &lc);
+    for (unsigned i = 0; cs && lk->ctx_init && i < h->nthreads; i++)
+        lk->ctx_init(h->ctx + (size_t)i * cs, i, cfg->thread_node ? cfg->thread_node[i] : 0);
+    h->lk = lk;
+    return true;
+}
 
 static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
 {
@@ -356,6 +485,10 @@ static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
     memset(h->count, 0, sizeof *h->count * threads);
     T->owner = h;
     h->cur = T;
+    if (cfg->lock && !lbx_setup(h, cfg, err, len)) {
+        lb_destroy(h);
+        return NULL;
+    }
     return h;
 }
 
@@ -364,6 +497,12 @@ static void lb_destroy(void *tp)
     struct clht_lb *h = tp;
     ebr_destroy(h->ebr);            /* frees retired tables */
     table_free(h->cur);
+    if (h->lk) {
+        for (unsigned i = 0; i < LB_STRIPES; i++)
+            h->lk->destroy(h->lmem + (size_t)i * h->lstride);
+    }
+    free(h->lmem);
+    free(h->ctx);
     free(h->count);
     free(h);
 }
@@ -406,7 +545,10 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
         ST(&h->resize_lock, 0);
         return;
     }
-    lock_all(T);                    /* T is frozen from here on */
+    if (h->lk)
+        lbx_freeze(h, T);           /* T is frozen from here on */
+    else
+        lock_all(T);
 
     size_t n = 0;
     for (size_t i = 0; i < T->nb; i++)
@@ -478,7 +620,10 @@ fail:                               /* out of memory: keep chaining in T */
     if (N)
         table_free(N);
     __atomic_store_n(&T->thresh, LDR(&T->thresh) * 2, __ATOMIC_RELAXED);
-    unlock_all(T);
+    if (h->lk)
+        ST(&T->frozen, 0);
+    else
+        unlock_all(T);
     ST(&h->resize_lock, 0);
 }
 
@@ -496,10 +641,11 @@ static bool lb_get(void *tp, cht_key_t k, cht_val_t *v)
     return found;
 }
 
-static bool lb_insert(void *tp, cht_key_t k, cht_val_t v)
+static inline __attribute__((always_inline)) bool
+lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
 {
-    struct clht_lb *h = tp;
     unsigned tid = lb_tid;
+    void *ctx = ext ? lbx_ctx(h) : NULL;
     uint64_t hv = cht_hash(h->hash, k);
     bool ok = false, grow = false;
     struct lb_table *T;
@@ -509,7 +655,7 @@ static bool lb_insert(void *tp, cht_key_t k, cht_val_t v)
         struct lb_bucket *head = &T->b[hv & T->mask];
         if (lb_search(head, k, NULL))
             break;                              /* present: no write, no lock */
-        if (!lb_lock(h, T, head))
+        if (!chain_lock(h, T, head, hv & T->mask, ctx, ext))
             continue;                           /* table replaced: retry there */
         struct lb_bucket *b = head, *last = head, *eb = NULL;
         unsigned ej = 0;
@@ -528,26 +674,26 @@ static bool lb_insert(void *tp, cht_key_t k, cht_val_t v)
             b = LDR(&b->next);
         } while (b && !present);
         if (present) {
-            lb_unlock(head, LB_SLOTS);
+            chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
             break;
         }
         if (eb) {
             ST(&eb->val[ej], v);
             ST(&eb->key[ej], k);                /* publishes the pair */
-            lb_unlock(head, LB_SLOTS);
+            chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
             ok = true;
             break;
         }
         struct lb_bucket *o = bucket_new();
         if (!o) {
-            lb_unlock(head, LB_SLOTS);
+            chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
             __atomic_add_fetch(&h->full_failures, 1, __ATOMIC_RELAXED);
             break;
         }
         o->key[0] = k;
         o->val[0] = v;
         ST(&last->next, o);
-        lb_unlock(head, LB_SLOTS);
+        chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
         grow = __atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LDR(&T->thresh);
         ok = true;
         break;
@@ -560,10 +706,11 @@ static bool lb_insert(void *tp, cht_key_t k, cht_val_t v)
     return ok;
 }
 
-static bool lb_remove(void *tp, cht_key_t k)
+static inline __attribute__((always_inline)) bool
+lb_remove_impl(struct clht_lb *h, cht_key_t k, const bool ext)
 {
-    struct clht_lb *h = tp;
     unsigned tid = lb_tid;
+    void *ctx = ext ? lbx_ctx(h) : NULL;
     uint64_t hv = cht_hash(h->hash, k);
     bool ok = false;
     ebr_enter(h->ebr, tid);
@@ -572,23 +719,23 @@ static bool lb_remove(void *tp, cht_key_t k)
         struct lb_bucket *head = &T->b[hv & T->mask];
         if (!lb_search(head, k, NULL))
             break;                              /* absent: no write, no lock */
-        if (!lb_lock(h, T, head))
+        if (!chain_lock(h, T, head, hv & T->mask, ctx, ext))
             continue;
         for (struct lb_bucket *b = head; b && !ok; b = LDR(&b->next))
             for (unsigned j = 0; j < LB_SLOTS; j++)
                 if (LDR(&b->key[j]) == k) {
                     STR(&b->key[j], 0);
                     if (b == head) {
-                        lb_unlock(head, j);     /* counter bump rides on the unlock */
+                        chain_unlock(h, head, hv & T->mask, ctx, j, ext);     /* counter bump rides on the unlock */
                     } else {
                         ST(&b->sync, cnt_bump(LDR(&b->sync), j));
-                        lb_unlock(head, LB_SLOTS);
+                        chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
                     }
                     ok = true;
                     break;
                 }
         if (!ok)
-            lb_unlock(head, LB_SLOTS);
+            chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
         break;
     }
     if (ok)
@@ -597,10 +744,11 @@ static bool lb_remove(void *tp, cht_key_t k)
     return ok;
 }
 
-static bool lb_update(void *tp, cht_key_t k, cht_val_t v)
+static inline __attribute__((always_inline)) bool
+lb_update_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
 {
-    struct clht_lb *h = tp;
     unsigned tid = lb_tid;
+    void *ctx = ext ? lbx_ctx(h) : NULL;
     uint64_t hv = cht_hash(h->hash, k);
     bool ok = false;
     ebr_enter(h->ebr, tid);
@@ -609,7 +757,7 @@ static bool lb_update(void *tp, cht_key_t k, cht_val_t v)
         struct lb_bucket *head = &T->b[hv & T->mask];
         if (!lb_search(head, k, NULL))
             break;
-        if (!lb_lock(h, T, head))
+        if (!chain_lock(h, T, head, hv & T->mask, ctx, ext))
             continue;
         for (struct lb_bucket *b = head; b && !ok; b = LDR(&b->next))
             for (unsigned j = 0; j < LB_SLOTS; j++)
@@ -618,11 +766,50 @@ static bool lb_update(void *tp, cht_key_t k, cht_val_t v)
                     ok = true;
                     break;
                 }
-        lb_unlock(head, LB_SLOTS);
+        chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
         break;
     }
     ebr_exit(h->ebr, tid);
     return ok;
+}
+
+static __attribute__((noinline)) bool lb_insert_ext(struct clht_lb *h, cht_key_t k, cht_val_t v)
+{
+    return lb_insert_impl(h, k, v, true);
+}
+
+static bool lb_insert(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct clht_lb *h = tp;
+    if (__builtin_expect(h->lk != NULL, 0))
+        return lb_insert_ext(h, k, v);
+    return lb_insert_impl(h, k, v, false);
+}
+
+static __attribute__((noinline)) bool lb_remove_ext(struct clht_lb *h, cht_key_t k)
+{
+    return lb_remove_impl(h, k, true);
+}
+
+static bool lb_remove(void *tp, cht_key_t k)
+{
+    struct clht_lb *h = tp;
+    if (__builtin_expect(h->lk != NULL, 0))
+        return lb_remove_ext(h, k);
+    return lb_remove_impl(h, k, false);
+}
+
+static __attribute__((noinline)) bool lb_update_ext(struct clht_lb *h, cht_key_t k, cht_val_t v)
+{
+    return lb_update_impl(h, k, v, true);
+}
+
+static bool lb_update(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct clht_lb *h = tp;
+    if (__builtin_expect(h->lk != NULL, 0))
+        return lb_update_ext(h, k, v);
+    return lb_update_impl(h, k, v, false);
 }
 
 static size_t lb_size(void *tp)
@@ -647,6 +834,7 @@ static void lb_stats(void *tp, struct cht_stats *s)
     }
     struct lb_table *T = LD(&h->cur);
     s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->ebr +
+               (h->lk ? (size_t)h->lstride * LB_STRIPES + (size_t)h->cstride * h->nthreads : 0) +
                sizeof *h->ebr->slot * h->ebr->nslots + table_bytes(T) +
                LDR(&h->retired_bytes);
     s->buckets = T->nb;
@@ -658,7 +846,7 @@ static void lb_stats(void *tp, struct cht_stats *s)
 const struct cht_ops cht_table_clht_lb = {
     .name = "clht-lb",
     .summary = "CLHT-LB: cache-line buckets, wait-free reads, per-chain locks (David et al., ASPLOS'15)",
-    .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE,
+    .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE | CHT_CAP_LOCK_PARAM,
     .options = lb_options,
     .create = lb_create,
     .destroy = lb_destroy,

@@ -46,6 +46,30 @@
  *    stripes. Readers that raced the resize see a changed version or a
  *    changed table pointer and retry, so they never see a torn state.
  *    resize=0: the insert fails and counts stats.full_failures.
+ *  - lock=NAME (any lock from locks/; CHT_CAP_LOCK_PARAM): writers exclude
+ *    each other with CK_NSTRIPES external locks (a parallel array, one per
+ *    stripe, each on a 64-byte-aligned stride of round_up(lock_size, 64)
+ *    bytes); the seq words stay, now only for the readers: a writer that
+ *    holds its stripes' locks (sorted order, as above) and has validated the
+ *    array makes their seq words odd, writes, and makes them even again
+ *    before unlocking. ctx: each thread owns `hashes` ctxs (max_threads x
+ *    hashes x round_up(ctx_size, 64), 64-byte aligned, ctx_init(ctx, tid,
+ *    cfg->thread_node[tid])), ctx i for the i-th stripe of its lockset: a
+ *    writer holds at most `hashes` stripes at once (its key's candidates; a
+ *    path move holds 2 after dropping those). Resize cannot hold all 2048
+ *    stripes with that many ctxs, so it freezes the array instead: one grower
+ *    at a time (grow_lock), which sets array->frozen and then takes and
+ *    releases every stripe in index order with ctx 0. A writer checks
+ *    `frozen` (and cur) once it holds all its stripes; since both go in
+ *    ascending order, a writer that does not see `frozen` took all its
+ *    stripes before the grower reached them, and the grower waits for it.
+ *    Frozen-seeing writers drop their stripes without touching the seq words
+ *    and wait for the new array (or for `frozen` to clear after an
+ *    out-of-memory failure); path moves on a frozen array count as stale.
+ *    Readers need no version bumps from the grower: nothing writes the
+ *    frozen array, so a reader that validated against it linearizes at its
+ *    cur==a check, before the publication. The default path is untouched:
+ *    insert/remove/update are templates instantiated with a constant `ext`.
  *  - size(): per-thread cache-line-padded counters (thread id from a __thread
  *    variable set in thread_init), summed: exact when quiescent.
  *
@@ -64,6 +88,7 @@
 #include <unistd.h>
 #include "cht.h"
 #include "cht_hash.h"
+#include "lock.h"
 
 #define CK_MAX_HASHES  6
 #define CK_MAX_WAYS    8
@@ -82,6 +107,7 @@ struct ck_array {
     uint64_t mask;              /* buckets - 1 */
     size_t bytes;
     struct ck_array *older;     /* retired arrays, kept until destroy */
+    uint32_t frozen;            /* lock=NAME only: a resize is copying this array (atomic) */
     void *raw;
     struct ck_slot *slot;       /* buckets * ways, 64-byte aligned */
 };
@@ -103,6 +129,12 @@ struct ck_table {
     uint64_t full_failures;     /* atomic */
     struct ck_stripe *stripe;   /* CK_NSTRIPES */
     struct ck_counter *count;   /* threads */
+    /* lock=NAME: NULL = the seqlock words are the locks */
+    const struct lock_ops *lk;
+    unsigned char *lmem;        /* CK_NSTRIPES locks, lstride bytes apart */
+    unsigned char *ctx;         /* threads x hashes ctxs, cstride bytes apart (NULL: ctx_size 0) */
+    size_t lstride, cstride;
+    uint32_t grow_lock;         /* lock=NAME: one resizer at a time (atomic) */
 };
 
 struct ck_node {                /* one BFS node: a bucket reached by kicking `key` */
@@ -126,6 +158,7 @@ static const struct cht_option_spec ck_options[] = {
     { "resize", "0|1: double the table when no cuckoo path is found (default 1); "
                 "0: the insert fails and counts stats full_failures" },
     { "prefetch", "0|1: prefetch all candidate buckets before reading (default 1)" },
+    { "lock", "any lock from --list as the stripe locks (default: the stripes' seqlock words)" },
     CHT_HASH_OPTION,
     { NULL, NULL },
 };
@@ -198,6 +231,73 @@ static inline void lockset_unlock(struct ck_table *t, const struct ck_lockset *l
 {
     for (unsigned i = ls->n; i-- > 0;)
         stripe_unlock(&t->stripe[ls->s[i]]);
+}
+
+/* ---- lock=NAME: the external lock excludes writers, the seq word only tells
+ * readers (odd while a writer that passed the frozen check holds it) ---- */
+
+static inline void *ckx_lock(const struct ck_table *t, uint32_t s)
+{
+    return t->lmem + (size_t)s * t->lstride;
+}
+
+/* ctx i (< hashes) of the calling thread: one per stripe it may hold at once */
+static inline void *ckx_ctx(const struct ck_table *t, unsigned i)
+{
+    if (!t->ctx)
+        return NULL;
+    unsigned id = ck_tid < t->threads ? ck_tid : ck_tid % t->threads;
+    return t->ctx + ((size_t)id * t->hashes + i) * t->cstride;
+}
+
+static inline void ckx_acquire(struct ck_table *t, const struct ck_lockset *ls)
+{
+    for (unsigned i = 0; i < ls->n; i++)
+        t->lk->lock(ckx_lock(t, ls->s[i]), ckx_ctx(t, i));
+}
+
+static inline void ckx_abandon(struct ck_table *t, const struct ck_lockset *ls)
+{
+    for (unsigned i = ls->n; i-- > 0;)
+        t->lk->unlock(ckx_lock(t, ls->s[i]), ckx_ctx(t, i));
+}
+
+/* held and validated: make the seq words odd (before any slot store, which
+ * are release stores) */
+static inline void ckx_enter(struct ck_table *t, const struct ck_lockset *ls)
+{
+    for (unsigned i = 0; i < ls->n; i++) {
+        uint64_t *q = &t->stripe[ls->s[i]].seq;
+        __atomic_store_n(q, __atomic_load_n(q, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+    }
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static inline void ckx_release(struct ck_table *t, const struct ck_lockset *ls)
+{
+    for (unsigned i = ls->n; i-- > 0;) {
+        uint64_t *q = &t->stripe[ls->s[i]].seq;
+        __atomic_store_n(q, __atomic_load_n(q, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
+        t->lk->unlock(ckx_lock(t, ls->s[i]), ckx_ctx(t, i));
+    }
+}
+
+/* waits while array a is frozen by a resize; false once it was replaced */
+static bool ckx_wait_frozen(struct ck_table *t, struct ck_array *a)
+{
+    unsigned spins = 0;
+    while (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) == a && __atomic_load_n(&a->frozen, __ATOMIC_ACQUIRE))
+        ck_relax(&spins);
+    return __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) == a;
+}
+
+static inline __attribute__((always_inline)) void
+lockset_unlock_x(struct ck_table *t, const struct ck_lockset *ls, const bool ext)
+{
+    if (ext)
+        ckx_release(t, ls);
+    else
+        lockset_unlock(t, ls);
 }
 
 /* ---------------- hashing and slots ---------------- */
@@ -356,10 +456,20 @@ static bool ck_exec_path(struct ck_table *t, struct ck_array *a, const struct ck
         if (locked) {
             uint64_t b[2] = { src->bucket, dst->bucket };
             lockset_build(&ls, b, 2);
-            lockset_lock(t, &ls);
-            if (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != a) {
-                lockset_unlock(t, &ls);
-                return false;
+            if (t->lk) {
+                ckx_acquire(t, &ls);
+                if (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != a ||
+                    __atomic_load_n(&a->frozen, __ATOMIC_ACQUIRE)) {
+                    ckx_abandon(t, &ls);
+                    return false;
+                }
+                ckx_enter(t, &ls);
+            } else {
+                lockset_lock(t, &ls);
+                if (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != a) {
+                    lockset_unlock(t, &ls);
+                    return false;
+                }
             }
         }
         struct ck_slot *from = ck_bucket(t, a, src->bucket) + dst->slot;
@@ -370,8 +480,12 @@ static bool ck_exec_path(struct ck_table *t, struct ck_array *a, const struct ck
             slot_put(to, dst->key, __atomic_load_n(&from->val, __ATOMIC_ACQUIRE));
             __atomic_store_n(&from->key, 0, __ATOMIC_RELEASE);
         }
-        if (locked)
-            lockset_unlock(t, &ls);
+        if (locked) {
+            if (t->lk)
+                ckx_release(t, &ls);
+            else
+                lockset_unlock(t, &ls);
+        }
         if (!ok)
             return false;
     }
@@ -400,13 +514,12 @@ static bool ck_place_serial(struct ck_table *t, struct ck_array *a, cht_key_t k,
 
 /* Doubles the table unless another thread already replaced `seen`.
  * Returns false only when memory ran out. */
-static bool ck_grow(struct ck_table *t, struct ck_array *seen, struct ck_node *q)
+/* Rehashes the frozen array `old` into a fresh one twice (or more) as large and
+ * publishes it; false when memory ran out (nothing published). */
+static bool ck_rehash(struct ck_table *t, struct ck_array *old, struct ck_node *q)
 {
-    for (unsigned i = 0; i < CK_NSTRIPES; i++)
-        stripe_lock(&t->stripe[i]);
-    struct ck_array *old = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
     bool ok = true;
-    if (old == seen) {
+    {
         uint64_t buckets = (old->mask + 1) * 2;
         struct ck_array *fresh = NULL;
         while (!fresh) {
@@ -432,6 +545,48 @@ static bool ck_grow(struct ck_table *t, struct ck_array *seen, struct ck_node *q
             __atomic_fetch_add(&t->resizes, 1, __ATOMIC_RELAXED);
         }
     }
+    return ok;
+}
+
+/* lock=NAME: one resizer at a time (grow_lock); it marks the array frozen and
+ * then takes and releases every stripe once with its one ctx: afterwards no
+ * writer is inside a critical section on the array, and every later writer
+ * (it takes its stripes after we released them) sees `frozen`, drops its
+ * stripes without touching the seq words and waits for the new array. */
+static bool ck_grow_ext(struct ck_table *t, struct ck_array *seen, struct ck_node *q)
+{
+    unsigned spins = 0;
+    uint32_t zero = 0;
+    while (!__atomic_compare_exchange_n(&t->grow_lock, &zero, 1, false, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)) {
+        zero = 0;
+        ck_relax(&spins);
+    }
+    struct ck_array *old = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    bool ok = true;
+    if (old == seen) {
+        __atomic_store_n(&old->frozen, 1, __ATOMIC_RELEASE);
+        void *ctx = ckx_ctx(t, 0);
+        for (uint32_t i = 0; i < CK_NSTRIPES; i++) {
+            t->lk->lock(ckx_lock(t, i), ctx);
+            t->lk->unlock(ckx_lock(t, i), ctx);
+        }
+        ok = ck_rehash(t, old, q);
+        if (!ok)
+            __atomic_store_n(&old->frozen, 0, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&t->grow_lock, 0, __ATOMIC_RELEASE);
+    return ok;
+}
+
+static bool ck_grow(struct ck_table *t, struct ck_array *seen, struct ck_node *q)
+{
+    if (t->lk)
+        return ck_grow_ext(t, seen, q);
+    for (unsigned i = 0; i < CK_NSTRIPES; i++)
+        stripe_lock(&t->stripe[i]);
+    struct ck_array *old = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    bool ok = old != seen || ck_rehash(t, old, q);
     for (unsigned i = CK_NSTRIPES; i-- > 0;)
         stripe_unlock(&t->stripe[i]);
     return ok;
@@ -440,13 +595,24 @@ static bool ck_grow(struct ck_table *t, struct ck_array *seen, struct ck_node *q
 /* ---------------- operations ---------------- */
 
 /* locks the stripes of k's candidates in the current array and returns it */
-static struct ck_array *ck_lock_key(struct ck_table *t, uint64_t h0, uint64_t h1, uint64_t *b,
-                                    struct ck_lockset *ls)
+static inline __attribute__((always_inline)) struct ck_array *
+ck_lock_key(struct ck_table *t, uint64_t h0, uint64_t h1, uint64_t *b, struct ck_lockset *ls, const bool ext)
 {
     for (;;) {
         struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
         ck_candidates(t, a->mask, h0, h1, b);
         lockset_build(ls, b, t->hashes);
+        if (ext) {
+            ckx_acquire(t, ls);
+            if (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) == a &&
+                !__atomic_load_n(&a->frozen, __ATOMIC_ACQUIRE)) {
+                ckx_enter(t, ls);
+                return a;
+            }
+            ckx_abandon(t, ls);
+            ckx_wait_frozen(t, a);
+            continue;
+        }
         lockset_lock(t, ls);
         /* cur changes only under every stripe, and we hold some: now stable */
         if (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) == a)
@@ -526,29 +692,29 @@ static __attribute__((noinline)) bool ck_grow_cold(struct ck_table *t, struct ck
     return ck_grow(t, seen, q);
 }
 
-static bool ck_insert(void *tp, cht_key_t k, cht_val_t v)
+static inline __attribute__((always_inline)) bool
+ck_insert_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext)
 {
-    struct ck_table *t = tp;
     uint64_t h0, h1, b[CK_MAX_HASHES];
     struct ck_lockset ls;
     unsigned tries = 0;
     ck_hash2(t, k, &h0, &h1);
     for (;;) {
-        struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls);
+        struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls, ext);
         if (ck_find(t, a, b, k)) {
-            lockset_unlock(t, &ls);
+            lockset_unlock_x(t, &ls, ext);
             return false;
         }
         for (unsigned i = 0; i < t->hashes; i++) {
             int w = ck_free_slot(t, a, b[i]);
             if (w >= 0) {
                 slot_put(ck_bucket(t, a, b[i]) + w, k, v);
-                lockset_unlock(t, &ls);
+                lockset_unlock_x(t, &ls, ext);
                 ck_count(t, 1);
                 return true;
             }
         }
-        lockset_unlock(t, &ls);
+        lockset_unlock_x(t, &ls, ext);
         /* every candidate is full: make room along the shortest kick path */
         if (++tries <= CK_MAX_TRIES && ck_make_room(t, a, b))
             continue;
@@ -560,34 +726,73 @@ static bool ck_insert(void *tp, cht_key_t k, cht_val_t v)
     }
 }
 
-static bool ck_remove(void *tp, cht_key_t k)
+static inline __attribute__((always_inline)) bool
+ck_remove_impl(struct ck_table *t, cht_key_t k, const bool ext)
 {
-    struct ck_table *t = tp;
     uint64_t h0, h1, b[CK_MAX_HASHES];
     struct ck_lockset ls;
     ck_hash2(t, k, &h0, &h1);
-    struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls);
+    struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls, ext);
     struct ck_slot *s = ck_find(t, a, b, k);
     if (s)
         __atomic_store_n(&s->key, 0, __ATOMIC_RELEASE);
-    lockset_unlock(t, &ls);
+    lockset_unlock_x(t, &ls, ext);
     if (s)
         ck_count(t, -1);
     return s != NULL;
 }
 
-static bool ck_update(void *tp, cht_key_t k, cht_val_t v)
+static inline __attribute__((always_inline)) bool
+ck_update_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext)
 {
-    struct ck_table *t = tp;
     uint64_t h0, h1, b[CK_MAX_HASHES];
     struct ck_lockset ls;
     ck_hash2(t, k, &h0, &h1);
-    struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls);
+    struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls, ext);
     struct ck_slot *s = ck_find(t, a, b, k);
     if (s)
         __atomic_store_n(&s->val, v, __ATOMIC_RELEASE);
-    lockset_unlock(t, &ls);
+    lockset_unlock_x(t, &ls, ext);
     return s != NULL;
+}
+
+static __attribute__((noinline)) bool ck_insert_ext(struct ck_table *t, cht_key_t k, cht_val_t v)
+{
+    return ck_insert_impl(t, k, v, true);
+}
+
+static bool ck_insert(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct ck_table *t = tp;
+    if (__builtin_expect(t->lk != NULL, 0))
+        return ck_insert_ext(t, k, v);
+    return ck_insert_impl(t, k, v, false);
+}
+
+static __attribute__((noinline)) bool ck_remove_ext(struct ck_table *t, cht_key_t k)
+{
+    return ck_remove_impl(t, k, true);
+}
+
+static bool ck_remove(void *tp, cht_key_t k)
+{
+    struct ck_table *t = tp;
+    if (__builtin_expect(t->lk != NULL, 0))
+        return ck_remove_ext(t, k);
+    return ck_remove_impl(t, k, false);
+}
+
+static __attribute__((noinline)) bool ck_update_ext(struct ck_table *t, cht_key_t k, cht_val_t v)
+{
+    return ck_update_impl(t, k, v, true);
+}
+
+static bool ck_update(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct ck_table *t = tp;
+    if (__builtin_expect(t->lk != NULL, 0))
+        return ck_update_ext(t, k, v);
+    return ck_update_impl(t, k, v, false);
 }
 
 /* ---------------- lifecycle ---------------- */
@@ -598,6 +803,44 @@ static uint64_t pow2_at_least(uint64_t n)
     while (c < n && c < (1ull << 62))
         c <<= 1;
     return c;
+}
+
+static void ck_destroy(void *tp);
+
+/* lock=NAME: CK_NSTRIPES locks on 64-byte-aligned strides; per thread `hashes`
+ * ctxs (a writer holds at most `hashes` stripes at once: its key's candidates,
+ * or the two buckets of one path move, or one during the resize pass). */
+static bool ckx_setup(struct ck_table *t, const struct cht_config *cfg, char *err, size_t len)
+{
+    const struct lock_ops *lk = cfg->lock;
+    size_t ls = (lk->lock_size + 63) & ~(size_t)63, cs = (lk->ctx_size + 63) & ~(size_t)63;
+    if (ls == 0)
+        ls = 64;
+    size_t nctx = (size_t)t->threads * t->hashes;
+    t->lmem = aligned_alloc(CHT_CACHE_LINE, ls * CK_NSTRIPES);
+    t->ctx = cs ? aligned_alloc(CHT_CACHE_LINE, cs * nctx) : NULL;
+    if (!t->lmem || (cs && !t->ctx)) {
+        snprintf(err, len, "out of memory (%u locks of %zu bytes)", CK_NSTRIPES, ls);
+        free(t->lmem);
+        free(t->ctx);
+        t->lmem = t->ctx = NULL;
+        return false;
+    }
+    memset(t->lmem, 0, ls * CK_NSTRIPES);
+    if (cs)
+        memset(t->ctx, 0, cs * nctx);
+    t->lstride = ls;
+    t->cstride = cs;
+    struct lock_config lc = { .numa_nodes = cfg->numa_nodes ? cfg->numa_nodes : 1,
+                              .max_threads = t->threads, .handoff_bound = 64 };
+    for (unsigned i = 0; i < CK_NSTRIPES; i++)
+        lk->init(t->lmem + (size_t)i * ls, &lc);
+    for (size_t i = 0; cs && lk->ctx_init && i < nctx; i++) {
+        unsigned tid = (unsigned)(i / t->hashes);
+        lk->ctx_init(t->ctx + i * cs, tid, cfg->thread_node ? cfg->thread_node[tid] : 0);
+    }
+    t->lk = lk;
+    return true;
 }
 
 static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
@@ -643,6 +886,10 @@ static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
     }
     memset(t->stripe, 0, CK_NSTRIPES * sizeof *t->stripe);
     memset(t->count, 0, t->threads * sizeof *t->count);
+    if (cfg->lock && !ckx_setup(t, cfg, err, len)) {
+        ck_destroy(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -653,6 +900,11 @@ static void ck_destroy(void *tp)
         next = a->older;
         ck_array_free(a);
     }
+    if (t->lk)
+        for (unsigned i = 0; i < CK_NSTRIPES; i++)
+            t->lk->destroy(t->lmem + (size_t)i * t->lstride);
+    free(t->lmem);
+    free(t->ctx);
     free(t->stripe);
     free(t->count);
     free(t);
@@ -678,6 +930,8 @@ static void ck_stats(void *tp, struct cht_stats *s)
     struct ck_table *t = tp;
     struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
     s->bytes = sizeof *t + CK_NSTRIPES * sizeof *t->stripe + t->threads * sizeof *t->count;
+    if (t->lk)
+        s->bytes += CK_NSTRIPES * t->lstride + (size_t)t->threads * t->hashes * t->cstride;
     for (struct ck_array *o = a; o; o = o->older)
         s->bytes += o->bytes;
     s->buckets = (size_t)(a->mask + 1) * t->ways;     /* slot capacity: size/buckets = occupancy */
@@ -688,7 +942,7 @@ static void ck_stats(void *tp, struct cht_stats *s)
 const struct cht_ops cht_table_cuckoo = {
     .name = "cuckoo",
     .summary = "MRMW cuckoo hashing, optimistic reads, BFS kick paths (hashes=2..6, ways=1..8)",
-    .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE,
+    .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE | CHT_CAP_LOCK_PARAM,
     .options = ck_options,
     .create = ck_create,
     .destroy = ck_destroy,

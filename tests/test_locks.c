@@ -294,7 +294,7 @@ static void start_barrier(struct shared *sh, unsigned n)
         sched_yield();
 }
 
-/* The critical section. Every 256th time it yields the CPU between the load
+/* The critical section. Every 4096th time it yields the CPU between the load
  * and the store, so a thread that gets in while another is inside loses an
  * increment even on a machine with few free cores. */
 static inline void cs_count(struct shared *sh, uint64_t i)
@@ -302,7 +302,7 @@ static inline void cs_count(struct shared *sh, uint64_t i)
     if (__atomic_fetch_add(&sh->inside, 1, __ATOMIC_RELAXED) != 0)
         __atomic_fetch_add(&sh->overlaps, 1, __ATOMIC_RELAXED);
     uint64_t v = __atomic_load_n(&sh->counter, __ATOMIC_RELAXED);
-    if ((i & 255) == 128)
+    if ((i & 4095) == 2048)
         sched_yield();
     __atomic_store_n(&sh->counter, v + 1, __ATOMIC_RELAXED);
     sh->plain++;

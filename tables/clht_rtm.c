@@ -1,0 +1,429 @@
+/*
+ * clht_rtm.c - CLHT buckets under ONE global lock from locks/, elided with
+ * Intel RTM by default: the "CLHT + RTM-elided global lock" experiment of
+ * thesis 000 chapter 4 (seed 000 lines 1010-1600; §4.4/§4.5.3: the hash
+ * table's per-bucket locks replaced by a single global lock whose critical
+ * sections run as hardware transactions, compared over the six global-lock
+ * variants MCS, slr-mcs, htm-retry, scm-ttas, slr-scm-mcs, scm-ttas-opt).
+ * Own code; the bucket layout follows CLHT (David, Guerraoui, Trigonakis,
+ * ASPLOS'15), see clht_lb.c, but nothing is shared with that file.
+ *
+ * Layout: power-of-two array of 64-byte, 64-byte-aligned buckets
+ *   word (8 B, CLHT's lock word; unused here: the global lock replaces it) |
+ *   key[3] | val[3] | next.
+ * Key 0 = empty slot. Keys hash with cht_hash (option hash=mix|identity). A
+ * full chain grows by linking a new bucket through `next`.
+ *
+ * Concurrency: EVERY operation - get included - is one critical section of
+ * the global lock (option lock=NAME, default slr-scm-mcs): get takes it with
+ * read_lock (an RW lock lets gets share it; the RTM locks map read_lock to
+ * their elided lock), insert/remove/update with lock. Inside, the table is
+ * accessed with plain loads and stores: with an RTM lock the critical
+ * section is a transaction (conflict detection is the hardware's), with any
+ * other lock it is mutual exclusion. The only shared writes outside the
+ * buckets are per-thread, cache-line-padded key counters (size()), so two
+ * inserts into different buckets never conflict transactionally.
+ *
+ * Embedding: the lock lives in the table's first cache line when lock_size
+ * <= 64, else in its own 64-byte-aligned allocation. ctx: one per thread
+ * (max_threads x ctx_size rounded up to 64 bytes, 64-byte aligned), set up at
+ * create with ctx_init(ctx, tid, cfg->thread_node[tid]); the calling thread's
+ * ctx is found through a __thread id set in thread_init. A thread never holds
+ * more than one lock, so one ctx per thread suffices.
+ *
+ * Resize protocol: the lock holder that links an overflow bucket and then
+ * sees more than nb/2 overflow buckets in the table, or a chain longer than
+ * CR_LONG_CHAIN buckets while the table has more than nb/16 overflow buckets
+ * (bounding growth under skew), doubles the table right there, inside its
+ * critical section: allocate, rehash, free the old buckets. Nobody else can
+ * be looking at the table (everyone reads under the lock), so no epochs or
+ * frozen states are needed. Inside a transaction the allocation/free (system
+ * calls, large footprint) aborts it; the lock's fallback path then runs the
+ * resize non-speculatively - the "capacity abort, then fallback" the thesis
+ * describes. Out of memory: the table keeps chaining.
+ *
+ * stats(): bytes/buckets/resizes from fields mirrored with relaxed atomics;
+ * tx_begins/commits/aborts and tx_fallbacks (= fallback acquisitions) are the
+ * lock's stats() plus ctx_stats() of every thread's ctx (exact when quiescent).
+ * available(): false without RTM (the default lock's own available() says
+ * why); the registry runs clht-rtm:lock=NAME whenever NAME is available.
+ */
+#include <stdalign.h>
+#include "cht.h"
+#include "cht_hash.h"
+#include "lock.h"
+
+extern const struct lock_ops lock_ops_slr_scm_mcs;
+
+#define CR_SLOTS 3
+#define CR_LONG_CHAIN 4                 /* buckets in one chain */
+#define CR_MAX_BUCKETS (1ull << 34)
+
+#define LDR(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define STR(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+struct cr_bucket {
+    alignas(64) uint64_t word;
+    cht_key_t key[CR_SLOTS];
+    cht_val_t val[CR_SLOTS];
+    struct cr_bucket *next;
+};
+_Static_assert(sizeof(struct cr_bucket) == 64, "a bucket is one cache line");
+
+struct cr_count {
+    alignas(64) int64_t n;              /* written by its thread under the lock */
+};
+
+struct clht_rtm {
+    alignas(64) unsigned char lock_mem[64];   /* the lock when lock_size <= 64 */
+    alignas(64) void *lock;
+    const struct lock_ops *lk;
+    struct cr_bucket *b;                /* nb buckets; under the lock */
+    uint64_t mask;
+    size_t nb;
+    size_t overflow;                    /* overflow buckets linked */
+    enum cht_hash_kind hash;
+    unsigned nthreads;
+    size_t cstride;
+    unsigned char *ctx;                 /* nthreads x cstride, NULL when ctx_size == 0 */
+    struct cr_count *count;
+    /* mirrors for stats() (relaxed atomics; written under the lock) */
+    alignas(64) uint64_t st_resizes, st_buckets, st_overflow, st_full;
+};
+
+static __thread unsigned cr_tid;
+
+static const struct cht_option_spec cr_options[] = {
+    { "lock", "the one global lock, any lock from --list (default slr-scm-mcs, needs RTM)" },
+    CHT_HASH_OPTION,
+    { NULL, NULL },
+};
+
+static bool cr_available(char *why, size_t len)
+{
+    char r[192] = "";
+    if (!lock_ops_slr_scm_mcs.available || lock_ops_slr_scm_mcs.available(r, sizeof r))
+        return true;
+    snprintf(why, len, "default lock slr-scm-mcs needs RTM: %s; clht-rtm:lock=NAME runs it under any other lock",
+             r);
+    return false;
+}
+
+static uint64_t pow2_at_least(uint64_t n)
+{
+    uint64_t c = 1;
+    while (c < n)
+        c <<= 1;
+    return c;
+}
+
+static struct cr_bucket *buckets_new(size_t nb)
+{
+    if (nb == 0 || nb > CR_MAX_BUCKETS)
+        return NULL;
+    struct cr_bucket *b = aligned_alloc(64, nb * sizeof *b);
+    if (b)
+        memset(b, 0, nb * sizeof *b);
+    return b;
+}
+
+static void buckets_free(struct cr_bucket *b, size_t nb)
+{
+    for (size_t i = 0; i < nb; i++)
+        for (struct cr_bucket *o = b[i].next, *n; o; o = n) {
+            n = o->next;
+            free(o);
+        }
+    free(b);
+}
+
+static inline void *my_ctx(const struct clht_rtm *h)
+{
+    return h->ctx ? h->ctx + (size_t)cr_tid * h->cstride : NULL;
+}
+
+/* ---------------- create / destroy / threads ---------------- */
+
+static void cr_destroy(void *tp)
+{
+    struct clht_rtm *h = tp;
+    if (h->lk && h->lock)
+        h->lk->destroy(h->lock);
+    if (h->lock != (void *)h->lock_mem)
+        free(h->lock);
+    if (h->b)
+        buckets_free(h->b, h->nb);
+    free(h->ctx);
+    free(h->count);
+    free(h);
+}
+
+static void *cr_create(const struct cht_config *cfg, char *err, size_t len)
+{
+    unsigned hash = CHT_HASH_MIX;
+    if (!cht_option_enum(cfg->options, "clht-rtm", "hash", cht_hash_names, &hash, err, len))
+        return NULL;
+    const struct lock_ops *lk = cfg->lock ? cfg->lock : &lock_ops_slr_scm_mcs;
+    double density = cfg->density > 0 ? cfg->density : 0.5;
+    double want = (double)(cfg->initial ? cfg->initial : 1) / density / CR_SLOTS;
+    if (!(want <= (double)CR_MAX_BUCKETS)) {
+        snprintf(err, len, "out of memory (%zu keys at density %g need more than 2^34 buckets)",
+                 cfg->initial, density);
+        return NULL;
+    }
+    uint64_t nb = pow2_at_least(want < 1 ? 1 : (uint64_t)(want + 0.999999));
+    unsigned threads = cfg->max_threads ? cfg->max_threads : 1;
+
+    struct clht_rtm *h = aligned_alloc(64, sizeof *h);
+    if (!h) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    memset(h, 0, sizeof *h);
+    h->hash = hash;
+    h->nthreads = threads;
+    h->cstride = (lk->ctx_size + 63) & ~(size_t)63;
+    h->lock = lk->lock_size <= sizeof h->lock_mem
+                  ? (void *)h->lock_mem
+                  : aligned_alloc(64, (lk->lock_size + 63) & ~(size_t)63);
+    h->ctx = h->cstride ? aligned_alloc(64, h->cstride * threads) : NULL;
+    h->count = aligned_alloc(64, sizeof *h->count * threads);
+    h->b = buckets_new(nb);
+    if (!h->lock || (h->cstride && !h->ctx) || !h->count || !h->b) {
+        snprintf(err, len, "out of memory (%llu buckets of 64 bytes)", (unsigned long long)nb);
+        cr_destroy(h);              /* h->lk is NULL: the lock was not initialised */
+        return NULL;
+    }
+    h->nb = nb;
+    h->mask = nb - 1;
+    memset(h->count, 0, sizeof *h->count * threads);
+    if (h->ctx)
+        memset(h->ctx, 0, h->cstride * threads);
+    struct lock_config lc = { .numa_nodes = cfg->numa_nodes ? cfg->numa_nodes : 1,
+                              .max_threads = threads, .handoff_bound = 64 };
+    lk->init(h->lock, &lc);
+    h->lk = lk;
+    for (unsigned i = 0; h->ctx && lk->ctx_init && i < threads; i++)
+        lk->ctx_init(h->ctx + h->cstride * i, i, cfg->thread_node ? cfg->thread_node[i] : 0);
+    STR(&h->st_buckets, nb);
+    return h;
+}
+
+static void cr_thread_init(void *tp, unsigned tid)
+{
+    struct clht_rtm *h = tp;
+    cr_tid = tid < h->nthreads ? tid : tid % h->nthreads;
+}
+
+/* ---------------- under the lock ---------------- */
+
+static inline struct cr_bucket *head_of(const struct clht_rtm *h, cht_key_t k)
+{
+    return &h->b[cht_hash(h->hash, k) & h->mask];
+}
+
+/* doubles the table (holder of the global lock only); false: out of memory */
+static bool cr_grow(struct clht_rtm *h)
+{
+    size_t nb = h->nb * 2;
+    struct cr_bucket *nbk = buckets_new(nb);
+    if (!nbk)
+        return false;
+    uint64_t mask = nb - 1;
+    size_t ovf = 0;
+    for (size_t i = 0; i < h->nb; i++)
+        for (struct cr_bucket *b = &h->b[i]; b; b = b->next)
+            for (unsigned j = 0; j < CR_SLOTS; j++) {
+                cht_key_t k = b->key[j];
+                if (!k)
+                    continue;
+                struct cr_bucket *t = &nbk[cht_hash(h->hash, k) & mask];
+                for (;;) {
+                    unsigned s = 0;
+                    while (s < CR_SLOTS && t->key[s])
+                        s++;
+                    if (s < CR_SLOTS) {
+                        t->key[s] = k;
+                        t->val[s] = b->val[j];
+                        break;
+                    }
+                    if (!t->next) {
+                        t->next = aligned_alloc(64, sizeof *t->next);
+                        if (!t->next) {
+                            buckets_free(nbk, nb);
+                            return false;
+                        }
+                        memset(t->next, 0, sizeof *t->next);
+                        ovf++;
+                    }
+                    t = t->next;
+                }
+            }
+    buckets_free(h->b, h->nb);
+    h->b = nbk;
+    h->nb = nb;
+    h->mask = mask;
+    h->overflow = ovf;
+    STR(&h->st_buckets, nb);
+    STR(&h->st_overflow, ovf);
+    STR(&h->st_resizes, LDR(&h->st_resizes) + 1);
+    return true;
+}
+
+static inline void count_add(struct clht_rtm *h, int64_t d)
+{
+    int64_t *n = &h->count[cr_tid].n;
+    STR(n, LDR(n) + d);
+}
+
+/* ---------------- operations ---------------- */
+
+static bool cr_get(void *tp, cht_key_t k, cht_val_t *v)
+{
+    struct clht_rtm *h = tp;
+    void *ctx = my_ctx(h);
+    bool found = false;
+    h->lk->read_lock(h->lock, ctx);
+    for (const struct cr_bucket *b = head_of(h, k); b && !found; b = b->next)
+        for (unsigned j = 0; j < CR_SLOTS; j++)
+            if (b->key[j] == k) {
+                if (v)
+                    *v = b->val[j];
+                found = true;
+                break;
+            }
+    h->lk->read_unlock(h->lock, ctx);
+    return found;
+}
+
+static bool cr_insert(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct clht_rtm *h = tp;
+    void *ctx = my_ctx(h);
+    bool ok = false;
+    h->lk->lock(h->lock, ctx);
+    struct cr_bucket *b = head_of(h, k), *last = b, *eb = NULL;
+    unsigned ej = 0, chain = 0;
+    for (; b; last = b, b = b->next) {
+        chain++;
+        for (unsigned j = 0; j < CR_SLOTS; j++) {
+            if (b->key[j] == k)
+                goto out;                       /* present */
+            if (!b->key[j] && !eb) {
+                eb = b;
+                ej = j;
+            }
+        }
+    }
+    if (eb) {
+        eb->val[ej] = v;
+        eb->key[ej] = k;
+        ok = true;
+    } else {
+        struct cr_bucket *o = aligned_alloc(64, sizeof *o);
+        if (!o) {
+            STR(&h->st_full, LDR(&h->st_full) + 1);
+            goto out;
+        }
+        memset(o, 0, sizeof *o);
+        o->key[0] = k;
+        o->val[0] = v;
+        last->next = o;
+        h->overflow++;
+        STR(&h->st_overflow, h->overflow);
+        ok = true;
+        if (h->overflow > h->nb / 2 || (chain + 1 > CR_LONG_CHAIN && h->overflow > h->nb / 16))
+            cr_grow(h);                         /* out of memory: keep chaining */
+    }
+    count_add(h, 1);
+out:
+    h->lk->unlock(h->lock, ctx);
+    return ok;
+}
+
+static bool cr_remove(void *tp, cht_key_t k)
+{
+    struct clht_rtm *h = tp;
+    void *ctx = my_ctx(h);
+    bool ok = false;
+    h->lk->lock(h->lock, ctx);
+    for (struct cr_bucket *b = head_of(h, k); b && !ok; b = b->next)
+        for (unsigned j = 0; j < CR_SLOTS; j++)
+            if (b->key[j] == k) {
+                b->key[j] = 0;
+                b->val[j] = 0;
+                ok = true;
+                break;
+            }
+    if (ok)
+        count_add(h, -1);
+    h->lk->unlock(h->lock, ctx);
+    return ok;
+}
+
+static bool cr_update(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct clht_rtm *h = tp;
+    void *ctx = my_ctx(h);
+    bool ok = false;
+    h->lk->lock(h->lock, ctx);
+    for (struct cr_bucket *b = head_of(h, k); b && !ok; b = b->next)
+        for (unsigned j = 0; j < CR_SLOTS; j++)
+            if (b->key[j] == k) {
+                b->val[j] = v;
+                ok = true;
+                break;
+            }
+    h->lk->unlock(h->lock, ctx);
+    return ok;
+}
+
+static size_t cr_size(void *tp)
+{
+    struct clht_rtm *h = tp;
+    int64_t n = 0;
+    for (unsigned i = 0; i < h->nthreads; i++)
+        n += LDR(&h->count[i].n);
+    return n > 0 ? (size_t)n : 0;
+}
+
+static void cr_stats(void *tp, struct cht_stats *s)
+{
+    struct clht_rtm *h = tp;
+    size_t nb = LDR(&h->st_buckets);
+    s->bytes = sizeof *h + sizeof *h->count * h->nthreads + h->cstride * h->nthreads +
+               (h->lock != (void *)h->lock_mem ? ((h->lk->lock_size + 63) & ~(size_t)63) : 0) +
+               (nb + LDR(&h->st_overflow)) * sizeof(struct cr_bucket);
+    s->buckets = nb;
+    s->resizes = LDR(&h->st_resizes);
+    s->full_failures = LDR(&h->st_full);
+    struct lock_stats ls = { 0 };
+    if (h->lk->stats) {
+        struct lock_stats g = { 0 };
+        h->lk->stats(h->lock, &g);
+        ls = g;
+    }
+    for (unsigned i = 0; h->ctx && h->lk->ctx_stats && i < h->nthreads; i++)
+        h->lk->ctx_stats(h->ctx + h->cstride * i, &ls);
+    s->tx_begins = ls.tx_begins;
+    s->tx_commits = ls.tx_commits;
+    s->tx_aborts = ls.tx_aborts;
+    s->tx_fallbacks = ls.fallbacks;
+}
+
+const struct cht_ops cht_table_clht_rtm = {
+    .name = "clht-rtm",
+    .summary = "CLHT buckets under one global lock, RTM-elided by default (lock=NAME, default slr-scm-mcs)",
+    .caps = CHT_CAP_LOCK_PARAM | CHT_CAP_NEEDS_RTM | CHT_CAP_RESIZE | CHT_CAP_UPDATE,
+    .options = cr_options,
+    .available = cr_available,
+    .create = cr_create,
+    .destroy = cr_destroy,
+    .thread_init = cr_thread_init,
+    .get = cr_get,
+    .insert = cr_insert,
+    .remove = cr_remove,
+    .update = cr_update,
+    .size = cr_size,
+    .stats = cr_stats,
+};
