@@ -287,29 +287,19 @@ int report_csv_append(const char *path, const struct record *rec)
     return row_append(path, &row);
 }
 
-/* One row (and the header when the file is empty) under an exclusive flock. */
-static int row_append(const char *path, const struct row *r)
+/* One locked append: header when the file is empty, then body, one write each. */
+static int append_locked(const char *path, const char *header, const char *body, size_t n)
 {
-    char line[LINE_MAX_BYTES];
-    size_t n = 0;
-    for (unsigned i = 0; i < r->n; i++) {
-        if (i)
-            line[n++] = ',';
-        n = format_value(line, sizeof line, n, &r->f[i], false);
-    }
-    n += (size_t)snprintf(line + n, sizeof line - n, "\n");
-
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
     int rc = -1;
     if (flock(fd, LOCK_EX) == 0) {
         struct stat st;
-        char header[LINE_MAX_BYTES];
         size_t hn = 0;
         if (fstat(fd, &st) == 0 && st.st_size == 0)
-            hn = format_header(r, header, sizeof header);
-        bool ok = (!hn || write(fd, header, hn) == (ssize_t)hn) && write(fd, line, n) == (ssize_t)n;
+            hn = strlen(header);
+        bool ok = (!hn || write(fd, header, hn) == (ssize_t)hn) && (!n || write(fd, body, n) == (ssize_t)n);
         rc = ok ? 0 : -1;
         flock(fd, LOCK_UN);
     }
@@ -317,6 +307,21 @@ static int row_append(const char *path, const struct row *r)
     close(fd);
     errno = saved;
     return rc;
+}
+
+/* One row (and the header when the file is empty) under an exclusive flock. */
+static int row_append(const char *path, const struct row *r)
+{
+    char line[LINE_MAX_BYTES], header[LINE_MAX_BYTES];
+    size_t n = 0;
+    for (unsigned i = 0; i < r->n; i++) {
+        if (i)
+            line[n++] = ',';
+        n = format_value(line, sizeof line, n, &r->f[i], false);
+    }
+    n += (size_t)snprintf(line + n, sizeof line - n, "\n");
+    format_header(r, header, sizeof header);
+    return append_locked(path, header, line, n);
 }
 
 static void row_json(FILE *f, const struct row *r);
@@ -371,28 +376,6 @@ void report_console_summary(FILE *f, const struct table_choice *t, unsigned thre
     fprintf(f, "%-28s %7u %9.3f %9.3f %9.3f %9.3f %8.3f  %s\n", name, threads, s.median, s.mean, s.min, s.max,
             s.stdev, all_ok ? "ok" : "SIZE MISMATCH");
     fflush(f);
-}
-
-/* One locked append: header when the file is empty, then body, one write each. */
-static int append_locked(const char *path, const char *header, const char *body, size_t n)
-{
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -1;
-    int rc = -1;
-    if (flock(fd, LOCK_EX) == 0) {
-        struct stat st;
-        size_t hn = 0;
-        if (fstat(fd, &st) == 0 && st.st_size == 0)
-            hn = strlen(header);
-        bool ok = (!hn || write(fd, header, hn) == (ssize_t)hn) && (!n || write(fd, body, n) == (ssize_t)n);
-        rc = ok ? 0 : -1;
-        flock(fd, LOCK_UN);
-    }
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return rc;
 }
 
 /* "table,options,threads,rep," with the CSV quoting of the main file */

@@ -360,6 +360,7 @@ static void mem_policy_reset(const struct bench_config *cfg)
 int runner_run(const struct run_params *p, struct run_result *r)
 {
     const struct bench_config *cfg = p->cfg;
+    int rc = -1;
     memset(r, 0, sizeof *r);
     struct shared *s = aligned_alloc(CHT_CACHE_LINE, sizeof *s);
     struct worker *w = aligned_alloc(CHT_CACHE_LINE, sizeof *w * p->threads);
@@ -367,7 +368,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
     unsigned *nodes = calloc(p->threads, sizeof *nodes);
     if (!s || !w || !th || !nodes) {
         snprintf(r->error, sizeof r->error, "out of memory");
-        goto fail_alloc;
+        goto out;
     }
     memset(s, 0, sizeof *s);
     memset(w, 0, sizeof *w * p->threads);
@@ -391,7 +392,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
                 for (unsigned j = 0; j < i; j++)
                     lat_buf_free(&w[j].lat);
                 snprintf(r->error, sizeof r->error, "--latency: out of memory for the sample buffers");
-                goto fail_alloc;
+                goto out;
             }
     }
     memstat_take(&r->mem_before_create);
@@ -404,7 +405,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
             lat_buf_free(&w[i].lat);
         snprintf(r->error, sizeof r->error, "--table %s: cannot create the table: %s", s->ops->name,
                  err[0] ? err : "unknown error");
-        goto fail_alloc;
+        goto out;
     }
 
     pthread_barrier_init(&s->bar, NULL, p->threads + 1);
@@ -493,19 +494,15 @@ int runner_run(const struct run_params *p, struct run_result *r)
             lat_buf_free(&w[i].lat);
     }
     s->ops->destroy(s->table);
+    rc = 0;
     if (pin_error) {
         snprintf(r->error, sizeof r->error, "%s", pin_error);
-        goto fail_alloc;
+        rc = -1;
     }
+out:
     free(th);
     free(w);
     free(s);
     free(nodes);
-    return 0;
-fail_alloc:
-    free(th);
-    free(w);
-    free(s);
-    free(nodes);
-    return -1;
+    return rc;
 }
