@@ -33,17 +33,25 @@
  *             long as the abort status has the retry bit and fewer than
  *             MAX_RETRIES aux retries were made; then it takes the main MCS
  *             lock. unlock releases the aux lock after commit/release.
+ *             (As printed, alg. 4.6 records the aux ownership only when the
+ *             aux lock was contended; here every aux holder records it.)
  * scm-ttas    (algorithms 4.3/4.4 over a TTAS main lock, §4.5.3 variant 4)
  *             eager subscription to the TTAS lock; at the first abort the
  *             thread takes the auxiliary MCS lock and keeps retrying
  *             speculatively under it (waiting for the main lock to be free
  *             before each retry); after MAX_RETRIES aborts under the aux
- *             lock it takes the TTAS lock.
+ *             lock it takes the TTAS lock. (Algorithm 4.3 as printed tests
+ *             the aux owner flag the other way round; this follows the prose
+ *             of §4.3.2: an aborted thread takes the aux lock, then rejoins
+ *             the speculation.)
  * scm-ttas-opt (§4.5.3 variant 6, "optimistic SCM") as scm-ttas, but an
- *             aborted thread first retries MAX_RETRIES times without
- *             serialising; only then does it take the aux lock and go on
- *             transactionally under it (up to MAX_RETRIES more), and only
- *             then the TTAS lock.
+ *             aborted thread first keeps retrying without serialising; only
+ *             after MAX_RETRIES aborts does it take the aux lock and go on
+ *             transactionally under it (up to MAX_RETRIES more aborts), and
+ *             only then take the TTAS lock. (The thesis gives this variant
+ *             one sentence: "after 10 failed retries the thread takes the
+ *             lock and completes the operation transactionally"; this is our
+ *             reading of it.)
  * Whether the current hold is speculative is kept in the ctx (the thesis,
  * §4.2.3 point 5, warns against deciding it with XTEST in unlock).
  * trylock takes the main lock non-speculatively with its trylock (correct
