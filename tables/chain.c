@@ -50,9 +50,9 @@
  * exact when quiescent.
  */
 #include <stdalign.h>
-#include <unistd.h>
 #include "cht.h"
 #include "cht_hash.h"
+#include "table_support.h"
 
 #define CHAIN_MIN_BUCKETS 16
 #define CHAIN_SCAN_EVERY 32        /* retirements between epoch-advance attempts */
@@ -112,7 +112,7 @@ static inline bool casp(uintptr_t *p, uintptr_t expect, uintptr_t want)
 
 static inline struct chain_thread *me(struct chain_table *t)
 {
-    return &t->th[chain_tid < t->threads ? chain_tid : chain_tid % t->threads];
+    return &t->th[cht_thread_slot(chain_tid, t->threads)];
 }
 
 static inline uintptr_t *bucket_of(struct chain_table *t, cht_key_t k)
@@ -120,12 +120,7 @@ static inline uintptr_t *bucket_of(struct chain_table *t, cht_key_t k)
     return &t->bucket[cht_hash(t->hash, k) & t->mask];
 }
 
-/* owner-only counters, read by others: relaxed load/store pairs */
-static inline void own_add(int64_t *c, int64_t d)
-{
-    __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + d, __ATOMIC_RELAXED);
-}
-
+/* owner-only counter, read by others: a relaxed load/store pair */
 static inline void own_addu(uint64_t *c, int64_t d)
 {
     __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + (uint64_t)d, __ATOMIC_RELAXED);
@@ -213,25 +208,22 @@ static void *chain_create(const struct cht_config *cfg, char *err, size_t len)
         snprintf(err, len, "out of memory (%.3g buckets requested)", wantf);
         return NULL;
     }
-    uint64_t nb = CHAIN_MIN_BUCKETS;
-    while (nb < (uint64_t)wantf)
-        nb <<= 1;
+    uint64_t nb = cht_pow2_at_least((uint64_t)wantf, CHAIN_MIN_BUCKETS);
     unsigned threads = cfg->max_threads ? cfg->max_threads : 1;
     size_t bytes = nb * sizeof(uintptr_t) + threads * sizeof(struct chain_thread);
-    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && psize > 0 && (double)bytes > (double)pages * (double)psize) {
+    size_t phys = cht_phys_bytes();
+    if ((double)bytes > (double)phys) {
         snprintf(err, len, "out of memory (%llu buckets need %.3g GB, the machine has %.3g GB)",
-                 (unsigned long long)nb, (double)bytes / 1e9, (double)pages * (double)psize / 1e9);
+                 (unsigned long long)nb, (double)bytes / 1e9, (double)phys / 1e9);
         return NULL;
     }
-    struct chain_table *t = aligned_alloc(CHT_CACHE_LINE, sizeof *t);
+    struct chain_table *t = cht_alloc_zeroed(sizeof *t);
     if (!t) {
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    memset(t, 0, sizeof *t);
     t->bucket = calloc(nb, sizeof *t->bucket);
-    t->th = aligned_alloc(CHT_CACHE_LINE, threads * sizeof *t->th);
+    t->th = cht_alloc_zeroed(threads * sizeof *t->th);
     if (!t->bucket || !t->th) {
         snprintf(err, len, "out of memory (%llu buckets)", (unsigned long long)nb);
         free(t->bucket);
@@ -239,7 +231,6 @@ static void *chain_create(const struct cht_config *cfg, char *err, size_t len)
         free(t);
         return NULL;
     }
-    memset(t->th, 0, threads * sizeof *t->th);
     t->mask = nb - 1;
     t->threads = threads;
     t->hash = hash;
@@ -344,7 +335,7 @@ static bool chain_insert(void *tp, cht_key_t k, cht_val_t v)
     }
     ebr_exit(th);
     if (added)
-        own_add(&th->count, 1);
+        cht_thread_counter_add(&th->count, 1);
     else
         free(fresh);            /* never published */
     return added;
@@ -410,7 +401,7 @@ retry:
     }
     ebr_exit(th);
     if (removed)
-        own_add(&th->count, -1);
+        cht_thread_counter_add(&th->count, -1);
     return removed;
 }
 
@@ -437,10 +428,7 @@ static bool chain_update(void *tp, cht_key_t k, cht_val_t v)
 static size_t chain_size(void *tp)
 {
     struct chain_table *t = tp;
-    int64_t n = 0;
-    for (unsigned i = 0; i < t->threads; i++)
-        n += __atomic_load_n(&t->th[i].count, __ATOMIC_RELAXED);
-    return n > 0 ? (size_t)n : 0;
+    return cht_count_as_size(cht_sum_strided(&t->th->count, t->threads, sizeof *t->th));
 }
 
 static void chain_stats(void *tp, struct cht_stats *s)

@@ -87,11 +87,11 @@
  */
 #include <sched.h>
 #include <stdalign.h>
-#include <sys/mman.h>
 #include "cht.h"
 #include "cht_hash.h"
 #include "ebr.h"
 #include "lock.h"
+#include "table_support.h"
 
 #define LB_SLOTS 3
 #define LB_LOCKED 1ull
@@ -129,16 +129,12 @@ struct lb_table {
     uint64_t thresh;            /* resize when overflow passes it (atomic) */
 };
 
-struct lb_count {
-    alignas(64) int64_t n;
-};
-
 struct clht_lb {
     alignas(64) struct lb_table *cur;   /* read by every operation */
     enum cht_hash_kind hash;
     unsigned nthreads;
     struct ebr *ebr;
-    struct lb_count *count;
+    struct cht_thread_counter *count;
     /* lock=NAME (same cache line as cur): NULL = built-in TTAS in the sync word */
     const struct lock_ops *lk;
     unsigned char *lmem;        /* LB_STRIPES locks, lstride bytes apart */
@@ -171,14 +167,6 @@ static inline void spin_wait(unsigned *spins)
     }
 }
 
-static uint64_t pow2_at_least(uint64_t n)
-{
-    uint64_t c = 1;
-    while (c < n)
-        c <<= 1;
-    return c;
-}
-
 /* Buckets per table are capped at 2^34 (1 TiB): anything larger is refused. */
 #define LB_MAX_BUCKETS (1ull << 34)
 
@@ -186,27 +174,14 @@ static struct lb_table *table_new(size_t nb)
 {
     if (nb == 0 || nb > LB_MAX_BUCKETS)
         return NULL;
-    struct lb_table *T = aligned_alloc(64, sizeof *T);
+    struct lb_table *T = cht_alloc_zeroed(sizeof *T);
     if (!T)
         return NULL;
-    memset(T, 0, sizeof *T);
     size_t bytes = nb * sizeof(struct lb_bucket);
-    if (bytes >= (2u << 20)) {
-        /* large: anonymous mapping, zeroed lazily by the kernel */
-        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED) {
-            free(T);
-            return NULL;
-        }
-        T->b = p;
-        T->mmapped = true;
-    } else {
-        T->b = aligned_alloc(64, bytes);
-        if (!T->b) {
-            free(T);
-            return NULL;
-        }
-        memset(T->b, 0, bytes);
+    T->b = cht_alloc_large(bytes, &T->mmapped);
+    if (!T->b) {
+        free(T);
+        return NULL;
     }
     T->map_bytes = bytes;
     T->nb = nb;
@@ -228,10 +203,7 @@ static void table_free(struct lb_table *T)
         }
     }
     free(T->blk);
-    if (T->mmapped)
-        munmap(T->b, T->map_bytes);
-    else
-        free(T->b);
+    cht_free_large(T->b, T->map_bytes, T->mmapped);
     free(T);
 }
 
@@ -245,14 +217,6 @@ static void table_free_node(struct ebr_node *n)
     struct lb_table *T = (struct lb_table *)((char *)n - offsetof(struct lb_table, retire));
     __atomic_sub_fetch(&T->owner->retired_bytes, T->retired_bytes, __ATOMIC_RELAXED);
     table_free(T);
-}
-
-static struct lb_bucket *bucket_new(void)
-{
-    struct lb_bucket *b = aligned_alloc(64, sizeof *b);
-    if (b)
-        memset(b, 0, sizeof *b);
-    return b;
 }
 
 static inline uint64_t cnt_bump(uint64_t s, unsigned j)
@@ -423,8 +387,8 @@ static bool lbx_setup(struct clht_lb *h, const struct cht_config *cfg, char *err
         snprintf(err, len, "--table clht-lb: lock %s is too large", lk->name);
         return false;
     }
-    h->lmem = aligned_alloc(64, ls * LB_STRIPES);
-    h->ctx = cs ? aligned_alloc(64, cs * h->nthreads) : NULL;
+    h->lmem = cht_alloc_zeroed(ls * LB_STRIPES);
+    h->ctx = cs ? cht_alloc_zeroed(cs * h->nthreads) : NULL;
     if (!h->lmem || (cs && !h->ctx)) {
         snprintf(err, len, "out of memory (%u locks of %zu bytes)", LB_STRIPES, ls);
         free(h->lmem);
@@ -432,9 +396,6 @@ static bool lbx_setup(struct clht_lb *h, const struct cht_config *cfg, char *err
         h->lmem = h->ctx = NULL;
         return false;
     }
-    memset(h->lmem, 0, ls * LB_STRIPES);
-    if (cs)
-        memset(h->ctx, 0, cs * h->nthreads);
     h->lstride = (uint32_t)ls;
     h->cstride = (uint32_t)cs;
     struct lock_config lc = { .numa_nodes = cfg->numa_nodes ? cfg->numa_nodes : 1,
@@ -452,25 +413,19 @@ static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
     unsigned hash = CHT_HASH_MIX;
     if (!cht_option_enum(cfg->options, "clht-lb", "hash", cht_hash_names, &hash, err, len))
         return NULL;
-    double density = cfg->density > 0 ? cfg->density : 0.5;
-    double want = (double)(cfg->initial ? cfg->initial : 1) / density / LB_SLOTS;
-    if (!(want <= (double)LB_MAX_BUCKETS)) {
-        snprintf(err, len, "out of memory (%zu keys at density %g need more than 2^34 buckets)",
-                 cfg->initial, density);
+    uint64_t nb = cht_initial_buckets(cfg, LB_SLOTS, LB_MAX_BUCKETS, err, len);
+    if (!nb)
         return NULL;
-    }
-    uint64_t nb = pow2_at_least(want < 1 ? 1 : (uint64_t)(want + 0.999999));
     unsigned threads = cfg->max_threads ? cfg->max_threads : 1;
 
-    struct clht_lb *h = aligned_alloc(64, sizeof *h);
+    struct clht_lb *h = cht_alloc_zeroed(sizeof *h);
     if (!h) {
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    memset(h, 0, sizeof *h);
     h->hash = hash;
     h->nthreads = threads;
-    h->count = aligned_alloc(64, sizeof *h->count * threads);
+    h->count = cht_thread_counters_new(threads);
     h->ebr = ebr_create(threads);
     struct lb_table *T = table_new(nb);
     if (!h->count || !h->ebr || !T) {
@@ -482,7 +437,6 @@ static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
         free(h);
         return NULL;
     }
-    memset(h->count, 0, sizeof *h->count * threads);
     T->owner = h;
     h->cur = T;
     if (cfg->lock && !lbx_setup(h, cfg, err, len)) {
@@ -510,7 +464,7 @@ static void lb_destroy(void *tp)
 static void lb_thread_init(void *tp, unsigned tid)
 {
     struct clht_lb *h = tp;
-    lb_tid = tid < h->nthreads ? tid : tid % h->nthreads;
+    lb_tid = cht_thread_slot(tid, h->nthreads);
 }
 
 static void lb_thread_exit(void *tp, unsigned tid)
@@ -518,12 +472,6 @@ static void lb_thread_exit(void *tp, unsigned tid)
     struct clht_lb *h = tp;
     (void)tid;
     ebr_thread_offline(h->ebr, lb_tid);
-}
-
-static inline void count_add(struct clht_lb *h, unsigned tid, int64_t d)
-{
-    int64_t *n = &h->count[tid].n;
-    STR(n, LDR(n) + d);         /* only this thread writes its counter */
 }
 
 /* ---------------- resize ---------------- */
@@ -555,7 +503,7 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
         for (struct lb_bucket *b = &T->b[i]; b; b = LDR(&b->next))
             for (unsigned j = 0; j < LB_SLOTS; j++)
                 n += LDR(&b->key[j]) != 0;
-    uint64_t nb = pow2_at_least((n * 2 + 2) / 3);   /* 1.5 keys per bucket */
+    uint64_t nb = cht_pow2_at_least((n * 2 + 2) / 3, 1);   /* 1.5 keys per bucket */
     if (nb < T->nb)
         nb = T->nb;
     struct lb_table *N = table_new(nb);
@@ -573,10 +521,9 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     for (size_t i = 0; i < nb; i++)
         ovf += aux[i].n ? (aux[i].n - 1) / LB_SLOTS : 0;
     if (ovf) {
-        N->blk = aligned_alloc(64, ovf * sizeof *N->blk);
+        N->blk = cht_alloc_zeroed(ovf * sizeof *N->blk);
         if (!N->blk)
             goto fail;
-        memset(N->blk, 0, ovf * sizeof *N->blk);
         N->blk_n = ovf;
     }
     /* copy: N is private until published, plain stores are fine */
@@ -684,7 +631,7 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
             ok = true;
             break;
         }
-        struct lb_bucket *o = bucket_new();
+        struct lb_bucket *o = cht_alloc_zeroed(sizeof *o);
         if (!o) {
             chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
             __atomic_add_fetch(&h->full_failures, 1, __ATOMIC_RELAXED);
@@ -699,7 +646,7 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
         break;
     }
     if (ok)
-        count_add(h, tid, 1);
+        cht_thread_counter_add(&h->count[tid].n, 1);
     ebr_exit(h->ebr, tid);
     if (grow)
         lb_resize(h, T);
@@ -739,7 +686,7 @@ lb_remove_impl(struct clht_lb *h, cht_key_t k, const bool ext)
         break;
     }
     if (ok)
-        count_add(h, tid, -1);
+        cht_thread_counter_add(&h->count[tid].n, -1);
     ebr_exit(h->ebr, tid);
     return ok;
 }
@@ -815,10 +762,7 @@ static bool lb_update(void *tp, cht_key_t k, cht_val_t v)
 static size_t lb_size(void *tp)
 {
     struct clht_lb *h = tp;
-    int64_t n = 0;
-    for (unsigned i = 0; i < h->nthreads; i++)
-        n += LDR(&h->count[i].n);
-    return n > 0 ? (size_t)n : 0;
+    return cht_count_as_size(cht_thread_counters_sum(h->count, h->nthreads));
 }
 
 static void lb_stats(void *tp, struct cht_stats *s)

@@ -80,10 +80,10 @@
  */
 #include <sched.h>
 #include <stdalign.h>
-#include <sys/mman.h>
 #include "cht.h"
 #include "cht_hash.h"
 #include "ebr.h"
+#include "table_support.h"
 
 #define LF_SLOTS 3
 #define SEG_BUCKETS 5
@@ -133,16 +133,12 @@ struct lf_table {
     uint32_t migrating;         /* a resize is freezing/copying this table */
 };
 
-struct lf_count {
-    alignas(64) int64_t n;
-};
-
 struct clht_lf {
     alignas(64) struct lf_table *cur;
     enum cht_hash_kind hash;
     unsigned nthreads;
     struct ebr *ebr;
-    struct lf_count *count;
+    struct cht_thread_counter *count;
     alignas(64) uint32_t resize_lock;
     uint64_t resizes;
     uint64_t full_failures;
@@ -182,40 +178,20 @@ static inline void spin_wait(unsigned *spins)
     }
 }
 
-static uint64_t pow2_at_least(uint64_t n)
-{
-    uint64_t c = 1;
-    while (c < n)
-        c <<= 1;
-    return c;
-}
-
 #define LF_MAX_BUCKETS (1ull << 34)
 
 static struct lf_table *table_new(size_t nb)
 {
     if (nb == 0 || nb > LF_MAX_BUCKETS)
         return NULL;
-    struct lf_table *T = aligned_alloc(64, sizeof *T);
+    struct lf_table *T = cht_alloc_zeroed(sizeof *T);
     if (!T)
         return NULL;
-    memset(T, 0, sizeof *T);
     size_t bytes = nb * sizeof(struct lf_bucket);
-    if (bytes >= (2u << 20)) {
-        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED) {
-            free(T);
-            return NULL;
-        }
-        T->b = p;
-        T->mmapped = true;
-    } else {
-        T->b = aligned_alloc(64, bytes);
-        if (!T->b) {
-            free(T);
-            return NULL;
-        }
-        memset(T->b, 0, bytes);
+    T->b = cht_alloc_large(bytes, &T->mmapped);
+    if (!T->b) {
+        free(T);
+        return NULL;
     }
     T->map_bytes = bytes;
     T->nb = nb;
@@ -237,10 +213,7 @@ static void table_free(struct lf_table *T)
         }
     }
     free(T->blk);
-    if (T->mmapped)
-        munmap(T->b, T->map_bytes);
-    else
-        free(T->b);
+    cht_free_large(T->b, T->map_bytes, T->mmapped);
     free(T);
 }
 
@@ -254,12 +227,6 @@ static void table_free_node(struct ebr_node *n)
     struct lf_table *T = (struct lf_table *)((char *)n - offsetof(struct lf_table, retire));
     __atomic_sub_fetch(&T->owner->retired_bytes, T->retired_bytes, __ATOMIC_RELAXED);
     table_free(T);
-}
-
-static inline void count_add(struct clht_lf *h, unsigned tid, int64_t d)
-{
-    int64_t *n = &h->count[tid].n;
-    STR(n, LDR(n) + d);
 }
 
 /* The buckets of the segment that starts at S, as far as they are linked now. */
@@ -351,12 +318,11 @@ static int chain_scan(struct lf_bucket *S, cht_key_t k, struct scan *r)
 /* Links a fresh bucket after `last`. Returns false only when out of memory. */
 static bool append(struct clht_lf *h, struct lf_table *T, struct lf_bucket *last, bool *grow)
 {
-    struct lf_bucket *o = aligned_alloc(64, sizeof *o);
+    struct lf_bucket *o = cht_alloc_zeroed(sizeof *o);
     if (!o) {
         __atomic_add_fetch(&h->full_failures, 1, __ATOMIC_RELAXED);
         return false;
     }
-    memset(o, 0, sizeof *o);
     struct lf_bucket *expect = NULL;
     if (!CAS(&last->next, &expect, o)) {
         free(o);                    /* lost the race (or the chain froze): never visible */
@@ -391,25 +357,19 @@ static void *lf_create(const struct cht_config *cfg, char *err, size_t len)
     unsigned hash = CHT_HASH_MIX;
     if (!cht_option_enum(cfg->options, "clht-lf", "hash", cht_hash_names, &hash, err, len))
         return NULL;
-    double density = cfg->density > 0 ? cfg->density : 0.5;
-    double want = (double)(cfg->initial ? cfg->initial : 1) / density / LF_SLOTS;
-    if (!(want <= (double)LF_MAX_BUCKETS)) {
-        snprintf(err, len, "out of memory (%zu keys at density %g need more than 2^34 buckets)",
-                 cfg->initial, density);
+    uint64_t nb = cht_initial_buckets(cfg, LF_SLOTS, LF_MAX_BUCKETS, err, len);
+    if (!nb)
         return NULL;
-    }
-    uint64_t nb = pow2_at_least(want < 1 ? 1 : (uint64_t)(want + 0.999999));
     unsigned threads = cfg->max_threads ? cfg->max_threads : 1;
 
-    struct clht_lf *h = aligned_alloc(64, sizeof *h);
+    struct clht_lf *h = cht_alloc_zeroed(sizeof *h);
     if (!h) {
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    memset(h, 0, sizeof *h);
     h->hash = hash;
     h->nthreads = threads;
-    h->count = aligned_alloc(64, sizeof *h->count * threads);
+    h->count = cht_thread_counters_new(threads);
     h->ebr = ebr_create(threads);
     struct lf_table *T = table_new(nb);
     if (!h->count || !h->ebr || !T) {
@@ -421,7 +381,6 @@ static void *lf_create(const struct cht_config *cfg, char *err, size_t len)
         free(h);
         return NULL;
     }
-    memset(h->count, 0, sizeof *h->count * threads);
     T->owner = h;
     h->cur = T;
     return h;
@@ -439,7 +398,7 @@ static void lf_destroy(void *tp)
 static void lf_thread_init(void *tp, unsigned tid)
 {
     struct clht_lf *h = tp;
-    lf_tid = tid < h->nthreads ? tid : tid % h->nthreads;
+    lf_tid = cht_thread_slot(tid, h->nthreads);
 }
 
 static void lf_thread_exit(void *tp, unsigned tid)
@@ -538,7 +497,7 @@ static void lf_resize(struct clht_lf *h, struct lf_table *seen)
     size_t n = 0;
     for (size_t i = 0; i < T->nb; i++)
         FOR_EACH_VALID(&T->b[i], k, v, { (void)k; (void)v; n++; });
-    uint64_t nb = pow2_at_least((n * 2 + 2) / 3);
+    uint64_t nb = cht_pow2_at_least((n * 2 + 2) / 3, 1);
     if (nb < T->nb)
         nb = T->nb;
     struct lf_table *N = table_new(nb);
@@ -551,10 +510,9 @@ static void lf_resize(struct clht_lf *h, struct lf_table *seen)
     for (size_t i = 0; i < nb; i++)
         ovf += chain_buckets(pl[i].n) - 1;
     if (ovf) {
-        N->blk = aligned_alloc(64, ovf * sizeof *N->blk);
+        N->blk = cht_alloc_zeroed(ovf * sizeof *N->blk);
         if (!N->blk)
             goto fail;
-        memset(N->blk, 0, ovf * sizeof *N->blk);
         N->blk_n = ovf;
     }
     /* copy, packing 14 keys per segment; N is private until published */
@@ -736,7 +694,7 @@ restart:
     }
 done:
     if (ok)
-        count_add(h, tid, 1);
+        cht_thread_counter_add(&h->count[tid].n, 1);
     ebr_exit(h->ebr, tid);
     if (grow)
         lf_resize(h, T);
@@ -767,7 +725,7 @@ static bool lf_remove(void *tp, cht_key_t k)
         }
     }
     if (ok)
-        count_add(h, tid, -1);
+        cht_thread_counter_add(&h->count[tid].n, -1);
     ebr_exit(h->ebr, tid);
     return ok;
 }
@@ -854,10 +812,7 @@ done:
 static size_t lf_size(void *tp)
 {
     struct clht_lf *h = tp;
-    int64_t n = 0;
-    for (unsigned i = 0; i < h->nthreads; i++)
-        n += LDR(&h->count[i].n);
-    return n > 0 ? (size_t)n : 0;
+    return cht_count_as_size(cht_thread_counters_sum(h->count, h->nthreads));
 }
 
 static void lf_stats(void *tp, struct cht_stats *s)

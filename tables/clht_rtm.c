@@ -52,6 +52,7 @@
 #include "cht.h"
 #include "cht_hash.h"
 #include "lock.h"
+#include "table_support.h"
 
 extern const struct lock_ops lock_ops_slr_scm_mcs;
 
@@ -70,10 +71,6 @@ struct cr_bucket {
 };
 _Static_assert(sizeof(struct cr_bucket) == 64, "a bucket is one cache line");
 
-struct cr_count {
-    alignas(64) int64_t n;              /* written by its thread under the lock */
-};
-
 struct clht_rtm {
     alignas(64) unsigned char lock_mem[64];   /* the lock when lock_size <= 64 */
     alignas(64) void *lock;
@@ -86,7 +83,7 @@ struct clht_rtm {
     unsigned nthreads;
     size_t cstride;
     unsigned char *ctx;                 /* nthreads x cstride, NULL when ctx_size == 0 */
-    struct cr_count *count;
+    struct cht_thread_counter *count;   /* written by its thread under the lock */
     /* mirrors for stats() (relaxed atomics; written under the lock) */
     alignas(64) uint64_t st_resizes, st_buckets, st_overflow, st_full;
 };
@@ -109,22 +106,11 @@ static bool cr_available(char *why, size_t len)
     return false;
 }
 
-static uint64_t pow2_at_least(uint64_t n)
-{
-    uint64_t c = 1;
-    while (c < n)
-        c <<= 1;
-    return c;
-}
-
 static struct cr_bucket *buckets_new(size_t nb)
 {
     if (nb == 0 || nb > CR_MAX_BUCKETS)
         return NULL;
-    struct cr_bucket *b = aligned_alloc(64, nb * sizeof *b);
-    if (b)
-        memset(b, 0, nb * sizeof *b);
-    return b;
+    return cht_alloc_zeroed(nb * sizeof(struct cr_bucket));
 }
 
 static void buckets_free(struct cr_bucket *b, size_t nb)
@@ -164,30 +150,24 @@ static void *cr_create(const struct cht_config *cfg, char *err, size_t len)
     if (!cht_option_enum(cfg->options, "clht-rtm", "hash", cht_hash_names, &hash, err, len))
         return NULL;
     const struct lock_ops *lk = cfg->lock ? cfg->lock : &lock_ops_slr_scm_mcs;
-    double density = cfg->density > 0 ? cfg->density : 0.5;
-    double want = (double)(cfg->initial ? cfg->initial : 1) / density / CR_SLOTS;
-    if (!(want <= (double)CR_MAX_BUCKETS)) {
-        snprintf(err, len, "out of memory (%zu keys at density %g need more than 2^34 buckets)",
-                 cfg->initial, density);
+    uint64_t nb = cht_initial_buckets(cfg, CR_SLOTS, CR_MAX_BUCKETS, err, len);
+    if (!nb)
         return NULL;
-    }
-    uint64_t nb = pow2_at_least(want < 1 ? 1 : (uint64_t)(want + 0.999999));
     unsigned threads = cfg->max_threads ? cfg->max_threads : 1;
 
-    struct clht_rtm *h = aligned_alloc(64, sizeof *h);
+    struct clht_rtm *h = cht_alloc_zeroed(sizeof *h);
     if (!h) {
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    memset(h, 0, sizeof *h);
     h->hash = hash;
     h->nthreads = threads;
     h->cstride = (lk->ctx_size + 63) & ~(size_t)63;
     h->lock = lk->lock_size <= sizeof h->lock_mem
                   ? (void *)h->lock_mem
                   : aligned_alloc(64, (lk->lock_size + 63) & ~(size_t)63);
-    h->ctx = h->cstride ? aligned_alloc(64, h->cstride * threads) : NULL;
-    h->count = aligned_alloc(64, sizeof *h->count * threads);
+    h->ctx = h->cstride ? cht_alloc_zeroed(h->cstride * threads) : NULL;
+    h->count = cht_thread_counters_new(threads);
     h->b = buckets_new(nb);
     if (!h->lock || (h->cstride && !h->ctx) || !h->count || !h->b) {
         snprintf(err, len, "out of memory (%llu buckets of 64 bytes)", (unsigned long long)nb);
@@ -196,9 +176,6 @@ static void *cr_create(const struct cht_config *cfg, char *err, size_t len)
     }
     h->nb = nb;
     h->mask = nb - 1;
-    memset(h->count, 0, sizeof *h->count * threads);
-    if (h->ctx)
-        memset(h->ctx, 0, h->cstride * threads);
     struct lock_config lc = { .numa_nodes = cfg->numa_nodes ? cfg->numa_nodes : 1,
                               .max_threads = threads, .handoff_bound = 64 };
     lk->init(h->lock, &lc);
@@ -212,7 +189,7 @@ static void *cr_create(const struct cht_config *cfg, char *err, size_t len)
 static void cr_thread_init(void *tp, unsigned tid)
 {
     struct clht_rtm *h = tp;
-    cr_tid = tid < h->nthreads ? tid : tid % h->nthreads;
+    cr_tid = cht_thread_slot(tid, h->nthreads);
 }
 
 /* ---------------- under the lock ---------------- */
@@ -248,12 +225,11 @@ static bool cr_grow(struct clht_rtm *h)
                         break;
                     }
                     if (!t->next) {
-                        t->next = aligned_alloc(64, sizeof *t->next);
+                        t->next = cht_alloc_zeroed(sizeof *t->next);
                         if (!t->next) {
                             buckets_free(nbk, nb);
                             return false;
                         }
-                        memset(t->next, 0, sizeof *t->next);
                         ovf++;
                     }
                     t = t->next;
@@ -268,12 +244,6 @@ static bool cr_grow(struct clht_rtm *h)
     STR(&h->st_overflow, ovf);
     STR(&h->st_resizes, LDR(&h->st_resizes) + 1);
     return true;
-}
-
-static inline void count_add(struct clht_rtm *h, int64_t d)
-{
-    int64_t *n = &h->count[cr_tid].n;
-    STR(n, LDR(n) + d);
 }
 
 /* ---------------- operations ---------------- */
@@ -320,12 +290,11 @@ static bool cr_insert(void *tp, cht_key_t k, cht_val_t v)
         eb->key[ej] = k;
         ok = true;
     } else {
-        struct cr_bucket *o = aligned_alloc(64, sizeof *o);
+        struct cr_bucket *o = cht_alloc_zeroed(sizeof *o);
         if (!o) {
             STR(&h->st_full, LDR(&h->st_full) + 1);
             goto out;
         }
-        memset(o, 0, sizeof *o);
         o->key[0] = k;
         o->val[0] = v;
         last->next = o;
@@ -335,7 +304,7 @@ static bool cr_insert(void *tp, cht_key_t k, cht_val_t v)
         if (h->overflow > h->nb / 2 || (chain + 1 > CR_LONG_CHAIN && h->overflow > h->nb / 16))
             cr_grow(h);                         /* out of memory: keep chaining */
     }
-    count_add(h, 1);
+    cht_thread_counter_add(&h->count[cr_tid].n, 1);
 out:
     h->lk->unlock(h->lock, ctx);
     return ok;
@@ -356,7 +325,7 @@ static bool cr_remove(void *tp, cht_key_t k)
                 break;
             }
     if (ok)
-        count_add(h, -1);
+        cht_thread_counter_add(&h->count[cr_tid].n, -1);
     h->lk->unlock(h->lock, ctx);
     return ok;
 }
@@ -381,10 +350,7 @@ static bool cr_update(void *tp, cht_key_t k, cht_val_t v)
 static size_t cr_size(void *tp)
 {
     struct clht_rtm *h = tp;
-    int64_t n = 0;
-    for (unsigned i = 0; i < h->nthreads; i++)
-        n += LDR(&h->count[i].n);
-    return n > 0 ? (size_t)n : 0;
+    return cht_count_as_size(cht_thread_counters_sum(h->count, h->nthreads));
 }
 
 static void cr_stats(void *tp, struct cht_stats *s)

@@ -85,10 +85,10 @@
  */
 #include <stdalign.h>
 #include <sched.h>
-#include <unistd.h>
 #include "cht.h"
 #include "cht_hash.h"
 #include "lock.h"
+#include "table_support.h"
 
 #define CK_MAX_HASHES  6
 #define CK_MAX_WAYS    8
@@ -116,10 +116,6 @@ struct ck_stripe {
     alignas(CHT_CACHE_LINE) uint64_t seq;    /* even: free; odd: a writer holds it */
 };
 
-struct ck_counter {
-    alignas(CHT_CACHE_LINE) int64_t n;
-};
-
 struct ck_table {
     struct ck_array *cur;       /* atomic; changes only under all stripes */
     unsigned hashes, ways, threads;
@@ -128,7 +124,7 @@ struct ck_table {
     uint64_t resizes;           /* atomic */
     uint64_t full_failures;     /* atomic */
     struct ck_stripe *stripe;   /* CK_NSTRIPES */
-    struct ck_counter *count;   /* threads */
+    struct cht_thread_counter *count;   /* threads */
     /* lock=NAME: NULL = the seqlock words are the locks */
     const struct lock_ops *lk;
     unsigned char *lmem;        /* CK_NSTRIPES locks, lstride bytes apart */
@@ -246,8 +242,7 @@ static inline void *ckx_ctx(const struct ck_table *t, unsigned i)
 {
     if (!t->ctx)
         return NULL;
-    unsigned id = ck_tid < t->threads ? ck_tid : ck_tid % t->threads;
-    return t->ctx + ((size_t)id * t->hashes + i) * t->cstride;
+    return t->ctx + ((size_t)cht_thread_slot(ck_tid, t->threads) * t->hashes + i) * t->cstride;
 }
 
 static inline void ckx_acquire(struct ck_table *t, const struct ck_lockset *ls)
@@ -356,24 +351,17 @@ static inline struct ck_slot *ck_find(const struct ck_table *t, const struct ck_
 
 static inline void ck_count(struct ck_table *t, int64_t d)
 {
-    unsigned id = ck_tid < t->threads ? ck_tid : ck_tid % t->threads;
-    __atomic_fetch_add(&t->count[id].n, d, __ATOMIC_RELAXED);
+    cht_thread_counter_fetch_add(&t->count[cht_thread_slot(ck_tid, t->threads)].n, d);
 }
 
 /* ---------------- arrays ---------------- */
-
-static size_t ck_phys_bytes(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : SIZE_MAX;
-}
 
 static struct ck_array *ck_array_new(uint64_t buckets, unsigned ways)
 {
     if (buckets > (SIZE_MAX / 2) / ways / sizeof(struct ck_slot))
         return NULL;
     size_t bytes = (size_t)buckets * ways * sizeof(struct ck_slot);
-    if (bytes > ck_phys_bytes())
+    if (bytes > cht_phys_bytes())
         return NULL;            /* cannot be backed: fail cleanly instead of overcommitting */
     struct ck_array *a = calloc(1, sizeof *a);
     if (!a)
@@ -797,14 +785,6 @@ static bool ck_update(void *tp, cht_key_t k, cht_val_t v)
 
 /* ---------------- lifecycle ---------------- */
 
-static uint64_t pow2_at_least(uint64_t n)
-{
-    uint64_t c = CK_MIN_BUCKETS;
-    while (c < n && c < (1ull << 62))
-        c <<= 1;
-    return c;
-}
-
 static void ck_destroy(void *tp);
 
 /* lock=NAME: CK_NSTRIPES locks on 64-byte-aligned strides; per thread `hashes`
@@ -817,8 +797,8 @@ static bool ckx_setup(struct ck_table *t, const struct cht_config *cfg, char *er
     if (ls == 0)
         ls = 64;
     size_t nctx = (size_t)t->threads * t->hashes;
-    t->lmem = aligned_alloc(CHT_CACHE_LINE, ls * CK_NSTRIPES);
-    t->ctx = cs ? aligned_alloc(CHT_CACHE_LINE, cs * nctx) : NULL;
+    t->lmem = cht_alloc_zeroed(ls * CK_NSTRIPES);
+    t->ctx = cs ? cht_alloc_zeroed(cs * nctx) : NULL;
     if (!t->lmem || (cs && !t->ctx)) {
         snprintf(err, len, "out of memory (%u locks of %zu bytes)", CK_NSTRIPES, ls);
         free(t->lmem);
@@ -826,9 +806,6 @@ static bool ckx_setup(struct ck_table *t, const struct cht_config *cfg, char *er
         t->lmem = t->ctx = NULL;
         return false;
     }
-    memset(t->lmem, 0, ls * CK_NSTRIPES);
-    if (cs)
-        memset(t->ctx, 0, cs * nctx);
     t->lstride = ls;
     t->cstride = cs;
     struct lock_config lc = { .numa_nodes = cfg->numa_nodes ? cfg->numa_nodes : 1,
@@ -859,7 +836,7 @@ static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
     uint64_t buckets = want >= 0x1p62 ? 1ull << 62 : (uint64_t)want;
     if ((double)buckets < want)
         buckets++;                      /* ceil */
-    buckets = pow2_at_least(buckets);
+    buckets = cht_pow2_at_least(buckets, CK_MIN_BUCKETS);
 
     struct ck_table *t = calloc(1, sizeof *t);
     if (!t) {
@@ -872,8 +849,8 @@ static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
     t->prefetch = prefetch;
     t->hash = hash;
     t->threads = cfg->max_threads ? cfg->max_threads : 1;
-    t->stripe = aligned_alloc(CHT_CACHE_LINE, CK_NSTRIPES * sizeof *t->stripe);
-    t->count = aligned_alloc(CHT_CACHE_LINE, t->threads * sizeof *t->count);
+    t->stripe = cht_alloc_zeroed(CK_NSTRIPES * sizeof *t->stripe);
+    t->count = cht_thread_counters_new(t->threads);
     t->cur = ck_array_new(buckets, t->ways);
     if (!t->stripe || !t->count || !t->cur) {
         snprintf(err, len, "out of memory (%llu buckets x %u ways)", (unsigned long long)buckets, t->ways);
@@ -884,8 +861,6 @@ static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
         free(t);
         return NULL;
     }
-    memset(t->stripe, 0, CK_NSTRIPES * sizeof *t->stripe);
-    memset(t->count, 0, t->threads * sizeof *t->count);
     if (cfg->lock && !ckx_setup(t, cfg, err, len)) {
         ck_destroy(t);
         return NULL;
@@ -919,10 +894,7 @@ static void ck_thread_init(void *tp, unsigned tid)
 static size_t ck_size(void *tp)
 {
     struct ck_table *t = tp;
-    int64_t n = 0;
-    for (unsigned i = 0; i < t->threads; i++)
-        n += __atomic_load_n(&t->count[i].n, __ATOMIC_RELAXED);
-    return n > 0 ? (size_t)n : 0;
+    return cht_count_as_size(cht_thread_counters_sum(t->count, t->threads));
 }
 
 static void ck_stats(void *tp, struct cht_stats *s)

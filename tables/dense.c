@@ -48,9 +48,9 @@
  */
 #include <stdalign.h>
 #include <sched.h>
-#include <unistd.h>
 #include "cht.h"
 #include "cht_hash.h"
+#include "table_support.h"
 
 #define DN_EMPTY     0ull
 #define DN_TOMB      UINT64_MAX
@@ -78,7 +78,7 @@ struct dn_table {
     uint64_t full_failures;         /* atomic */
     struct dn_word *keylock;        /* DN_KEYLOCKS: 0 free, 1 held */
     struct dn_word *region;         /* DN_REGIONS seqlocks */
-    struct dn_word *count;          /* threads */
+    struct cht_thread_counter *count;   /* threads */
 };
 
 static __thread unsigned dn_tid;
@@ -145,8 +145,7 @@ static inline cht_key_t key_at(const struct dn_table *t, uint64_t i)
 
 static inline void dn_count(struct dn_table *t, int64_t d)
 {
-    unsigned id = dn_tid < t->threads ? dn_tid : dn_tid % t->threads;
-    __atomic_fetch_add((int64_t *)&t->count[id].v, d, __ATOMIC_RELAXED);
+    cht_thread_counter_fetch_add(&t->count[cht_thread_slot(dn_tid, t->threads)].n, d);
 }
 
 /* slot index of k (scan from home to the first empty slot), or -1 */
@@ -284,12 +283,6 @@ static bool dn_update(void *tp, cht_key_t k, cht_val_t v)
     return i >= 0;
 }
 
-static size_t dn_phys_bytes(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : SIZE_MAX;
-}
-
 static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
 {
     unsigned hash = CHT_HASH_MIX;
@@ -312,11 +305,11 @@ static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
     t->prefetch = prefetch;
     t->threads = cfg->max_threads ? cfg->max_threads : 1;
     bool fits = cap <= (SIZE_MAX / 2) / sizeof(struct dn_slot) &&
-                cap * sizeof(struct dn_slot) <= dn_phys_bytes();   /* else fail cleanly */
+                cap * sizeof(struct dn_slot) <= cht_phys_bytes();   /* else fail cleanly */
     t->raw = fits ? calloc(1, cap * sizeof(struct dn_slot) + CHT_CACHE_LINE) : NULL;
-    t->keylock = aligned_alloc(CHT_CACHE_LINE, DN_KEYLOCKS * sizeof(struct dn_word));
-    t->region = aligned_alloc(CHT_CACHE_LINE, DN_REGIONS * sizeof(struct dn_word));
-    t->count = aligned_alloc(CHT_CACHE_LINE, t->threads * sizeof(struct dn_word));
+    t->keylock = cht_alloc_zeroed(DN_KEYLOCKS * sizeof(struct dn_word));
+    t->region = cht_alloc_zeroed(DN_REGIONS * sizeof(struct dn_word));
+    t->count = cht_thread_counters_new(t->threads);
     if (!t->raw || !t->keylock || !t->region || !t->count) {
         snprintf(err, len, "out of memory (%llu slots)", (unsigned long long)cap);
         free(t->raw);
@@ -327,9 +320,6 @@ static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
         return NULL;
     }
     t->slot = (struct dn_slot *)(((uintptr_t)t->raw + CHT_CACHE_LINE - 1) & ~(uintptr_t)(CHT_CACHE_LINE - 1));
-    memset(t->keylock, 0, DN_KEYLOCKS * sizeof(struct dn_word));
-    memset(t->region, 0, DN_REGIONS * sizeof(struct dn_word));
-    memset(t->count, 0, t->threads * sizeof(struct dn_word));
     return t;
 }
 
@@ -352,17 +342,14 @@ static void dn_thread_init(void *tp, unsigned tid)
 static size_t dn_size(void *tp)
 {
     struct dn_table *t = tp;
-    int64_t n = 0;
-    for (unsigned i = 0; i < t->threads; i++)
-        n += (int64_t)__atomic_load_n(&t->count[i].v, __ATOMIC_RELAXED);
-    return n > 0 ? (size_t)n : 0;
+    return cht_count_as_size(cht_thread_counters_sum(t->count, t->threads));
 }
 
 static void dn_stats(void *tp, struct cht_stats *s)
 {
     struct dn_table *t = tp;
     s->bytes = sizeof *t + (t->mask + 1) * sizeof(struct dn_slot) + CHT_CACHE_LINE +
-               (DN_KEYLOCKS + DN_REGIONS + t->threads) * sizeof(struct dn_word);
+               (DN_KEYLOCKS + DN_REGIONS) * sizeof(struct dn_word) + t->threads * sizeof *t->count;
     s->buckets = t->mask + 1;
     s->full_failures = __atomic_load_n(&t->full_failures, __ATOMIC_RELAXED);
 }

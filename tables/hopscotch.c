@@ -42,9 +42,9 @@
  */
 #include <stdalign.h>
 #include <sched.h>
-#include <unistd.h>
 #include "cht.h"
 #include "cht_hash.h"
+#include "table_support.h"
 
 #define HOP_EMPTY 0ull
 #define HOP_BUSY  UINT64_MAX            /* slot claimed by an inserter */
@@ -126,13 +126,7 @@ static inline void seg_unlock(struct hop_segment *s)
 
 static inline struct hop_counter *my_counter(struct hop_table *t)
 {
-    return &t->cnt[hop_tid < t->threads ? hop_tid : hop_tid % t->threads];
-}
-
-/* only the owning thread writes its counter: a relaxed load/store pair suffices */
-static inline void counter_add(int64_t *c, int64_t d)
-{
-    __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + d, __ATOMIC_RELAXED);
+    return &t->cnt[cht_thread_slot(hop_tid, t->threads)];
 }
 
 static inline uint64_t home_of(const struct hop_table *t, cht_key_t k)
@@ -155,14 +149,6 @@ static inline void st(uint64_t *p, uint64_t v)
     __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
-static uint64_t pow2_at_least(uint64_t n, uint64_t min)
-{
-    uint64_t c = min;
-    while (c < n)
-        c <<= 1;
-    return c;
-}
-
 /* ---- create / destroy ---- */
 
 static void *hop_create(const struct cht_config *cfg, char *err, size_t len)
@@ -180,10 +166,10 @@ static void *hop_create(const struct cht_config *cfg, char *err, size_t len)
         snprintf(err, len, "out of memory (%.3g slots requested)", wantf);
         return NULL;
     }
-    uint64_t nb = pow2_at_least((uint64_t)wantf, HOP_MIN_BUCKETS);
+    uint64_t nb = cht_pow2_at_least((uint64_t)wantf, HOP_MIN_BUCKETS);
     uint64_t nslots = nb + H - 1;
 
-    uint64_t nsegs = segs ? pow2_at_least(segs, 1) : (nb / 8 < 1024 ? nb / 8 : 1024);
+    uint64_t nsegs = segs ? cht_pow2_at_least(segs, 1) : (nb / 8 < 1024 ? nb / 8 : 1024);
     if (nsegs > nb)
         nsegs = nb;
     unsigned shift = 0;
@@ -194,10 +180,10 @@ static void *hop_create(const struct cht_config *cfg, char *err, size_t len)
     unsigned threads = cfg->max_threads ? cfg->max_threads : 1;
     size_t bytes = nslots * sizeof(struct hop_bucket) + nsegs * sizeof(struct hop_segment) +
                    threads * sizeof(struct hop_counter);
-    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && psize > 0 && (double)bytes > (double)pages * (double)psize) {
+    size_t phys = cht_phys_bytes();
+    if ((double)bytes > (double)phys) {
         snprintf(err, len, "out of memory (%llu slots need %.3g GB, the machine has %.3g GB)",
-                 (unsigned long long)nslots, (double)bytes / 1e9, (double)pages * (double)psize / 1e9);
+                 (unsigned long long)nslots, (double)bytes / 1e9, (double)phys / 1e9);
         return NULL;
     }
 
@@ -207,8 +193,8 @@ static void *hop_create(const struct cht_config *cfg, char *err, size_t len)
         return NULL;
     }
     t->b = calloc(nslots, sizeof *t->b);
-    t->seg = aligned_alloc(CHT_CACHE_LINE, nsegs * sizeof *t->seg);
-    t->cnt = aligned_alloc(CHT_CACHE_LINE, threads * sizeof *t->cnt);
+    t->seg = cht_alloc_zeroed(nsegs * sizeof *t->seg);
+    t->cnt = cht_alloc_zeroed(threads * sizeof *t->cnt);
     if (!t->b || !t->seg || !t->cnt) {
         snprintf(err, len, "out of memory (%llu slots)", (unsigned long long)nslots);
         free(t->b);
@@ -217,8 +203,6 @@ static void *hop_create(const struct cht_config *cfg, char *err, size_t len)
         free(t);
         return NULL;
     }
-    memset(t->seg, 0, nsegs * sizeof *t->seg);
-    memset(t->cnt, 0, threads * sizeof *t->cnt);
     t->mask = nb - 1;
     t->nslots = nslots;
     t->H = (unsigned)H;
@@ -359,7 +343,7 @@ static bool hop_insert(void *tp, cht_key_t k, cht_val_t v)
 
     struct hop_counter *c = my_counter(t);
     if (ok)
-        counter_add(&c->count, 1);
+        cht_thread_counter_add(&c->count, 1);
     else
         __atomic_store_n(&c->full, __atomic_load_n(&c->full, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     return ok;
@@ -381,7 +365,7 @@ static bool hop_remove(void *tp, cht_key_t k)
     }
     seg_unlock(s);
     if (j >= 0)
-        counter_add(&my_counter(t)->count, -1);
+        cht_thread_counter_add(&my_counter(t)->count, -1);
     return j >= 0;
 }
 
@@ -403,10 +387,7 @@ static bool hop_update(void *tp, cht_key_t k, cht_val_t v)
 static size_t hop_size(void *tp)
 {
     struct hop_table *t = tp;
-    int64_t n = 0;
-    for (unsigned i = 0; i < t->threads; i++)
-        n += __atomic_load_n(&t->cnt[i].count, __ATOMIC_RELAXED);
-    return n > 0 ? (size_t)n : 0;
+    return cht_count_as_size(cht_sum_strided(&t->cnt->count, t->threads, sizeof *t->cnt));
 }
 
 static void hop_stats(void *tp, struct cht_stats *s)

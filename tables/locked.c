@@ -13,6 +13,7 @@
 #include "cht.h"
 #include "cht_hash.h"
 #include "lock.h"
+#include "table_support.h"
 
 extern const struct lock_ops lock_ops_pthread_mutex;
 
@@ -43,14 +44,6 @@ static const struct cht_option_spec locked_options[] = {
     { NULL, NULL },
 };
 
-static uint64_t pow2_at_least(uint64_t n)
-{
-    uint64_t c = 16;
-    while (c < n)
-        c <<= 1;
-    return c;
-}
-
 static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
 {
     unsigned hash = CHT_HASH_MIX;
@@ -59,14 +52,13 @@ static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
     const struct lock_ops *lk = cfg->lock ? cfg->lock : &lock_ops_pthread_mutex;
     double density = cfg->density > 0 ? cfg->density : 0.5;
     uint64_t want = (uint64_t)((double)(cfg->initial ? cfg->initial : 1) / density);
-    uint64_t cap = pow2_at_least(want);
+    uint64_t cap = cht_pow2_at_least(want, 16);
 
-    struct locked_table *t = aligned_alloc(CHT_CACHE_LINE, sizeof *t);
+    struct locked_table *t = cht_alloc_zeroed(sizeof *t);
     if (!t) {
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    memset(t, 0, sizeof *t);
     t->lk = lk;
     t->hash = hash;
     t->threads = cfg->max_threads;

@@ -6,31 +6,26 @@
  * per-thread, cache-line-padded counter so that the driver's size accounting
  * (size == i + ins_suc - rem_suc) holds exactly without any shared write.
  */
-#include <stdalign.h>
 #include "cht.h"
-
-struct null_slot {
-    alignas(CHT_CACHE_LINE) int64_t count;
-};
+#include "table_support.h"
 
 struct null_table {
     unsigned threads;
-    struct null_slot *slot;
+    struct cht_thread_counter *slot;
 };
 
-static __thread struct null_slot *null_my_slot;
+static __thread struct cht_thread_counter *null_my_slot;
 
 static void *null_create(const struct cht_config *cfg, char *err, size_t len)
 {
     struct null_table *t = malloc(sizeof *t);
-    struct null_slot *s = aligned_alloc(CHT_CACHE_LINE, sizeof(*s) * cfg->max_threads);
+    struct cht_thread_counter *s = cht_thread_counters_new(cfg->max_threads);
     if (!t || !s) {
         free(t);
         free(s);
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    memset(s, 0, sizeof(*s) * cfg->max_threads);
     t->threads = cfg->max_threads;
     t->slot = s;
     return t;
@@ -57,24 +52,22 @@ static bool null_get(void *t, cht_key_t k, cht_val_t *v)
 static bool null_insert(void *t, cht_key_t k, cht_val_t v)
 {
     (void)t; (void)k; (void)v;
-    null_my_slot->count++;
+    null_my_slot->n++;
     return true;
 }
 
 static bool null_remove(void *t, cht_key_t k)
 {
     (void)t; (void)k;
-    null_my_slot->count--;
+    null_my_slot->n--;
     return true;
 }
 
 static size_t null_size(void *tp)
 {
     struct null_table *t = tp;
-    int64_t n = 0;
-    for (unsigned i = 0; i < t->threads; i++)
-        n += __atomic_load_n(&t->slot[i].count, __ATOMIC_RELAXED);
-    return (size_t)n;
+    /* unclamped: more removes than inserts wrap, as the driver's expected size does */
+    return (size_t)cht_thread_counters_sum(t->slot, t->threads);
 }
 
 static void null_stats(void *tp, struct cht_stats *s)

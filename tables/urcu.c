@@ -57,6 +57,7 @@
 #include <urcu/rculfhash.h>
 #include "cht.h"
 #include "cht_hash.h"
+#include "table_support.h"
 
 struct urcu_node {
     struct cds_lfht_node lfn;   /* next + reverse hash, owned by rculfhash */
@@ -65,18 +66,13 @@ struct urcu_node {
     struct rcu_head rcu;        /* for the deferred free after cds_lfht_del */
 };
 
-/* net nodes added by one thread; only that thread writes it */
-struct urcu_counter {
-    _Alignas(CHT_CACHE_LINE) int64_t nodes;
-};
-
 struct urcu_table {
     struct cds_lfht *ht;
     enum cht_hash_kind hash;
     unsigned long init_buckets;
     uint64_t alloc_failures;    /* inserts refused because malloc failed (atomic) */
     unsigned threads;
-    struct urcu_counter *count; /* [threads], for stats() */
+    struct cht_thread_counter *count;   /* [threads] net nodes added, for stats() */
 };
 
 /* RCU registration belongs to the thread, not to a table: count nested
@@ -87,8 +83,7 @@ static __thread unsigned urcu_tid;
 
 static inline void urcu_count(struct urcu_table *t, int64_t d)
 {
-    int64_t *c = &t->count[urcu_tid % t->threads].nodes;
-    __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + d, __ATOMIC_RELAXED);
+    cht_thread_counter_add(&t->count[urcu_tid % t->threads].n, d);
 }
 
 static const struct cht_option_spec urcu_options[] = {
@@ -127,14 +122,6 @@ static void urcu_leave(bool registered_here)
         urcu_memb_unregister_thread();
 }
 
-static uint64_t pow2_at_least(uint64_t n)
-{
-    uint64_t c = 1;
-    while (c < n && c < (1ull << 62))
-        c <<= 1;
-    return c;
-}
-
 static void *urcu_create(const struct cht_config *cfg, char *err, size_t len)
 {
     unsigned hash = CHT_HASH_MIX;
@@ -142,7 +129,7 @@ static void *urcu_create(const struct cht_config *cfg, char *err, size_t len)
         return NULL;
     double density = cfg->density > 0 ? cfg->density : 0.5;
     double want = (double)(cfg->initial ? cfg->initial : 1) / density;
-    uint64_t buckets = want >= 0x1p62 ? (1ull << 62) : pow2_at_least((uint64_t)want);
+    uint64_t buckets = want >= 0x1p62 ? (1ull << 62) : cht_pow2_at_least((uint64_t)want, 1);
 
     /* rculfhash allocates its bucket array inside cds_lfht_new and asserts
      * (or crashes) instead of returning NULL when that fails, so refuse a
@@ -167,14 +154,13 @@ static void *urcu_create(const struct cht_config *cfg, char *err, size_t len)
 
     unsigned threads = cfg->max_threads ? cfg->max_threads : 1;
     struct urcu_table *t = calloc(1, sizeof *t);
-    struct urcu_counter *count = aligned_alloc(CHT_CACHE_LINE, threads * sizeof *count);
+    struct cht_thread_counter *count = cht_thread_counters_new(threads);
     if (!t || !count) {
         snprintf(err, len, "out of memory");
         free(t);
         free(count);
         return NULL;
     }
-    memset(count, 0, threads * sizeof *count);
     t->threads = threads;
     t->count = count;
     t->hash = hash;
@@ -326,10 +312,7 @@ static size_t urcu_size(void *tp)
 static void urcu_stats(void *tp, struct cht_stats *s)
 {
     struct urcu_table *t = tp;
-    int64_t sum = 0;
-    for (unsigned i = 0; i < t->threads; i++)
-        sum += __atomic_load_n(&t->count[i].nodes, __ATOMIC_RELAXED);
-    size_t n = sum > 0 ? (size_t)sum : 0;
+    size_t n = cht_count_as_size(cht_thread_counters_sum(t->count, t->threads));
     s->bytes = sizeof *t + n * sizeof(struct urcu_node) + t->init_buckets * sizeof(struct cds_lfht_node);
     s->buckets = 0;
     s->full_failures = __atomic_load_n(&t->alloc_failures, __ATOMIC_RELAXED);

@@ -1,0 +1,154 @@
+/*
+ * table_support.h - small helpers that several tables in tables/ repeat:
+ * power-of-two sizing, zeroed cache-line-aligned allocations (mapped when
+ * large), and per-thread padded counters (the usual size() implementation).
+ *
+ * Everything is `static inline`: no exported symbols, no .c file, and the
+ * helpers compile into the same code the tables used to spell out (the hot
+ * paths call only cht_thread_counter_add / _fetch_add and cht_thread_slot).
+ */
+#ifndef CHT_TABLE_SUPPORT_H
+#define CHT_TABLE_SUPPORT_H
+
+#include <stdalign.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "cht.h"
+
+/* ---------------- sizing ---------------- */
+
+#define CHT_POW2_MAX (1ull << 62)
+
+/* The least power of two >= n and >= min (min: a power of two), at most
+ * CHT_POW2_MAX so that the doubling cannot overflow. */
+static inline uint64_t cht_pow2_at_least(uint64_t n, uint64_t min)
+{
+    uint64_t c = min;
+    while (c < n && c < CHT_POW2_MAX)
+        c <<= 1;
+    return c;
+}
+
+/* Buckets of `slots` keys each for cfg->initial keys at cfg->density (default
+ * 0.5), rounded up to a power of two; 0, with err set, when more than
+ * max_buckets (a power of two) would be needed. */
+static inline uint64_t cht_initial_buckets(const struct cht_config *cfg, unsigned slots,
+                                           uint64_t max_buckets, char *err, size_t len)
+{
+    double density = cfg->density > 0 ? cfg->density : 0.5;
+    double want = (double)(cfg->initial ? cfg->initial : 1) / density / slots;
+    if (!(want <= (double)max_buckets)) {
+        snprintf(err, len, "out of memory (%zu keys at density %g need more than 2^%d buckets)",
+                 cfg->initial, density, __builtin_ctzll(max_buckets));
+        return 0;
+    }
+    return cht_pow2_at_least(want < 1 ? 1 : (uint64_t)(want + 0.999999), 1);
+}
+
+/* ---------------- allocation ---------------- */
+
+/* Physical memory of the machine in bytes; SIZE_MAX when unknown. Tables
+ * refuse sizes beyond it up front instead of overcommitting and dying later. */
+static inline size_t cht_phys_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : SIZE_MAX;
+}
+
+/* bytes zeroed, CHT_CACHE_LINE-aligned; NULL when out of memory. Free with free(). */
+static inline void *cht_alloc_zeroed(size_t bytes)
+{
+    void *p = aligned_alloc(CHT_CACHE_LINE, bytes);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
+/* From this size on, cht_alloc_large maps instead of allocating. */
+#define CHT_MAP_THRESHOLD ((size_t)2 << 20)
+
+/* bytes zeroed, CHT_CACHE_LINE-aligned, for big arrays: from CHT_MAP_THRESHOLD
+ * on an anonymous mapping (the kernel zeroes pages lazily, on first touch),
+ * below it cht_alloc_zeroed. NULL when out of memory. *mapped says which, for
+ * cht_free_large. */
+static inline void *cht_alloc_large(size_t bytes, bool *mapped)
+{
+    *mapped = bytes >= CHT_MAP_THRESHOLD;
+    if (!*mapped)
+        return cht_alloc_zeroed(bytes);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* Frees what cht_alloc_large(bytes, &mapped) returned. */
+static inline void cht_free_large(void *p, size_t bytes, bool mapped)
+{
+    if (mapped)
+        munmap(p, bytes);
+    else
+        free(p);
+}
+
+/* ---------------- per-thread counters ---------------- */
+
+/* The slot of thread id tid among n per-thread slots (ids past n share). */
+static inline unsigned cht_thread_slot(unsigned tid, unsigned n)
+{
+    return tid < n ? tid : tid % n;
+}
+
+/* One thread's share of a count (e.g. inserts - removes), alone on its cache
+ * line so that counting never writes a line another thread touches. */
+struct cht_thread_counter {
+    alignas(CHT_CACHE_LINE) int64_t n;
+};
+
+/* n zeroed counters; NULL when out of memory. Free with free(). */
+static inline struct cht_thread_counter *cht_thread_counters_new(unsigned n)
+{
+    return cht_alloc_zeroed(n * sizeof(struct cht_thread_counter));
+}
+
+/* Adds d to a counter only its own thread writes: a relaxed load/store pair,
+ * no locked instruction (readers see the old or the new value). */
+static inline void cht_thread_counter_add(int64_t *c, int64_t d)
+{
+    __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + d, __ATOMIC_RELAXED);
+}
+
+/* Adds d to a counter that several threads may share (a locked add). */
+static inline void cht_thread_counter_fetch_add(int64_t *c, int64_t d)
+{
+    __atomic_fetch_add(c, d, __ATOMIC_RELAXED);
+}
+
+/* Sum of n int64_t counters, the first at `first`, each `stride` bytes after
+ * the one before: one field of an array of per-thread structs. Relaxed loads:
+ * exact when quiescent. */
+static inline int64_t cht_sum_strided(const int64_t *first, unsigned n, size_t stride)
+{
+    int64_t s = 0;
+    for (unsigned i = 0; i < n; i++)
+        s += __atomic_load_n((const int64_t *)(const void *)((const char *)first + i * stride),
+                             __ATOMIC_RELAXED);
+    return s;
+}
+
+/* Sum of the first n per-thread counters at c. */
+static inline int64_t cht_thread_counters_sum(const struct cht_thread_counter *c, unsigned n)
+{
+    return cht_sum_strided(&c->n, n, sizeof *c);
+}
+
+/* A count summed from per-thread shares as size() returns it: a transiently
+ * negative sum (a remove counted before the insert it undid) reads as 0. */
+static inline size_t cht_count_as_size(int64_t n)
+{
+    return n > 0 ? (size_t)n : 0;
+}
+
+#endif /* CHT_TABLE_SUPPORT_H */
