@@ -96,7 +96,7 @@ struct cht_ops {
     bool  (*remove)(void *t, cht_key_t k);
     bool  (*update)(void *t, cht_key_t k, cht_val_t v); /* only if present; NULL if unsupported */
     size_t (*size)(void *t);                            /* exact when quiescent */
-    void  (*stats)(void *t, struct cht_stats *s);       /* may be NULL */
+    void  (*stats)(void *t, struct cht_stats *s);       /* may be NULL; may run beside operations */
 };
 
 /* ---- option helpers for tables (header-only so tables need no driver code) ---- */

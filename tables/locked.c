@@ -228,10 +228,13 @@ static size_t locked_size(void *tp)
 static void locked_stats(void *tp, struct cht_stats *s)
 {
     struct locked_table *t = tp;
+    void *ctx = my_ctx(t);
+    t->lk->read_lock(t->lock, ctx);          /* stats may run beside operations */
     s->bytes = sizeof *t + (t->mask + 1) * sizeof *t->slot + t->ctx_stride * t->threads +
                (t->lock != (void *)t->lock_mem ? t->lk->lock_size : 0);
     s->buckets = t->mask + 1;
     s->resizes = t->resizes;
+    t->lk->read_unlock(t->lock, ctx);
 }
 
 const struct cht_ops cht_table_locked = {

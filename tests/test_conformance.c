@@ -180,10 +180,9 @@ static void *disjoint_worker(void *arg)
         unsigned op = (unsigned)cht_rng_below(x, 100);
         cht_val_t v = val_for(k, w->tid);
         if (op < 35) {
-            uint64_t ff = full_failures(w->t);
             bool ok = ops->insert(w->t, k, v);
-            if (!ok && !w->own[k] && full_failures(w->t) > ff)
-                continue;       /* refused as full (another thread may have bumped ff: then the check below fails) */
+            if (!ok && !w->own[k] && full_failures(w->t) > 0)
+                continue;       /* refused: the table is (or was) full and counts it */
             if (ok != !w->own[k]) w->errors++;
             if (ok) { w->own[k] = v; w->ins_suc++; }
         } else if (op < 70) {
