@@ -97,7 +97,7 @@ void cli_usage(FILE *f)
 "      --print-pinning     print the plan (thread pu core socket numa) and exit\n"
 "      --csv FILE          append one row per (table, threads, rep) to FILE\n"
 "      --json              print one JSON record per run on stdout\n"
-"      --latency[=EVERY]   time one op in EVERY with the TSC (default 128; 1 = all)\n"
+"      --latency[=EVERY]   time one op in EVERY with the TSC (default 512; 1 = all)\n"
 "      --latency-csv FILE  append per-store log2 latency histograms to FILE\n"
 "      --counters SPEC     PAPI counters per op: cache | tlb | ipc | EVENT,EVENT...\n"
 "      --likwid-marker     likwid marker regions 'prefill' and 'run' (likwid-perfctr -m)\n"

@@ -122,8 +122,8 @@ check(all(int(h["lo_cycles"]) <= int(h["hi_cycles"]) and (int(h["bucket"]) == 0 
 recs, _ = records("-t", "null", "-n", "2", "--ops", "80000", "--latency=8")
 check(sum(recs[0][f"lat_{s}_count"] for s in STORES) == 2 * 10000 and recs[0]["lat_every"] == 8,
       "--latency=8: 80000 ops/thread x 2 threads -> 20000 samples")
-recs, _ = records("-t", "null", "--ops", "12800", "--latency")
-check(recs[0]["lat_every"] == 128 and sum(recs[0][f"lat_{s}_count"] for s in STORES) == 100, "--latency default EVERY is 128")
+recs, _ = records("-t", "null", "--ops", "51200", "--latency")
+check(recs[0]["lat_every"] == 512 and sum(recs[0][f"lat_{s}_count"] for s in STORES) == 100, "--latency default EVERY is 512")
 
 # ---- timeline: rows sum to total_ops ----
 for mode in (["--ops", "300000"], ["-d", "200"]):
