@@ -183,6 +183,12 @@ static void build_row(const struct record *rec, struct row *row)
     put_u(row, "table_bytes", r->stats.bytes);
     put_u(row, "resizes", r->stats.resizes);
     put_u(row, "full_failures", r->stats.full_failures);
+    /* HTM (thesis tables 4.2-4.4): tables running under an elided lock report them */
+    bool htm = rec->table->ops->caps & CHT_CAP_NEEDS_RTM;
+    put_ou(row, "tx_begins", htm, r->stats.tx_begins);
+    put_ou(row, "tx_commits", htm, r->stats.tx_commits);
+    put_ou(row, "tx_aborts", htm, r->stats.tx_aborts);
+    put_ou(row, "tx_fallbacks", htm, r->stats.tx_fallbacks);
     /* memory */
     put_ou(row, "table_bytes_after_prefill", r->has_stats, r->table_bytes_after_prefill);
     put_od(row, "bytes_per_key", r->has_stats && c->initial, c->initial ? (double)r->table_bytes_after_prefill / (double)c->initial : 0);

@@ -7,7 +7,7 @@
 #include "runner.h"
 #include "lockbench.h"
 
-#define CSV_SCHEMA_VERSION 2
+#define CSV_SCHEMA_VERSION 3
 
 struct record {
     const struct bench_config *cfg;

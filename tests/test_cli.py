@@ -124,6 +124,11 @@ check(abs(ins - 0.30) < 0.01 and abs(rem - 0.10) < 0.01, f"op mix follows the sp
 r = records("-t", "null", "-n", "1", "--ops", "100000", "-u", "0")[0]
 check(r["get_fail"] == 100000 and r["ins_suc"] == 0, "u=0 -> only gets")
 
+# ---- HTM columns: present for tables under an elided lock, empty for the others ----
+r = records("-t", "clht-rtm:lock=mcs,clht-lb", "-n", "1", "--ops", "2000", "-i", "1000")
+check(r[0]["tx_begins"] == 0 and r[0]["tx_fallbacks"] == 0 and r[1]["tx_begins"] is None,
+      "tx_* columns: 0 for clht-rtm under a non-RTM lock, null for clht-lb")
+
 # ---- sizes ----
 for spec, val in [("2^10", 1024), ("1K", 1024), ("1000", 1000), ("3M", 3 << 20)]:
     r = records("-t", "null", "--ops", "10", "-i", spec)[0]
