@@ -26,24 +26,7 @@
 
 static struct table_choice choice;
 static const struct cht_ops *ops;
-static unsigned scale_pct = 100;
-static int failures;
-
-#define CHECK(cond, ...)                                               \
-    do {                                                               \
-        if (!(cond)) {                                                 \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);       \
-            fprintf(stderr, __VA_ARGS__);                              \
-            fprintf(stderr, "\n");                                     \
-            if (++failures > 20) exit(1);                              \
-        }                                                              \
-    } while (0)
-
-static uint64_t scaled(uint64_t n)
-{
-    uint64_t s = n * scale_pct / 100;
-    return s ? s : 1;
-}
+#include "test_check.h"
 
 static void *make_table(size_t initial, double density, unsigned threads, uint64_t range)
 {

@@ -61,24 +61,7 @@
 static unsigned NTHREADS = 16;   /* CHT_TEST_THREADS overrides (1..64) */
 #define SKIP 77
 
-static int failures;
-static unsigned scale_pct = 100;
-
-#define CHECK(cond, ...)                                               \
-    do {                                                               \
-        if (!(cond)) {                                                 \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);       \
-            fprintf(stderr, __VA_ARGS__);                              \
-            fprintf(stderr, "\n");                                     \
-            if (++failures > 20) exit(1);                              \
-        }                                                              \
-    } while (0)
-
-static uint64_t scaled(uint64_t n)
-{
-    uint64_t s = n * scale_pct / 100;
-    return s ? s : 1;
-}
+#include "test_check.h"
 
 static double now_s(void)
 {
