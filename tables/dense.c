@@ -247,9 +247,11 @@ static bool dn_insert(void *tp, cht_key_t k, cht_val_t v)
     return false;
 }
 
-static bool dn_remove(void *tp, cht_key_t k)
+/* Finds k under its key lock and, if present, writes its slot under the
+ * slot's region lock: the key becomes a tombstone (remove) or the value v
+ * replaces the old one (update). Returns whether k was present. */
+static bool dn_write_present(struct dn_table *t, cht_key_t k, bool remove, cht_val_t v)
 {
-    struct dn_table *t = tp;
     uint64_t h = cht_hash(t->hash, k);
     struct dn_word *kl = &t->keylock[h & (DN_KEYLOCKS - 1)];
     keylock_lock(kl);
@@ -257,30 +259,28 @@ static bool dn_remove(void *tp, cht_key_t k)
     if (i >= 0) {
         struct dn_word *r = region_of(t, (uint64_t)i);
         region_lock(r);
-        __atomic_store_n(&t->slot[i].key, DN_TOMB, __ATOMIC_RELEASE);
+        if (remove)
+            __atomic_store_n(&t->slot[i].key, DN_TOMB, __ATOMIC_RELEASE);
+        else
+            __atomic_store_n(&t->slot[i].val, v, __ATOMIC_RELEASE);
         region_unlock(r);
     }
     keylock_unlock(kl);
-    if (i >= 0)
-        dn_count(t, -1);
     return i >= 0;
+}
+
+static bool dn_remove(void *tp, cht_key_t k)
+{
+    struct dn_table *t = tp;
+    bool found = dn_write_present(t, k, true, 0);
+    if (found)
+        dn_count(t, -1);
+    return found;
 }
 
 static bool dn_update(void *tp, cht_key_t k, cht_val_t v)
 {
-    struct dn_table *t = tp;
-    uint64_t h = cht_hash(t->hash, k);
-    struct dn_word *kl = &t->keylock[h & (DN_KEYLOCKS - 1)];
-    keylock_lock(kl);
-    int64_t i = dn_find(t, h & t->mask, k);
-    if (i >= 0) {
-        struct dn_word *r = region_of(t, (uint64_t)i);
-        region_lock(r);
-        __atomic_store_n(&t->slot[i].val, v, __ATOMIC_RELEASE);
-        region_unlock(r);
-    }
-    keylock_unlock(kl);
-    return i >= 0;
+    return dn_write_present(tp, k, false, v);
 }
 
 static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
