@@ -75,7 +75,8 @@ struct cht_stats {
     size_t   bytes;          /* structure + items, as allocated */
     size_t   buckets;        /* buckets or slots of the current table */
     uint64_t resizes;        /* completed resizes */
-    uint64_t full_failures;  /* inserts refused because the table was full */
+    uint64_t full_failures;  /* inserts refused because the table was full (fixed capacity) */
+    uint64_t alloc_failures; /* inserts refused because memory could not be allocated */
     uint64_t tx_begins, tx_commits, tx_aborts, tx_fallbacks; /* RTM tables */
 };
 
