@@ -24,6 +24,7 @@ enum {
     OPT_TOPOLOGY, OPT_PRINT_PINNING, OPT_CSV, OPT_JSON, OPT_LIST,
     OPT_LATENCY, OPT_LATENCY_CSV, OPT_COUNTERS, OPT_LIKWID_MARKER, OPT_TIMELINE, OPT_TIMELINE_CSV,
     OPT_BENCH, OPT_LOCK, OPT_CS, OPT_NCS, OPT_RCS, OPT_WCS, OPT_WRITE, OPT_HANDOFF, OPT_WAITERS,
+    OPT_VERIFY, OPT_WARMUP,
 };
 
 static const struct option long_options[] = {
@@ -63,6 +64,8 @@ static const struct option long_options[] = {
     { "write", required_argument, NULL, OPT_WRITE },
     { "handoff", required_argument, NULL, OPT_HANDOFF },
     { "waiters", required_argument, NULL, OPT_WAITERS },
+    { "verify", required_argument, NULL, OPT_VERIFY },
+    { "warmup", required_argument, NULL, OPT_WARMUP },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -95,7 +98,10 @@ void cli_usage(FILE *f)
 "      --topology SPEC     hwloc synthetic (\"pack:2 core:8 pu:2\") or XML file;\n"
 "                          with --print-pinning only\n"
 "      --print-pinning     print the plan (thread pu core socket numa) and exit\n"
-"      --csv FILE          append one row per (table, threads, rep) to FILE\n"
+"      --warmup MS         uncounted operations after the start, before timing (default 100)\n"
+"      --verify MODE       final check: full | sample | off (default: full when the\n"
+"                          range is at most 2^24 keys, else a 2^20-key sample)\n"
+"      --csv FILE          append one row per (table, threads, rep) to FILE ('-': stdout)\n"
 "      --json              print one JSON record per run on stdout\n"
 "      --latency[=EVERY]   time one op in EVERY with the TSC (default 512; 1 = all)\n"
 "      --latency-csv FILE  append per-store log2 latency histograms to FILE\n"
@@ -116,7 +122,8 @@ void cli_usage(FILE *f)
 "      --waiters T         lock_config.waiter_threshold of the waiter lock (default 0)\n"
 "  -V, --version           version and optional features built in\n"
 "  -h, --help              this text\n"
-"Exit: 0 ok, 1 a run failed its correctness check or could not run, 2 bad usage.\n",
+"Exit: 0 ok, 1 a run failed its correctness check, ran out of memory or could not run,\n"
+"2 bad usage, 3 a fixed-capacity table filled up, 130/143 interrupted (SIGINT/SIGTERM).\n",
         f);
 }
 
@@ -188,27 +195,15 @@ static int add_tables(struct bench_config *cfg, const char *arg)
     return rc;
 }
 
-/* The CSV file must be appendable before anything runs: an existing file
- * writable, or a new one creatable in an existing, writable directory.
- * Nothing is created here. */
+/* A results file path: only its presence here. main opens every results
+ * file before anything runs (src/outfile.c: regular file, header, locking). */
 static int check_csv_path(const char *flag, const char *path)
 {
-    struct stat st;
     if (!*path)
-        return usage_error("%s: expected a file path", flag);
-    if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
-            return usage_error("%s: '%s' is a directory, expected a file", flag, path);
-        if (access(path, W_OK) != 0)
-            return usage_error("%s: '%s' is not writable", flag, path);
-        return 0;
-    }
-    char *copy = strdup(path);
-    const char *dir = dirname(copy);
-    int ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && access(dir, W_OK | X_OK) == 0;
-    int rc = ok ? 0 : usage_error("%s: cannot create '%s' (directory '%s' missing or not writable)", flag, path, dir);
-    free(copy);
-    return rc;
+        return usage_error("%s: expected a file path ('-' for standard output with --csv)", flag);
+    if (strcmp(path, "-") == 0 && strcmp(flag, "--csv") != 0)
+        return usage_error("%s: '-' (standard output) is only for --csv", flag);
+    return 0;
 }
 
 static int parse_mem(const char *s, struct bench_config *cfg)
@@ -280,6 +275,7 @@ static void defaults(struct bench_config *cfg)
     cfg->wcs = 4;
     cfg->write_pct = 10;
     cfg->handoff_bound = 64;
+    cfg->verify = VERIFY_AUTO;
 }
 
 /* A work-unit count: 0..2^30, digits only (no sign). */
@@ -355,7 +351,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     defaults(cfg);
     *action = CLI_RUN;
     bool have_insert = false, have_remove = false, have_update = false, have_range = false;
-    bool have_duration = false, have_ops = false;
+    bool have_duration = false, have_ops = false, have_warmup = false;
     const char *threads_arg = "1";
     const char *table_flag = NULL;   /* first flag that only a table run uses */
     const char *lb_flag = NULL;      /* first flag that only a lock bench uses */
@@ -374,7 +370,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             { OPT_DIST, "--dist" }, { OPT_PREFILL, "--prefill" }, { OPT_MEM, "--mem" },
             { OPT_LATENCY, "--latency" }, { OPT_LATENCY_CSV, "--latency-csv" }, { OPT_COUNTERS, "--counters" },
             { OPT_LIKWID_MARKER, "--likwid-marker" }, { OPT_TIMELINE, "--timeline" },
-            { OPT_TIMELINE_CSV, "--timeline-csv" },
+            { OPT_TIMELINE_CSV, "--timeline-csv" }, { OPT_VERIFY, "--verify" }, { OPT_WARMUP, "--warmup" },
         };
         for (unsigned k = 0; k < sizeof table_only / sizeof table_only[0] && !table_flag; k++)
             if (table_only[k].c == c)
@@ -526,6 +522,22 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         case OPT_JSON:
             cfg->json = true;
             break;
+        case OPT_VERIFY:
+            if (strcmp(optarg, "full") == 0)
+                cfg->verify = VERIFY_FULL;
+            else if (strcmp(optarg, "sample") == 0)
+                cfg->verify = VERIFY_SAMPLE;
+            else if (strcmp(optarg, "off") == 0)
+                cfg->verify = VERIFY_OFF;
+            else
+                return usage_error("--verify: expected full|sample|off (got '%s')", optarg);
+            break;
+        case OPT_WARMUP:
+            if (!parse_size(optarg, &v) || v > 86400000)
+                return usage_error("--warmup: expected milliseconds 0..86400000 (got '%s')", optarg);
+            cfg->warmup_ms = v;
+            have_warmup = true;
+            break;
         case OPT_LATENCY:
             if (!optarg) {
                 cfg->latency_every = LAT_DEFAULT_EVERY;
@@ -615,6 +627,9 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         return usage_error("--ops: give either --duration or --ops, not both");
     if (have_ops)
         cfg->duration_ms = 0;
+    /* a fixed-op run stays a fixed, reproducible sequence unless a warm-up is asked for */
+    if (!have_warmup)
+        cfg->warmup_ms = have_ops ? 0 : 100;
     if (!have_range)
         cfg->range = 2 * cfg->initial;
     if (cfg->range < cfg->initial)
@@ -639,6 +654,8 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             registry_lock_names(names, sizeof names);
             return usage_error("--lock: --bench %s needs --lock NAME[,NAME...] (valid: %s)", kind, names);
         }
+        if (cfg->csv && strcmp(cfg->csv, "-") == 0 && cfg->json)
+            return usage_error("--csv -: standard output already carries --json records; give --csv a file");
         return parse_bench_locks(lock_arg, cfg);
     }
     if (lb_flag)
@@ -653,6 +670,8 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         if (!registry_choice_available(&cfg->table[t], why, sizeof why))
             return usage_error("--table: %s is not available here: %s", cfg->table[t].ops->name, why);
     }
+    if (cfg->csv && strcmp(cfg->csv, "-") == 0 && cfg->json)
+        return usage_error("--csv -: standard output already carries --json records; give --csv a file");
     return check_measurement(cfg);
 }
 

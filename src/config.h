@@ -18,6 +18,13 @@ enum prefill_mode { PREFILL_SINGLE, PREFILL_PARALLEL };
 enum bench_kind { BENCH_TABLE = 0, BENCH_MUTEX, BENCH_RWLOCK };
 #define MAX_BENCH_LOCKS 64
 enum mem_policy { MEM_LOCAL, MEM_INTERLEAVE, MEM_NODE };
+/* --verify: the key sweep after each run (docs/cli.md "The final check") */
+enum verify_mode { VERIFY_OFF, VERIFY_FULL, VERIFY_SAMPLE, VERIFY_AUTO };
+static inline const char *verify_mode_name(enum verify_mode m)
+{
+    return m == VERIFY_FULL ? "full" : m == VERIFY_SAMPLE ? "sample" : m == VERIFY_AUTO ? "auto" : "off";
+}
+struct outfile;
 
 struct bench_config {
     struct table_choice table[MAX_TABLES];
@@ -38,7 +45,11 @@ struct bench_config {
     int mem_node;
     const char *topology;       /* --topology: only with --print-pinning */
     bool print_pinning;
-    const char *csv;            /* NULL: no CSV */
+    const char *csv;            /* NULL: no CSV; "-": standard output */
+    uint64_t warmup_ms;         /* --warmup: uncounted operations after the start barrier */
+    enum verify_mode verify;    /* --verify (VERIFY_AUTO: full when affordable) */
+    /* the results files, opened and checked by main before any run (outfile.h) */
+    struct outfile *csv_out, *latency_out, *timeline_out;
     bool json;
     /* measurement (docs/cli.md "Measurement") */
     uint64_t latency_every;     /* 0: no --latency; 1: every op */
@@ -63,5 +74,6 @@ struct bench_config {
 /* Exit codes */
 #define EXIT_USAGE 2
 #define EXIT_FAILED 1
+#define EXIT_FULL 3     /* a fixed-capacity table filled up: results valid, workload not as asked */
 
 #endif

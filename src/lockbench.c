@@ -32,6 +32,7 @@
  * to the worker's own padded slot, at the end.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@
 #include <errno.h>
 #include <time.h>
 #include "lockbench.h"
+#include "runner.h"
 #include "report.h"
 #include "util.h"
 
@@ -208,7 +210,7 @@ static void *worker_main(void *arg)
 static void sleep_ms(uint64_t ms)
 {
     struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L };
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !runner_interrupted)
         ;
 }
 
@@ -240,6 +242,9 @@ int lockbench_run(const struct lb_params *p, struct lb_result *r)
     s->ops = o;
     s->lock = lock;
     pthread_barrier_init(&s->bar, NULL, p->threads + 1);
+    sigset_t all, old;                       /* signals go to this thread, whose sleep they cut short */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
     for (unsigned i = 0; i < p->threads; i++) {
         w[i].tid = i;
         w[i].s = s;
@@ -248,11 +253,16 @@ int lockbench_run(const struct lb_params *p, struct lb_result *r)
             exit(EXIT_FAILED);               /* a partial barrier cannot be unwound */
         }
     }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    runner_watch_stop(NULL, &s->stop);
     pthread_barrier_wait(&s->bar);           /* go */
     sleep_ms(cfg->duration_ms);
     __atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
     for (unsigned i = 0; i < p->threads; i++)
         pthread_join(th[i], NULL);
+    runner_watch_stop(NULL, NULL);
+    clock_gettime(CLOCK_REALTIME, &r->end_time);
+    r->interrupted = runner_interrupted != 0;
     pthread_barrier_destroy(&s->bar);
 
     uint64_t t0 = UINT64_MAX, t1 = 0, lo = UINT64_MAX, hi = 0;
@@ -340,8 +350,9 @@ static void report_failure(const struct lb_params *p, const struct lb_result *r)
 static int emit(const struct bench_config *cfg, const struct lock_record *rec)
 {
     int status = 0;
-    if (cfg->csv && report_lock_csv_append(cfg->csv, rec) != 0) {
-        fprintf(stderr, "chtbench: --csv: cannot append to '%s': %s\n", cfg->csv, strerror(errno));
+    char err[512];
+    if (cfg->csv_out && report_lock_csv_append(cfg->csv_out, rec, err, sizeof err) != 0) {
+        fprintf(stderr, "chtbench: %s\n", err);
         status = EXIT_FAILED;
     }
     if (cfg->json)
@@ -351,7 +362,7 @@ static int emit(const struct bench_config *cfg, const struct lock_record *rec)
 
 int lockbench_main(const struct bench_config *cfg, const struct pin_topology *topo, const struct pin_plan *plans)
 {
-    FILE *human = cfg->json ? stderr : stdout;
+    FILE *human = cfg->json || (cfg->csv_out && cfg->csv_out->is_stdout) ? stderr : stdout;
     report_lock_console_header(human, cfg);
     int status = 0;
     unsigned pus = pin_topology_pus(topo);
@@ -363,16 +374,16 @@ int lockbench_main(const struct bench_config *cfg, const struct pin_topology *to
         free(v);
         return EXIT_FAILED;
     }
-    for (unsigned l = 0; l < cfg->nlocks; l++) {
+    for (unsigned l = 0; l < cfg->nlocks && !runner_interrupted; l++) {
         double one_median = 0;      /* this lock's 1-thread median acq/s, once run */
-        for (unsigned n = 0; n < cfg->nthreads; n++) {
+        for (unsigned n = 0; n < cfg->nthreads && !runner_interrupted; n++) {
             unsigned threads = cfg->threads[n];
             bool over = plans[n].oversubscribed || threads > pus;
             if (over)
                 fprintf(stderr, "chtbench: warning: %u threads on %u usable CPUs: oversubscribed\n", threads, pus);
             unsigned done = 0;
             bool all_ok = true;
-            for (unsigned rep = 0; rep < cfg->reps; rep++) {
+            for (unsigned rep = 0; rep < cfg->reps && !runner_interrupted; rep++) {
                 struct lb_params p = { .cfg = cfg, .lock = cfg->locks[l], .threads = threads, .topo = topo,
                                        .plan = &plans[n], .rep = rep };
                 if (lockbench_run(&p, &res[done]) != 0) {
@@ -380,6 +391,8 @@ int lockbench_main(const struct bench_config *cfg, const struct pin_topology *to
                     status = EXIT_FAILED;
                     break;
                 }
+                if (res[done].interrupted)   /* not a result: no row */
+                    break;
                 if (!res[done].invariant_ok) {
                     report_failure(&p, &res[done]);
                     status = EXIT_FAILED;

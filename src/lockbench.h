@@ -36,6 +36,8 @@ struct lb_result {
     bool invariant_ok;
     bool has_lock_stats;         /* the lock has stats() or ctx_stats() */
     struct lock_stats ls;        /* summed: stats() + every thread's ctx_stats() */
+    bool interrupted;            /* stopped by SIGINT/SIGTERM: not a result */
+    struct timespec end_time;    /* CLOCK_REALTIME at the repetition's end */
     char error[256];             /* fatal: pinning refused, out of memory */
 };
 

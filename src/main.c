@@ -2,6 +2,7 @@
  * main.c - chtbench: parse, plan, run every (table, threads, rep), report.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,11 @@ static void version(void)
         nt++;
     while (cht_locks[nl])
         nl++;
-    printf("chtbench %s\nfeatures: hwloc %s\nallocator: %s\ntables: %u, locks: %u, csv schema: %d\n",
-           CHTBENCH_VERSION, CHTBENCH_FEATURES, memstat_allocator(), nt, nl, CSV_SCHEMA_VERSION);
+    printf("chtbench %s\n", CHTBENCH_VERSION);
+    report_version(stdout);
+    printf("features: hwloc %s\ntables: %u, locks: %u\ncsv schema: %d (latency %d, timeline %d, lock-bench %d)\n",
+           CHTBENCH_FEATURES, nt, nl, CSV_SCHEMA_VERSION, LATENCY_CSV_SCHEMA_VERSION, TIMELINE_CSV_SCHEMA_VERSION,
+           LOCK_CSV_SCHEMA_VERSION);
 }
 
 /* Plans for every thread count, made before anything runs so a bad --pin
@@ -99,18 +103,68 @@ static void validate_tables(const struct bench_config *cfg)
     }
 }
 
-/* Writes one repetition's outputs: CSV row, JSON, latency histograms,
- * timeline; returns nonzero when a file could not be appended. */
+/* Writes one repetition's row: CSV, JSON; returns nonzero when the CSV could
+ * not be appended. */
 static int emit(const struct bench_config *cfg, const struct record *rec)
 {
     int status = 0;
-    if (cfg->csv && report_csv_append(cfg->csv, rec) != 0) {
-        fprintf(stderr, "chtbench: --csv: cannot append to '%s': %s\n", cfg->csv, strerror(errno));
+    char err[512];
+    if (cfg->csv_out && report_csv_append(cfg->csv_out, rec, err, sizeof err) != 0) {
+        fprintf(stderr, "chtbench: %s\n", err);
         status = EXIT_FAILED;
     }
     if (cfg->json)
         report_json(stdout, rec);
     return status;
+}
+
+/* The results files, opened and checked before anything runs (outfile.h):
+ * a bad one is a usage error and no file is left behind. */
+static struct outfile out_files[3];
+
+static void close_outputs(void)
+{
+    for (int i = 0; i < 3; i++)
+        outfile_close(&out_files[i]);
+}
+
+static int open_outputs(struct bench_config *cfg)
+{
+    char kind[3][96], err[1024];
+    bool lock_bench = cfg->bench != BENCH_TABLE;
+    snprintf(kind[0], sizeof kind[0], lock_bench ? "chtbench lock-bench CSV (--bench), schema %d" : "chtbench table CSV (--csv), schema %d",
+             lock_bench ? LOCK_CSV_SCHEMA_VERSION : CSV_SCHEMA_VERSION);
+    snprintf(kind[1], sizeof kind[1], "chtbench latency-histogram CSV (--latency-csv), schema %d", LATENCY_CSV_SCHEMA_VERSION);
+    snprintf(kind[2], sizeof kind[2], "chtbench timeline CSV (--timeline-csv), schema %d", TIMELINE_CSV_SCHEMA_VERSION);
+    const struct { const char *flag, *path, *header; struct outfile **slot; } want[3] = {
+        { "--csv", cfg->csv, lock_bench ? report_lock_csv_header_line() : report_csv_header_line(), &cfg->csv_out },
+        { "--latency-csv", cfg->latency_csv, report_latency_header_line(), &cfg->latency_out },
+        { "--timeline-csv", cfg->timeline_csv, report_timeline_header_line(), &cfg->timeline_out },
+    };
+    for (int i = 0; i < 3; i++) {
+        if (!want[i].path)
+            continue;
+        if (outfile_open(&out_files[i], want[i].flag, want[i].path, want[i].header, kind[i], err, sizeof err) != 0) {
+            fprintf(stderr, "chtbench: %s\n", err);
+            close_outputs();
+            return EXIT_USAGE;
+        }
+        for (int j = 0; j < i; j++)
+            if (outfile_same(&out_files[i], &out_files[j])) {
+                fprintf(stderr, "chtbench: %s and %s name the same file '%s': each results file holds one schema\n",
+                        want[j].flag, want[i].flag, want[i].path);
+                close_outputs();
+                return EXIT_USAGE;
+            }
+        *want[i].slot = &out_files[i];
+    }
+    return 0;
+}
+
+/* Exit status of an interrupted invocation: 128 + the signal (130 for SIGINT). */
+static int interrupted_status(void)
+{
+    return 128 + runner_interrupted;
 }
 
 /* --bench mutex|rwlock: lock-only benchmarks, no table */
@@ -123,7 +177,15 @@ static int run_locks(struct bench_config *cfg)
         return EXIT_FAILED;
     }
     struct pin_plan *plans = make_plans(cfg, topo);
-    int status = lockbench_main(cfg, topo, plans);
+    int status = open_outputs(cfg);
+    if (status == 0)
+        status = lockbench_main(cfg, topo, plans);
+    close_outputs();
+    if (runner_interrupted && status != EXIT_USAGE) {
+        fprintf(stderr, "chtbench: interrupted by %s: the repetitions that completed were recorded; the interrupted "
+                "one was not\n", runner_interrupted == SIGINT ? "SIGINT" : "SIGTERM");
+        status = interrupted_status();
+    }
     for (unsigned i = 0; i < cfg->nthreads; i++)
         pin_plan_free(&plans[i]);
     free(plans);
@@ -131,18 +193,76 @@ static int run_locks(struct bench_config *cfg)
     return status;
 }
 
+/* One line on stderr for a repetition that is not a clean result. */
+static void report_outcome(const struct bench_config *cfg, const struct table_choice *t, unsigned threads,
+                           unsigned rep, const struct run_result *r)
+{
+    const char *name = t->ops->name;
+    switch (r->outcome) {
+    case OUTCOME_OK:
+        return;
+    case OUTCOME_FULL:
+        fprintf(stderr,
+                "chtbench: TABLE FULL: %s, %u threads, rep %u: the fixed-capacity table refused %llu inserts for "
+                "lack of room%s%s (the accounting is exact; lower --density or --initial, or use a resizing table)\n",
+                name, threads, rep, (unsigned long long)r->stats.full_failures, r->error[0] ? "; " : "", r->error);
+        return;
+    case OUTCOME_OOM:
+        fprintf(stderr,
+                "chtbench: OUT OF MEMORY: %s, %u threads, rep %u: %llu inserts refused because memory could not "
+                "be allocated%s%s\n",
+                name, threads, rep, (unsigned long long)r->stats.alloc_failures, r->error[0] ? "; " : "", r->error);
+        return;
+    case OUTCOME_MISMATCH:
+        break;
+    }
+    if (!r->size_ok)
+        fprintf(stderr,
+                "chtbench: CORRECTNESS FAILURE: %s, %u threads, rep %u: size after prefill %zu (expected %llu), "
+                "final size %zu, expected %zu = %llu prefilled + %llu inserted - %llu removed%s%s\n",
+                name, threads, rep, r->prefill_size, (unsigned long long)r->prefilled, r->final_size,
+                r->expected_size, (unsigned long long)r->prefilled,
+                (unsigned long long)(r->count[INS_SUC] + r->warmup_count[INS_SUC]),
+                (unsigned long long)(r->count[REM_SUC] + r->warmup_count[REM_SUC]), r->error[0] ? "; " : "",
+                r->error);
+    if (!r->verify_ok)
+        fprintf(stderr,
+                "chtbench: CORRECTNESS FAILURE: %s, %u threads, rep %u: the final check (--verify %s) looked up %llu "
+                "keys and found %llu, expected %llu%s (size() says %zu)\n",
+                name, threads, rep, verify_mode_name(r->verify_mode), (unsigned long long)r->verified_keys,
+                (unsigned long long)r->verify_found, (unsigned long long)r->verify_expected,
+                r->verify_mode == VERIFY_SAMPLE ? " on average (beyond 6 standard deviations)" : "", r->final_size);
+    (void)cfg;
+}
+
+/* Exit status of a repetition's outcome: 1 for a correctness failure or out
+ * of memory, 3 for a full fixed-capacity table (docs/cli.md "Exit status"). */
+static int outcome_status(enum run_outcome o)
+{
+    return o == OUTCOME_OK ? 0 : o == OUTCOME_FULL ? EXIT_FULL : EXIT_FAILED;
+}
+
+static int worse(int a, int b)
+{
+    /* 1 (failure) outranks 3 (full) outranks 0 */
+    if (a == EXIT_FAILED || b == EXIT_FAILED)
+        return EXIT_FAILED;
+    return a ? a : b;
+}
+
 static int run_all(struct bench_config *cfg)
 {
     if (cfg->bench != BENCH_TABLE)
         return run_locks(cfg);
-    char err[512];
+    char err[1024];
     validate_tables(cfg);
+    for (unsigned t = 0; t < cfg->ntables; t++)
+        if (runner_check_memory(cfg, &cfg->table[t], err, sizeof err) != 0) {
+            fprintf(stderr, "chtbench: %s\n", err);
+            return EXIT_FAILED;
+        }
     if (cfg->counters_warning[0])
         fprintf(stderr, "chtbench: warning: %s\n", cfg->counters_warning);
-    if (cfg->latency_every)
-        lat_calibrate(&cfg->lat_clock);
-    if (cfg->likwid_marker && !marker_init(err, sizeof err))
-        fprintf(stderr, "chtbench: note: %s\n", err);
     struct pin_topology *topo = pin_topology_load(NULL, err, sizeof err);
     if (!topo) {
         fprintf(stderr, "chtbench: %s\n", err);
@@ -152,33 +272,43 @@ static int run_all(struct bench_config *cfg)
 
     struct keygen *keys = aligned_alloc(CHT_CACHE_LINE, sizeof *keys);
     struct keygen *perm = aligned_alloc(CHT_CACHE_LINE, sizeof *perm);
+    struct keygen *vperm = aligned_alloc(CHT_CACHE_LINE, sizeof *vperm);
     struct keygen_spec uniform = { .dist = KEYGEN_UNIFORM };
     if (keygen_init(keys, &cfg->dist, cfg->range, cfg->seed, err, sizeof err) != 0 ||
-        keygen_init(perm, &uniform, cfg->range, cfg->seed ^ 0x9e3779b97f4a7c15ull, err, sizeof err) != 0) {
+        keygen_init(perm, &uniform, cfg->range, cfg->seed ^ 0x9e3779b97f4a7c15ull, err, sizeof err) != 0 ||
+        keygen_init(vperm, &uniform, cfg->range, cfg->seed ^ 0x632be59bd9b4e019ull, err, sizeof err) != 0) {
         fprintf(stderr, "chtbench: %s\n", err);
         return EXIT_USAGE;
     }
+    if (open_outputs(cfg) != 0)
+        return EXIT_USAGE;
+    if (cfg->latency_every)
+        lat_calibrate(&cfg->lat_clock);
+    if (cfg->likwid_marker && !marker_init(err, sizeof err))
+        fprintf(stderr, "chtbench: note: %s\n", err);
 
-    FILE *human = cfg->json ? stderr : stdout;
+    /* with --csv - or --json the data goes to stdout, the summary to stderr */
+    FILE *human = cfg->json || (cfg->csv_out && cfg->csv_out->is_stdout) ? stderr : stdout;
     report_console_header(human, cfg);
     int status = 0;
-    unsigned pus = pin_topology_pus(topo);
+    unsigned pus = pin_topology_pus(topo), completed = 0;
     double *mops = calloc(cfg->reps, sizeof *mops);
     struct run_result *held = calloc(cfg->reps, sizeof *held);   /* 1-thread rows wait for their median */
-    for (unsigned t = 0; t < cfg->ntables; t++) {
+    for (unsigned t = 0; t < cfg->ntables && !runner_interrupted; t++) {
         bool one_known = false;
         double one_median = 0;
-        for (unsigned n = 0; n < cfg->nthreads; n++) {
+        for (unsigned n = 0; n < cfg->nthreads && !runner_interrupted; n++) {
             unsigned threads = cfg->threads[n];
             bool over = plans[n].oversubscribed || threads > pus;
             if (over)
                 fprintf(stderr, "chtbench: warning: %u threads on %u usable CPUs: oversubscribed\n", threads, pus);
-            bool all_ok = true;
+            enum run_outcome worst = OUTCOME_OK;
             unsigned done = 0;
             bool hold = threads == 1 && !one_known && held;
-            for (unsigned rep = 0; rep < cfg->reps; rep++) {
+            for (unsigned rep = 0; rep < cfg->reps && !runner_interrupted; rep++) {
                 struct run_params p = { .cfg = cfg, .table = &cfg->table[t], .threads = threads, .topo = topo,
-                                        .plan = &plans[n], .rep = rep, .keys = keys, .perm = perm };
+                                        .plan = &plans[n], .rep = rep, .keys = keys, .perm = perm,
+                                        .verify_perm = vperm };
                 struct run_result r;
                 if (runner_run(&p, &r) != 0) {
                     fprintf(stderr, "chtbench: %s\n", r.error);
@@ -186,31 +316,26 @@ static int run_all(struct bench_config *cfg)
                     status = EXIT_FAILED;
                     break;
                 }
-                if (!r.size_ok) {
-                    fprintf(stderr,
-                            "chtbench: CORRECTNESS FAILURE: %s, %u threads, rep %u: size after prefill %zu "
-                            "(expected %llu), final size %zu, expected %zu = %llu + %llu inserted - %llu removed%s%s\n",
-                            cfg->table[t].ops->name, threads, rep, r.prefill_size, (unsigned long long)cfg->initial,
-                            r.final_size, r.expected_size, (unsigned long long)cfg->initial,
-                            (unsigned long long)r.count[INS_SUC], (unsigned long long)r.count[REM_SUC],
-                            r.error[0] ? "; " : "", r.error);
-                    status = EXIT_FAILED;
-                    all_ok = false;
+                if (r.interrupted) {       /* not a result: no row, not in the summary */
+                    free(r.timeline);
+                    break;
                 }
+                report_outcome(cfg, &cfg->table[t], threads, rep, &r);
+                status = worse(status, outcome_status(r.outcome));
+                worst = r.outcome > worst ? r.outcome : worst;
                 mops[done++] = r.mops;
+                completed++;
                 struct record rec = { .cfg = cfg, .table = &cfg->table[t], .threads = threads, .rep = rep,
                                       .oversubscribed = over, .r = &r, .has_speedup = one_known && one_median > 0,
                                       .speedup = one_median > 0 ? r.mops / one_median : 0 };
                 if (cfg->latency_every)
                     report_console_latency(human, &rec);
-                if (cfg->latency_csv && report_latency_hist_append(cfg->latency_csv, &rec) != 0) {
-                    fprintf(stderr, "chtbench: --latency-csv: cannot append to '%s': %s\n", cfg->latency_csv,
-                            strerror(errno));
+                if (cfg->latency_out && report_latency_hist_append(cfg->latency_out, &rec, err, sizeof err) != 0) {
+                    fprintf(stderr, "chtbench: %s\n", err);
                     status = EXIT_FAILED;
                 }
-                if (cfg->timeline_csv && report_timeline_append(cfg->timeline_csv, &rec) != 0) {
-                    fprintf(stderr, "chtbench: --timeline-csv: cannot append to '%s': %s\n", cfg->timeline_csv,
-                            strerror(errno));
+                if (cfg->timeline_out && report_timeline_append(cfg->timeline_out, &rec, err, sizeof err) != 0) {
+                    fprintf(stderr, "chtbench: %s\n", err);
                     status = EXIT_FAILED;
                 }
                 free(r.timeline);
@@ -236,11 +361,33 @@ static int run_all(struct bench_config *cfg)
                         status = EXIT_FAILED;
                 }
             }
-            if (done)
-                report_console_summary(human, &cfg->table[t], threads, pin_policy_name(cfg->pin.policy), mops, done,
-                                       all_ok);
+            if (!done)
+                continue;
+            report_console_summary(human, &cfg->table[t], threads, pin_policy_name(cfg->pin.policy), mops, done,
+                                   worst == OUTCOME_OK ? "ok" : worst == OUTCOME_MISMATCH ? "SIZE MISMATCH"
+                                   : worst == OUTCOME_FULL ? "TABLE FULL" : "OUT OF MEMORY");
+            /* noise: the spread of the repetitions, and a speedup no machine can give */
+            double v[done];
+            memcpy(v, mops, sizeof v);
+            struct summary sm;
+            summarize(v, done, &sm);
+            double cv = sm.mean > 0 ? sm.stdev / sm.mean : 0;
+            if (done > 1 && cv > 0.10)
+                fprintf(stderr, "chtbench: warning: %s with %u thread%s: the repetitions vary by %.0f%% (coefficient "
+                        "of variation above 10%%): a noisy machine? compare medians of more --reps\n",
+                        cfg->table[t].ops->name, threads, threads == 1 ? "" : "s", 100 * cv);
+            if (one_known && one_median > 0 && threads > 1 && sm.median / one_median > threads)
+                fprintf(stderr, "chtbench: warning: %s: speedup %.2f at %u threads is above %u (superlinear): the "
+                        "1-thread runs were probably disturbed\n",
+                        cfg->table[t].ops->name, sm.median / one_median, threads, threads);
         }
     }
+    if (runner_interrupted) {
+        fprintf(stderr, "chtbench: interrupted by %s: %u repetition%s completed and recorded; the interrupted one "
+                "was not\n", runner_interrupted == SIGINT ? "SIGINT" : "SIGTERM", completed, completed == 1 ? "" : "s");
+        status = interrupted_status();
+    }
+    close_outputs();
     free(mops);
     free(held);
     if (cfg->likwid_marker)
@@ -250,6 +397,7 @@ static int run_all(struct bench_config *cfg)
     free(plans);
     free(keys);
     free(perm);
+    free(vperm);
     pin_topology_free(topo);
     return status;
 }
@@ -263,6 +411,8 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     int rc = 0;
+    report_init();
+    runner_install_signals();
     switch (action) {
     case CLI_HELP: cli_usage(stdout); break;
     case CLI_VERSION: version(); break;

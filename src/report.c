@@ -17,7 +17,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include "report.h"
+#include "version.h"
 #include "memstat.h"
 #include "util.h"
 
@@ -33,7 +35,6 @@ struct field {
 };
 
 #define MAX_FIELDS 256
-#define LINE_MAX_BYTES 32768
 
 struct row {
     struct field f[MAX_FIELDS];
@@ -134,22 +135,78 @@ static const char *mem_name(const struct bench_config *c, char *buf, size_t len)
     return c->mem == MEM_INTERLEAVE ? "interleave" : "local";
 }
 
-/* The schema: one place defines the columns, their order and their values. */
-static void build_row(const struct record *rec, struct row *row)
+/* ---------------- the invocation's context, on every row of every file ---------------- */
+
+static char run_id[40];
+
+void report_init(void)
+{
+    uint64_t r[2] = { 0, 0 };
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {   /* no entropy source: time and pid still differ */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        r[0] = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+        r[1] = (uint64_t)getpid();
+    }
+    snprintf(run_id, sizeof run_id, "%016llx", (unsigned long long)(r[0] ^ (r[1] * 0x9e3779b97f4a7c15ull)));
+}
+
+const char *report_run_id(void)
+{
+    if (!run_id[0])
+        report_init();
+    return run_id;
+}
+
+void report_version(FILE *f)
+{
+    fprintf(f, "version: %s\ngit: %s\nbuild: %s\nsanitizer: %s\ncompiler: %s\nallocator: %s\n", CHTBENCH_VERSION,
+            CHTBENCH_GIT_REV, CHTBENCH_BUILD_TYPE, CHTBENCH_SANITIZER, CHTBENCH_COMPILER, memstat_allocator());
+}
+
+static void put_context(struct row *row)
+{
+    put_s(row, "version", CHTBENCH_VERSION);
+    put_s(row, "git_rev", CHTBENCH_GIT_REV);
+    put_s(row, "build_type", CHTBENCH_BUILD_TYPE);
+    put_s(row, "sanitizer", CHTBENCH_SANITIZER);
+    put_s(row, "compiler", CHTBENCH_COMPILER);
+    put_s(row, "allocator", memstat_allocator());
+}
+
+/* "2026-11-23T09:12:46.123Z": the repetition's end, UTC, millisecond resolution */
+static void format_time(const struct timespec *ts, char *buf, size_t len)
+{
+    struct timespec now;
+    if (!ts->tv_sec) {          /* not recorded: now */
+        clock_gettime(CLOCK_REALTIME, &now);
+        ts = &now;
+    }
+    struct tm tm;
+    time_t sec = ts->tv_sec;
+    gmtime_r(&sec, &tm);
+    size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf + n, len - n, ".%03ldZ", ts->tv_nsec / 1000000);
+}
+
+static void put_host(struct row *row, char *buf, size_t len)
+{
+    if (gethostname(buf, len - 1) != 0)
+        snprintf(buf, len, "unknown");
+    buf[len - 1] = '\0';
+    put_s(row, "host", buf);
+}
+
+/* The columns that identify a run and its workload: the main CSV's first
+ * columns, and the prefix of every side-file row (to join them exactly). */
+static void put_run_key(struct row *row, const struct record *rec)
 {
     const struct bench_config *c = rec->cfg;
-    const struct run_result *r = rec->r;
-    row->n = 0;
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(row->strbuf[0], sizeof row->strbuf[0], "%Y-%m-%dT%H:%M:%SZ", &tm);
-    gethostname(row->strbuf[1], sizeof row->strbuf[1] - 1);
+    format_time(&rec->r->end_time, row->strbuf[0], sizeof row->strbuf[0]);
     keygen_format(&c->dist, row->strbuf[2], sizeof row->strbuf[2]);
-
-    put_u(row, "schema", CSV_SCHEMA_VERSION);
+    put_s(row, "run_id", report_run_id());
     put_s(row, "timestamp", row->strbuf[0]);
-    put_s(row, "host", row->strbuf[1]);
+    put_host(row, row->strbuf[1], sizeof row->strbuf[1]);
     put_s(row, "table", rec->table->ops->name);
     put_s(row, "options", rec->table->options_text);
     put_u(row, "threads", rec->threads);
@@ -166,7 +223,25 @@ static void build_row(const struct record *rec, struct row *row)
     put_d(row, "density", c->density);
     put_u(row, "duration_ms", c->duration_ms);
     put_u(row, "ops", c->ops);
+    put_u(row, "warmup_ms", c->warmup_ms);
     put_u(row, "rep", rec->rep);
+}
+
+const char *report_outcome_name(enum run_outcome o)
+{
+    static const char *const names[] = { [OUTCOME_OK] = "ok", [OUTCOME_FULL] = "full", [OUTCOME_OOM] = "oom",
+                                         [OUTCOME_MISMATCH] = "mismatch" };
+    return names[o];
+}
+
+/* The schema: one place defines the columns, their order and their values. */
+static void build_row(const struct record *rec, struct row *row)
+{
+    const struct bench_config *c = rec->cfg;
+    const struct run_result *r = rec->r;
+    row->n = 0;
+    put_u(row, "schema", CSV_SCHEMA_VERSION);
+    put_run_key(row, rec);
     put_d(row, "elapsed_s", r->elapsed_s);
     put_u(row, "total_ops", r->total_ops);
     put_d(row, "mops", r->mops);
@@ -176,13 +251,26 @@ static void build_row(const struct record *rec, struct row *row)
     put_u(row, "ins_fail", r->count[INS_FAIL]);
     put_u(row, "rem_suc", r->count[REM_SUC]);
     put_u(row, "rem_fail", r->count[REM_FAIL]);
+    put_u(row, "warmup_ops", r->warmup_count[GET_SUC] + r->warmup_count[GET_FAIL] + r->warmup_count[INS_SUC] +
+                                 r->warmup_count[INS_FAIL] + r->warmup_count[REM_SUC] + r->warmup_count[REM_FAIL]);
+    put_u(row, "warmup_ins_suc", r->warmup_count[INS_SUC]);
+    put_u(row, "warmup_rem_suc", r->warmup_count[REM_SUC]);
+    put_u(row, "prefilled", r->prefilled);
     put_u(row, "final_size", r->final_size);
     put_u(row, "expected_size", r->expected_size);
     put_u(row, "size_ok", r->size_ok);
+    put_s(row, "verify", verify_mode_name(r->verify_mode));
+    put_u(row, "verified_keys", r->verified_keys);
+    put_u(row, "verify_found", r->verify_found);
+    put_ou(row, "verify_ok", r->verify_mode != VERIFY_OFF, r->verify_ok);
+    put_d(row, "verify_s", r->verify_s);
+    put_s(row, "outcome", report_outcome_name(r->outcome));
     put_u(row, "oversubscribed", rec->oversubscribed);
     put_u(row, "table_bytes", r->stats.bytes);
+    put_u(row, "buckets", r->stats.buckets);
     put_u(row, "resizes", r->stats.resizes);
     put_u(row, "full_failures", r->stats.full_failures);
+    put_u(row, "alloc_failures", r->stats.alloc_failures);
     /* HTM (thesis tables 4.2-4.4): tables running under an elided lock report them */
     bool htm = rec->table->ops->caps & CHT_CAP_NEEDS_RTM;
     put_ou(row, "tx_begins", htm, r->stats.tx_begins);
@@ -196,7 +284,6 @@ static void build_row(const struct record *rec, struct row *row)
     put_ou(row, "rss_after_prefill_bytes", r->mem_after_prefill.rss_ok, r->mem_after_prefill.rss);
     put_ou(row, "rss_after_run_bytes", r->mem_after_run.rss_ok, r->mem_after_run.rss);
     put_ou(row, "rss_peak_bytes", r->mem_after_run.rss_ok, r->mem_after_run.peak);
-    put_s(row, "allocator", memstat_allocator());
     put_ou(row, "jemalloc_allocated_before_create_bytes", r->mem_before_create.je_ok, r->mem_before_create.je_allocated);
     put_ou(row, "jemalloc_allocated_after_prefill_bytes", r->mem_after_prefill.je_ok, r->mem_after_prefill.je_allocated);
     put_ou(row, "jemalloc_resident_after_prefill_bytes", r->mem_after_prefill.je_ok, r->mem_after_prefill.je_resident);
@@ -216,141 +303,183 @@ static void build_row(const struct record *rec, struct row *row)
     put_s(row, "counter_values_per_op", row->counters);
     /* latency */
     put_latency(row, &r->lat);
-    put_s(row, "version", CHTBENCH_VERSION);
+    put_context(row);
 }
 
-/* appends s to buf, quoted per RFC 4180 when it holds , " or a newline */
-static size_t csv_str(char *buf, size_t len, size_t n, const char *s)
-{
-    bool quote = strpbrk(s, ",\"\n\r") != NULL;
-    if (!quote)
-        return n + (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s", s);
-    n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "\"");
-    for (; *s; s++)
-        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, *s == '"' ? "\"\"" : "%c", *s);
-    return n + (size_t)snprintf(buf + n, n < len ? len - n : 0, "\"");
-}
+/* ---------------- formatting: growable buffers, no fixed row size ---------------- */
 
-static size_t format_value(char *buf, size_t len, size_t n, const struct field *f, bool json)
+struct sbuf {
+    char *p;
+    size_t n, cap;
+    bool oom;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
 {
-    size_t room = n < len ? len - n : 0;
-    switch (f->kind) {
-    case COL_U64:
-        return n + (size_t)snprintf(buf + n, room, "%llu", (unsigned long long)f->u);
-    case COL_F64:
-        return n + (size_t)snprintf(buf + n, room, "%.6g", f->d);
-    case COL_I64:
-        return n + (size_t)snprintf(buf + n, room, "%lld", (long long)f->i);
-    case COL_EMPTY:
-        return n + (size_t)snprintf(buf + n, room, "%s", json ? "null" : "");
-    case COL_STR:
-        if (!json)
-            return csv_str(buf, len, n, f->s);
-        n += (size_t)snprintf(buf + n, room, "\"");
-        for (const char *s = f->s; *s; s++) {
-            room = n < len ? len - n : 0;
-            if (*s == '"' || *s == '\\')
-                n += (size_t)snprintf(buf + n, room, "\\%c", *s);
-            else if ((unsigned char)*s < 0x20)
-                n += (size_t)snprintf(buf + n, room, "\\u%04x", *s);
-            else
-                n += (size_t)snprintf(buf + n, room, "%c", *s);
+    if (b->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->oom = true;
+            return;
         }
-        return n + (size_t)snprintf(buf + n, n < len ? len - n : 0, "\"");
+        if (b->p && b->n + (size_t)k < b->cap) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap <= b->n + (size_t)k)
+            cap *= 2;
+        char *np = realloc(b->p, cap);
+        if (!np) {
+            b->oom = true;
+            return;
+        }
+        b->p = np;
+        b->cap = cap;
     }
-    return n;
 }
 
-static size_t format_header(const struct row *row, char *buf, size_t len)
+/* s quoted per RFC 4180 when it holds , " or a newline */
+static void csv_str(struct sbuf *b, const char *s)
 {
-    size_t n = 0;
-    for (unsigned i = 0; i < row->n; i++)
-        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", i ? "," : "", row->f[i].name);
-    return n + (size_t)snprintf(buf + n, n < len ? len - n : 0, "\n");
-}
-
-void report_csv_header(FILE *f)
-{
-    struct run_result r = { 0 };
-    struct bench_config c = { 0 };
-    struct table_choice t = { 0 };
-    static const struct cht_ops dummy = { .name = "" };
-    t.ops = &dummy;
-    struct record rec = { .cfg = &c, .table = &t, .r = &r };
-    struct row row;
-    char buf[LINE_MAX_BYTES];
-    build_row(&rec, &row);
-    format_header(&row, buf, sizeof buf);
-    fputs(buf, f);
-}
-
-static int row_append(const char *path, const struct row *r);
-
-int report_csv_append(const char *path, const struct record *rec)
-{
-    struct row row;
-    build_row(rec, &row);
-    return row_append(path, &row);
-}
-
-/* One locked append: header when the file is empty, then body, one write each. */
-static int append_locked(const char *path, const char *header, const char *body, size_t n)
-{
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -1;
-    int rc = -1;
-    if (flock(fd, LOCK_EX) == 0) {
-        struct stat st;
-        size_t hn = 0;
-        if (fstat(fd, &st) == 0 && st.st_size == 0)
-            hn = strlen(header);
-        bool ok = (!hn || write(fd, header, hn) == (ssize_t)hn) && (!n || write(fd, body, n) == (ssize_t)n);
-        rc = ok ? 0 : -1;
-        flock(fd, LOCK_UN);
+    if (!strpbrk(s, ",\"\n\r")) {
+        sb_printf(b, "%s", s);
+        return;
     }
-    int saved = errno;
-    close(fd);
-    errno = saved;
+    sb_printf(b, "\"");
+    for (; *s; s++)
+        sb_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+    sb_printf(b, "\"");
+}
+
+static void format_value(struct sbuf *b, const struct field *f, bool json)
+{
+    switch (f->kind) {
+    case COL_U64: sb_printf(b, "%llu", (unsigned long long)f->u); return;
+    case COL_F64: sb_printf(b, "%.6g", f->d); return;
+    case COL_I64: sb_printf(b, "%lld", (long long)f->i); return;
+    case COL_EMPTY: sb_printf(b, "%s", json ? "null" : ""); return;
+    case COL_STR:
+        if (!json) {
+            csv_str(b, f->s);
+            return;
+        }
+        sb_printf(b, "\"");
+        for (const char *s = f->s; *s; s++) {
+            if (*s == '"' || *s == '\\')
+                sb_printf(b, "\\%c", *s);
+            else if ((unsigned char)*s < 0x20)
+                sb_printf(b, "\\u%04x", *s);
+            else
+                sb_printf(b, "%c", *s);
+        }
+        sb_printf(b, "\"");
+        return;
+    }
+}
+
+/* fields [from, to) as CSV names (header) or values, comma-separated */
+static void format_fields(struct sbuf *b, const struct row *r, unsigned from, unsigned to, bool names)
+{
+    for (unsigned i = from; i < to; i++) {
+        if (i > from)
+            sb_printf(b, ",");
+        if (names)
+            sb_printf(b, "%s", r->f[i].name);
+        else
+            format_value(b, &r->f[i], false);
+    }
+}
+
+/* one header line, built once per file kind from a row of that kind */
+static const char *header_of(char **cache, const struct row *r)
+{
+    if (!*cache) {
+        struct sbuf b = { 0 };
+        format_fields(&b, r, 0, r->n, true);
+        sb_printf(&b, "\n");
+        *cache = b.oom ? NULL : b.p;
+    }
+    return *cache ? *cache : "";
+}
+
+static int append_sbuf(struct outfile *o, struct sbuf *b, char *err, size_t len)
+{
+    int rc;
+    if (b->oom) {
+        snprintf(err, len, "%s: out of memory formatting a row", o->flag);
+        rc = -1;
+    } else {
+        rc = outfile_append(o, b->p, b->n, err, len);
+    }
+    free(b->p);
     return rc;
 }
 
-/* One row (and the header when the file is empty) under an exclusive flock. */
-static int row_append(const char *path, const struct row *r)
+static void dummy_record(struct record *rec, struct bench_config *c, struct table_choice *t, struct run_result *r)
 {
-    char line[LINE_MAX_BYTES], header[LINE_MAX_BYTES];
-    size_t n = 0;
-    for (unsigned i = 0; i < r->n; i++) {
-        if (i)
-            line[n++] = ',';
-        n = format_value(line, sizeof line, n, &r->f[i], false);
-    }
-    n += (size_t)snprintf(line + n, sizeof line - n, "\n");
-    format_header(r, header, sizeof header);
-    return append_locked(path, header, line, n);
+    static const struct cht_ops dummy = { .name = "" };
+    memset(c, 0, sizeof *c);
+    memset(t, 0, sizeof *t);
+    memset(r, 0, sizeof *r);
+    t->ops = &dummy;
+    *rec = (struct record){ .cfg = c, .table = t, .r = r };
 }
 
-static void row_json(FILE *f, const struct row *r);
+const char *report_csv_header_line(void)
+{
+    static char *cache;
+    if (!cache) {
+        struct record rec;
+        struct bench_config c;
+        struct table_choice t;
+        struct run_result r;
+        struct row row;
+        dummy_record(&rec, &c, &t, &r);
+        build_row(&rec, &row);
+        return header_of(&cache, &row);
+    }
+    return cache;
+}
+
+void report_csv_header(FILE *f) { fputs(report_csv_header_line(), f); }
+
+int report_csv_append(struct outfile *o, const struct record *rec, char *err, size_t len)
+{
+    struct row row;
+    struct sbuf b = { 0 };
+    build_row(rec, &row);
+    format_fields(&b, &row, 0, row.n, false);
+    sb_printf(&b, "\n");
+    return append_sbuf(o, &b, err, len);
+}
+
+static void row_json(FILE *f, const struct row *r)
+{
+    struct sbuf b = { 0 };
+    sb_printf(&b, "{");
+    for (unsigned i = 0; i < r->n; i++) {
+        sb_printf(&b, "%s\"%s\":", i ? "," : "", r->f[i].name);
+        format_value(&b, &r->f[i], true);
+    }
+    sb_printf(&b, "}\n");
+    if (!b.oom)
+        fwrite(b.p, 1, b.n, f);
+    free(b.p);
+    fflush(f);
+}
 
 void report_json(FILE *f, const struct record *rec)
 {
     struct row row;
     build_row(rec, &row);
     row_json(f, &row);
-}
-
-static void row_json(FILE *f, const struct row *r)
-{
-    char line[LINE_MAX_BYTES];
-    size_t n = (size_t)snprintf(line, sizeof line, "{");
-    for (unsigned i = 0; i < r->n; i++) {
-        n += (size_t)snprintf(line + n, n < sizeof line ? sizeof line - n : 0, "%s\"%s\":", i ? "," : "",
-                              r->f[i].name);
-        n = format_value(line, sizeof line, n, &r->f[i], true);
-    }
-    snprintf(line + n, n < sizeof line ? sizeof line - n : 0, "}\n");
-    fputs(line, f);
-    fflush(f);
 }
 
 void report_console_header(FILE *f, const struct bench_config *c)
@@ -365,12 +494,12 @@ void report_console_header(FILE *f, const struct bench_config *c)
         fprintf(f, "d=%llums", (unsigned long long)c->duration_ms);
     fprintf(f, "  reps=%u  pin=%s  prefill=%s  seed=%llu\n", c->reps, pin_policy_name(c->pin.policy),
             prefill_name(c->prefill), (unsigned long long)c->seed);
-    fprintf(f, "%-28s %7s %9s %9s %9s %9s %8s  %s\n", "table", "threads", "Mops/s:med", "mean", "min", "max",
-            "stdev", "check");
+    fprintf(f, "%-28s %7s %9s %9s %9s %9s %8s %6s  %s\n", "table", "threads", "Mops/s:med", "mean", "min", "max",
+            "stdev", "cv", "check");
 }
 
 void report_console_summary(FILE *f, const struct table_choice *t, unsigned threads, const char *pin,
-                            const double *mops, unsigned n, bool all_ok)
+                            const double *mops, unsigned n, const char *check)
 {
     (void)pin;
     double v[n ? n : 1];
@@ -379,69 +508,127 @@ void report_console_summary(FILE *f, const struct table_choice *t, unsigned thre
     summarize(v, n, &s);
     char name[300];
     snprintf(name, sizeof name, "%s%s%s", t->ops->name, t->options_text[0] ? ":" : "", t->options_text);
-    fprintf(f, "%-28s %7u %9.3f %9.3f %9.3f %9.3f %8.3f  %s\n", name, threads, s.median, s.mean, s.min, s.max,
-            s.stdev, all_ok ? "ok" : "SIZE MISMATCH");
+    char cv[16] = "-";
+    if (n > 1 && s.mean > 0)
+        snprintf(cv, sizeof cv, "%.1f%%", 100 * s.stdev / s.mean);
+    fprintf(f, "%-28s %7u %9.3f %9.3f %9.3f %9.3f %8.3f %6s  %s\n", name, threads, s.median, s.mean, s.min, s.max,
+            s.stdev, cv, check);
     fflush(f);
 }
 
-/* "table,options,threads,rep," with the CSV quoting of the main file */
-static size_t key_prefix(char *buf, size_t len, const struct record *rec)
+/* ---------------- side files: the run key, then their own columns ---------------- */
+
+/* Side-file rows start with the main CSV's identifying columns (run_id ..
+ * rep) and the build context, so they join to the main CSV exactly. */
+static void side_prefix(struct row *row, const struct record *rec, unsigned schema)
 {
-    size_t n = csv_str(buf, len, 0, rec->table->ops->name);
-    n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ",");
-    n = csv_str(buf, len, n, rec->table->options_text);
-    return n + (size_t)snprintf(buf + n, n < len ? len - n : 0, ",%u,%u", rec->threads, rec->rep);
+    row->n = 0;
+    put_u(row, "schema", schema);
+    put_run_key(row, rec);
+    put_context(row);
 }
 
-int report_latency_hist_append(const char *path, const struct record *rec)
+/* --latency-csv: one row per non-empty log2 bucket of each store */
+static void latency_cols(struct row *row, const char *store, int bucket, uint64_t lo, uint64_t hi, uint64_t cnt)
+{
+    put_s(row, "store", store);
+    put_u(row, "bucket", (uint64_t)bucket);
+    put_u(row, "lo_cycles", lo);
+    put_u(row, "hi_cycles", hi);
+    put_u(row, "count", cnt);
+}
+
+/* --timeline-csv: one row per interval */
+static void timeline_cols(struct row *row, double t_ms, uint64_t ops, double mops)
+{
+    put_d(row, "t_ms", t_ms);
+    put_u(row, "ops", ops);
+    put_d(row, "mops", mops);
+}
+
+const char *report_latency_header_line(void)
+{
+    static char *cache;
+    if (cache)
+        return cache;
+    struct record rec;
+    struct bench_config c;
+    struct table_choice t;
+    struct run_result r;
+    struct row row;
+    dummy_record(&rec, &c, &t, &r);
+    side_prefix(&row, &rec, LATENCY_CSV_SCHEMA_VERSION);
+    latency_cols(&row, "", 0, 0, 0, 0);
+    return header_of(&cache, &row);
+}
+
+const char *report_timeline_header_line(void)
+{
+    static char *cache;
+    if (cache)
+        return cache;
+    struct record rec;
+    struct bench_config c;
+    struct table_choice t;
+    struct run_result r;
+    struct row row;
+    dummy_record(&rec, &c, &t, &r);
+    side_prefix(&row, &rec, TIMELINE_CSV_SCHEMA_VERSION);
+    timeline_cols(&row, 0, 0, 0);
+    return header_of(&cache, &row);
+}
+
+int report_latency_hist_append(struct outfile *o, const struct record *rec, char *err, size_t len)
 {
     const struct lat_result *l = &rec->r->lat;
-    size_t cap = 1 << 16, n = 0;
-    char *body = malloc(cap), prefix[700];
-    if (!body)
-        return -1;
-    key_prefix(prefix, sizeof prefix, rec);
-    for (int st = 0; l->on && st < LAT_STORES; st++)
-        for (int b = 0; b < LAT_HIST_BUCKETS; b++) {
-            uint64_t cnt = l->st[st].hist[b];
+    struct row row;
+    struct sbuf prefix = { 0 }, b = { 0 };
+    side_prefix(&row, rec, LATENCY_CSV_SCHEMA_VERSION);
+    unsigned np = row.n;
+    format_fields(&prefix, &row, 0, np, false);
+    for (int st = 0; l->on && st < LAT_STORES && !prefix.oom; st++)
+        for (int k = 0; k < LAT_HIST_BUCKETS; k++) {
+            uint64_t cnt = l->st[st].hist[k];
             if (!cnt)
                 continue;
-            uint64_t lo = b ? 1ull << b : 0, hi = b < 63 ? (1ull << (b + 1)) - 1 : UINT64_MAX;
-            if (cap - n < 1024) {
-                char *nb = realloc(body, cap *= 2);
-                if (!nb) {
-                    free(body);
-                    return -1;
-                }
-                body = nb;
-            }
-            n += (size_t)snprintf(body + n, cap - n, "%s,%s,%d,%llu,%llu,%llu\n", prefix, lat_store_name[st], b,
-                                  (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)cnt);
+            uint64_t lo = k ? 1ull << k : 0, hi = k < 63 ? (1ull << (k + 1)) - 1 : UINT64_MAX;
+            row.n = np;
+            latency_cols(&row, lat_store_name[st], k, lo, hi, cnt);
+            sb_printf(&b, "%s,", prefix.p);
+            format_fields(&b, &row, np, row.n, false);
+            sb_printf(&b, "\n");
         }
-    int rc = append_locked(path, "table,options,threads,rep,store,bucket,lo_cycles,hi_cycles,count\n", body, n);
-    free(body);
-    return rc;
+    b.oom |= prefix.oom;
+    free(prefix.p);
+    if (!b.n && !b.oom)
+        return 0;
+    return append_sbuf(o, &b, err, len);
 }
 
-int report_timeline_append(const char *path, const struct record *rec)
+int report_timeline_append(struct outfile *o, const struct record *rec, char *err, size_t len)
 {
     const struct run_result *r = rec->r;
-    size_t cap = 4096 + r->ntimeline * 128, n = 0;
-    char *body = malloc(cap), prefix[700];
-    if (!body)
-        return -1;
-    key_prefix(prefix, sizeof prefix, rec);
+    struct row row;
+    struct sbuf prefix = { 0 }, b = { 0 };
+    side_prefix(&row, rec, TIMELINE_CSV_SCHEMA_VERSION);
+    unsigned np = row.n;
+    format_fields(&prefix, &row, 0, np, false);
     double prev = 0;
-    for (size_t i = 0; r->timeline && i < r->ntimeline; i++) {
+    for (size_t i = 0; r->timeline && i < r->ntimeline && !prefix.oom; i++) {
         double dt = r->timeline[i].t_ms - prev;
-        double mops = dt > 0 ? (double)r->timeline[i].ops / (dt * 1e3) : 0;
-        n += (size_t)snprintf(body + n, cap - n, "%s,%.3f,%llu,%.6g\n", prefix, r->timeline[i].t_ms,
-                              (unsigned long long)r->timeline[i].ops, mops);
+        row.n = np;
+        timeline_cols(&row, r->timeline[i].t_ms, r->timeline[i].ops,
+                      dt > 0 ? (double)r->timeline[i].ops / (dt * 1e3) : 0);
+        sb_printf(&b, "%s,", prefix.p);
+        format_fields(&b, &row, np, row.n, false);
+        sb_printf(&b, "\n");
         prev = r->timeline[i].t_ms;
     }
-    int rc = append_locked(path, "table,options,threads,rep,t_ms,ops,mops\n", body, n);
-    free(body);
-    return rc;
+    b.oom |= prefix.oom;
+    free(prefix.p);
+    if (!b.n && !b.oom)
+        return 0;
+    return append_sbuf(o, &b, err, len);
 }
 
 void report_console_latency(FILE *f, const struct record *rec)
@@ -476,16 +663,13 @@ static void build_lock_row(const struct lock_record *rec, struct row *row)
     const struct lb_result *r = rec->r;
     bool rw = c->bench == BENCH_RWLOCK;
     row->n = 0;
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(row->strbuf[0], sizeof row->strbuf[0], "%Y-%m-%dT%H:%M:%SZ", &tm);
-    gethostname(row->strbuf[1], sizeof row->strbuf[1] - 1);
+    format_time(&r->end_time, row->strbuf[0], sizeof row->strbuf[0]);
 
     put_u(row, "schema", LOCK_CSV_SCHEMA_VERSION);
+    put_s(row, "run_id", report_run_id());
     put_s(row, "bench", lock_bench_name(c->bench));
     put_s(row, "timestamp", row->strbuf[0]);
-    put_s(row, "host", row->strbuf[1]);
+    put_host(row, row->strbuf[1], sizeof row->strbuf[1]);
     put_s(row, "lock", rec->lock->name);
     put_u(row, "threads", rec->threads);
     put_s(row, "pin", pin_policy_name(c->pin.policy));
@@ -533,14 +717,17 @@ static void build_lock_row(const struct lock_record *rec, struct row *row)
     put_ou(row, "abort_retry", st, r->ls.abort_retry);
     put_ou(row, "abort_other", st, r->ls.abort_other);
     put_ou(row, "fallbacks", st, r->ls.fallbacks);
-    put_s(row, "version", CHTBENCH_VERSION);
+    put_context(row);
 }
 
-int report_lock_csv_append(const char *path, const struct lock_record *rec)
+int report_lock_csv_append(struct outfile *o, const struct lock_record *rec, char *err, size_t len)
 {
     struct row row;
+    struct sbuf b = { 0 };
     build_lock_row(rec, &row);
-    return row_append(path, &row);
+    format_fields(&b, &row, 0, row.n, false);
+    sb_printf(&b, "\n");
+    return append_sbuf(o, &b, err, len);
 }
 
 void report_lock_json(FILE *f, const struct lock_record *rec)
@@ -550,18 +737,21 @@ void report_lock_json(FILE *f, const struct lock_record *rec)
     row_json(f, &row);
 }
 
-void report_lock_csv_header(FILE *f)
+const char *report_lock_csv_header_line(void)
 {
+    static char *cache;
+    if (cache)
+        return cache;
     struct bench_config c = { 0 };
     struct lb_result r = { 0 };
     static const struct lock_ops dummy = { .name = "" };
     struct lock_record rec = { .cfg = &c, .lock = &dummy, .r = &r };
     struct row row;
-    char buf[LINE_MAX_BYTES];
     build_lock_row(&rec, &row);
-    format_header(&row, buf, sizeof buf);
-    fputs(buf, f);
+    return header_of(&cache, &row);
 }
+
+void report_lock_csv_header(FILE *f) { fputs(report_lock_csv_header_line(), f); }
 
 void report_lock_console_header(FILE *f, const struct bench_config *c)
 {

@@ -6,8 +6,11 @@
 #include "config.h"
 #include "runner.h"
 #include "lockbench.h"
+#include "outfile.h"
 
-#define CSV_SCHEMA_VERSION 3
+#define CSV_SCHEMA_VERSION 4
+#define LATENCY_CSV_SCHEMA_VERSION 2   /* 1: no schema/run key columns (chtbench <= schema 3) */
+#define TIMELINE_CSV_SCHEMA_VERSION 2
 
 struct record {
     const struct bench_config *cfg;
@@ -20,14 +23,27 @@ struct record {
     const struct run_result *r;
 };
 
-/* Appends one row under an exclusive flock; writes the header first when the
- * file is empty. The row goes out in one write(). Returns 0 or -1 (errno). */
-int report_csv_append(const char *path, const struct record *rec);
+/* A fresh run_id for this invocation (random 64 bits, hex); called once by main. */
+void report_init(void);
+const char *report_run_id(void);
+/* --version: version, git revision, build type, sanitizer, compiler, allocator */
+void report_version(FILE *f);
+const char *report_outcome_name(enum run_outcome o);
+
+/* The header lines (with '\n') of each kind of file, for outfile_open. */
+const char *report_csv_header_line(void);
+const char *report_latency_header_line(void);
+const char *report_timeline_header_line(void);
+const char *report_lock_csv_header_line(void);
+
+/* Appends one row through o (outfile.h: locked, header when empty, one
+ * write). Returns 0, or -1 with err set. */
+int report_csv_append(struct outfile *o, const struct record *rec, char *err, size_t len);
 void report_json(FILE *f, const struct record *rec);
 /* --latency-csv: one row per (table, threads, rep, store, non-empty log2
  * bucket); --timeline-csv: one row per interval. Same append rules. */
-int report_latency_hist_append(const char *path, const struct record *rec);
-int report_timeline_append(const char *path, const struct record *rec);
+int report_latency_hist_append(struct outfile *o, const struct record *rec, char *err, size_t len);
+int report_timeline_append(struct outfile *o, const struct record *rec, char *err, size_t len);
 /* --latency: per-store table of one repetition on the console */
 void report_console_latency(FILE *f, const struct record *rec);
 
@@ -35,11 +51,13 @@ void report_console_latency(FILE *f, const struct record *rec);
 void report_csv_header(FILE *f);
 
 void report_console_header(FILE *f, const struct bench_config *cfg);
+/* One line per (table, threads): medians over the repetitions, the
+ * coefficient of variation, and the check: "ok", or the worst outcome. */
 void report_console_summary(FILE *f, const struct table_choice *t, unsigned threads,
-                            const char *pin, const double *mops, unsigned n, bool all_ok);
+                            const char *pin, const double *mops, unsigned n, const char *check);
 
 /* ---- lock benches (--bench): their own CSV schema, docs/csv.md "Lock-bench CSV" ---- */
-#define LOCK_CSV_SCHEMA_VERSION 1
+#define LOCK_CSV_SCHEMA_VERSION 2   /* 2: run_id and build context columns */
 
 struct lock_record {
     const struct bench_config *cfg;
@@ -64,7 +82,7 @@ struct lb_summary {
     bool ok;                    /* every invariant held */
 };
 
-int report_lock_csv_append(const char *path, const struct lock_record *rec);
+int report_lock_csv_append(struct outfile *o, const struct lock_record *rec, char *err, size_t len);
 void report_lock_json(FILE *f, const struct lock_record *rec);
 void report_lock_csv_header(FILE *f);
 void report_lock_console_header(FILE *f, const struct bench_config *cfg);

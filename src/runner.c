@@ -3,9 +3,19 @@
  *
  *   main: create table -> spawn n workers
  *   worker: pin -> thread_init -> B1 -> prefill (thread 0, or a slice each)
- *           -> B2 -> thread 0 checks size()==i -> B3 (start) -> timed loop
- *           -> B4 -> thread 0 checks size()==i+ins-rem -> B5 -> thread_exit
- *   main joins B1..B5; in --duration mode it sets the stop flag d ms after B3.
+ *           -> B2 -> thread 0 checks size()==i -> B3 (start)
+ *           -> [--warmup: uncounted loop until main raises warm_stop -> BW]
+ *           -> timed loop -> B4 -> thread 0 takes size() -> B5
+ *           -> verify: each worker get()s its slice of the key range -> B6
+ *           -> thread_exit
+ *   main joins B1..B6; in --duration mode it sets the stop flag d ms after
+ *   B3 (after BW with --warmup).
+ *
+ * The final check (docs/cli.md "The final check"): size() of most tables is
+ * a sum of per-thread counters, so size()==i+ins-rem holds by construction
+ * even if a table loses keys. The verify sweep counts the keys get() finds
+ * over the whole key range (or a uniform sample of it when the range is too
+ * large to sweep in about a second) and compares with what must be there.
  *
  * All table calls come from worker threads after their thread_init (tables
  * with RCU registration need that); size() is called by worker 0.
@@ -21,8 +31,12 @@
  * wrap the prefill and the timed loop. Memory snapshots: main before create
  * and after the run, thread 0 after the prefill check.
  */
+#include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,8 +46,57 @@
 #include <numa.h>
 #endif
 #include "runner.h"
+#include "faults.h"
 #include "marker.h"
 #include "util.h"
+
+/* SIGINT/SIGTERM: the handler raises the current run's stop flag (workers
+ * check it on every op) and records the signal; main finishes cleanly. */
+volatile int runner_interrupted;
+static int *volatile current_stop[2];        /* the run's warm_stop and stop */
+
+static void on_signal(int sig)
+{
+    runner_interrupted = sig;
+    for (int i = 0; i < 2; i++) {
+        int *p = current_stop[i];
+        if (p)
+            __atomic_store_n(p, 1, __ATOMIC_RELAXED);
+    }
+}
+
+void runner_install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+void runner_watch_stop(int *warm_stop, int *stop)
+{
+    current_stop[0] = warm_stop;
+    current_stop[1] = stop;
+    if (runner_interrupted) {
+        if (warm_stop)
+            __atomic_store_n(warm_stop, 1, __ATOMIC_RELAXED);
+        if (stop)
+            __atomic_store_n(stop, 1, __ATOMIC_RELAXED);
+    }
+}
+
+/* Workers leave signals to the main thread, whose sleeps they interrupt. */
+static int spawn_blocked(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(th, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
 
 struct shared {
     const struct run_params *p;
@@ -41,6 +104,10 @@ struct shared {
     void *table;
     pthread_barrier_t bar;
     alignas(CHT_CACHE_LINE) int stop;        /* read by every op: its own line */
+    alignas(CHT_CACHE_LINE) int warm_stop;   /* ends the --warmup loop */
+    const struct keygen *verify_perm;        /* VERIFY_SAMPLE: the sample is verify_perm(1..verify_n) */
+    enum verify_mode verify;
+    uint64_t verify_n;                       /* keys to look up in all */
     alignas(CHT_CACHE_LINE) size_t prefill_size, final_size;
     size_t table_bytes_after_prefill;
     struct memsnap mem_after_prefill;
@@ -50,6 +117,9 @@ struct worker {
     alignas(CHT_CACHE_LINE) unsigned tid;
     struct shared *s;
     uint64_t count[N_OUTCOMES];
+    uint64_t warm_count[N_OUTCOMES];
+    uint64_t prefilled;          /* prefill inserts that succeeded */
+    uint64_t verify_found;       /* keys of this worker's verify slice that get() found */
     uint64_t t_start, t_end;
     struct cht_rng rng;          /* this thread's key stream */
     bool prefill_full;           /* an insert of a fresh key was refused */
@@ -68,11 +138,14 @@ static void prefill_slice(struct worker *w, uint64_t first, uint64_t n)
 {
     const struct shared *s = w->s;
     bool (*insert)(void *, cht_key_t, cht_val_t) = s->ops->insert;
+    uint64_t done = 0;
     for (uint64_t j = first + 1; j <= first + n; j++) {
         cht_key_t k = keygen_scramble(s->p->perm, j);
-        if (!insert(s->table, k, k))
-            w->prefill_full = true;
+        bool ok = insert(s->table, k, k);
+        done += ok;
+        w->prefill_full |= !ok;
     }
+    w->prefilled = done;
 }
 
 static void prefill(struct worker *w)
@@ -97,7 +170,7 @@ enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2 };
  * constants inside), so the plain uniform loop keeps its PRNG state in
  * registers and calls nothing but the table. */
 static inline __attribute__((always_inline)) void timed_loop_for(struct worker *w, enum keygen_dist dist,
-                                                                 const int mode)
+                                                                 const int mode, const bool warm)
 {
     struct shared *s = w->s;
     const struct run_params *p = s->p;
@@ -108,8 +181,8 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     const struct keygen *keys = p->keys;
     const uint64_t range = keys->range;
     const uint64_t ins_below = p->cfg->insert, rem_below = p->cfg->insert + p->cfg->remove;
-    uint64_t remaining = p->cfg->ops ? p->cfg->ops : UINT64_MAX;
-    const int *stop = &s->stop;
+    uint64_t remaining = p->cfg->ops && !warm ? p->cfg->ops : UINT64_MAX;
+    const int *stop = warm ? &s->warm_stop : &s->stop;
     struct cht_rng rng = w->rng;
     uint64_t gs = 0, gf = 0, is = 0, inf = 0, rs = 0, rf = 0;
     /* LOOP_LAT */
@@ -119,7 +192,8 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     /* LOOP_TL */
     uint64_t done = 0;
 
-    w->t_start = now_ns();
+    if (!warm)
+        w->t_start = now_ns();
     for (; remaining && !__atomic_load_n(stop, __ATOMIC_RELAXED); remaining--) {
         uint64_t c;
         cht_key_t k;
@@ -175,39 +249,66 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
                 __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
         }
     }
-    w->t_end = now_ns();
+    if (!warm)
+        w->t_end = now_ns();
     if (mode & LOOP_TL) {
         __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
         __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
     }
     w->rng = rng;
-    w->count[GET_SUC] = gs;
-    w->count[GET_FAIL] = gf;
-    w->count[INS_SUC] = is;
-    w->count[INS_FAIL] = inf;
-    w->count[REM_SUC] = rs;
-    w->count[REM_FAIL] = rf;
+    uint64_t *count = warm ? w->warm_count : w->count;
+    count[GET_SUC] = gs;
+    count[GET_FAIL] = gf;
+    count[INS_SUC] = is;
+    count[INS_FAIL] = inf;
+    count[REM_SUC] = rs;
+    count[REM_FAIL] = rf;
 }
 
-#define LOOP_FOR_DIST(w, mode)                               \
+#define LOOP_FOR_DIST(w, mode, warm)                         \
     do {                                                     \
         if ((w)->s->p->keys->dist == KEYGEN_UNIFORM)         \
-            timed_loop_for(w, KEYGEN_UNIFORM, mode);         \
+            timed_loop_for(w, KEYGEN_UNIFORM, mode, warm);   \
         else                                                 \
-            timed_loop_for(w, KEYGEN_ZIPF, mode);            \
+            timed_loop_for(w, KEYGEN_ZIPF, mode, warm);      \
     } while (0)
+
+/* --warmup: the same operations, uncounted in throughput, no measurement */
+static void warmup_loop(struct worker *w)
+{
+    LOOP_FOR_DIST(w, LOOP_PLAIN, true);
+}
 
 static void timed_loop(struct worker *w)
 {
     const struct bench_config *cfg = w->s->p->cfg;
-    cht_rng_seed(&w->rng, cfg->seed + w->s->p->rep, w->tid);
     int mode = (cfg->latency_every ? LOOP_LAT : 0) | (cfg->timeline_ms ? LOOP_TL : 0);
     switch (mode) {
-    case LOOP_PLAIN: LOOP_FOR_DIST(w, LOOP_PLAIN); break;
-    case LOOP_LAT: LOOP_FOR_DIST(w, LOOP_LAT); break;
-    case LOOP_TL: LOOP_FOR_DIST(w, LOOP_TL); break;
-    default: LOOP_FOR_DIST(w, LOOP_LAT | LOOP_TL); break;
+    case LOOP_PLAIN: LOOP_FOR_DIST(w, LOOP_PLAIN, false); break;
+    case LOOP_LAT: LOOP_FOR_DIST(w, LOOP_LAT, false); break;
+    case LOOP_TL: LOOP_FOR_DIST(w, LOOP_TL, false); break;
+    default: LOOP_FOR_DIST(w, LOOP_LAT | LOOP_TL, false); break;
     }
+}
+
+/* This worker's share of the final check: keys first+1..first+n of the
+ * range (VERIFY_FULL) or of the sample bijection (VERIFY_SAMPLE). */
+static void verify_slice(struct worker *w)
+{
+    const struct shared *s = w->s;
+    if (s->verify == VERIFY_OFF)
+        return;
+    unsigned n = s->p->threads;
+    uint64_t per = s->verify_n / n, extra = s->verify_n % n;
+    uint64_t first = w->tid * per + (w->tid < extra ? w->tid : extra), cnt = per + (w->tid < extra);
+    bool (*get)(void *, cht_key_t, cht_val_t *) = s->ops->get;
+    uint64_t found = 0;
+    for (uint64_t j = first + 1; j <= first + cnt; j++) {
+        cht_key_t k = s->verify == VERIFY_FULL ? j : keygen_scramble(s->verify_perm, j);
+        cht_val_t v;
+        found += get(s->table, k, &v);
+    }
+    w->verify_found = found;
 }
 
 static void *worker_main(void *arg)
@@ -241,6 +342,13 @@ static void *worker_main(void *arg)
         memstat_take(&s->mem_after_prefill);
     }
     barrier(s);                              /* B3: start */
+    if (cfg->warmup_ms) {
+        /* its own key stream, so the timed phase draws the same keys with or without it */
+        cht_rng_seed(&w->rng, (cfg->seed + p->rep) ^ 0x7761726d75700000ull, w->tid);
+        warmup_loop(w);
+        barrier(s);                          /* BW: warm-up over */
+    }
+    cht_rng_seed(&w->rng, cfg->seed + p->rep, w->tid);
     if (cfg->counters.active)
         counters_thread_start(&w->cnt);
     if (cfg->likwid_marker)
@@ -254,6 +362,8 @@ static void *worker_main(void *arg)
     if (w->tid == 0)
         s->final_size = s->ops->size(s->table);
     barrier(s);                              /* B5 */
+    verify_slice(w);
+    barrier(s);                              /* B6: verified */
     if (s->ops->thread_exit)
         s->ops->thread_exit(s->table, w->tid);
     if (cfg->counters.active)
@@ -261,10 +371,11 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* Sleeps ms, or less when a signal interrupts the run. */
 static void sleep_ms(uint64_t ms)
 {
     struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L };
-    while (nanosleep(&ts, &ts) != 0)
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !runner_interrupted)
         ;
 }
 
@@ -285,7 +396,7 @@ static void timeline_sample(struct shared *s, struct worker *w, unsigned n, stru
         uint64_t until = next < end ? next : end;
         bool last = false;
         /* sleep until the interval's end, waking every ms in --ops mode to see the end */
-        while (now < until) {
+        while (now < until && !runner_interrupted) {
             uint64_t step = until - now;
             if (!cfg->duration_ms && step > 1000000ull)
                 step = 1000000ull;
@@ -302,7 +413,7 @@ static void timeline_sample(struct shared *s, struct worker *w, unsigned n, stru
                 }
             }
         }
-        if (cfg->duration_ms && now >= end) {
+        if ((cfg->duration_ms && now >= end) || runner_interrupted) {
             __atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
             last = true;
         }
@@ -357,6 +468,154 @@ static void mem_policy_reset(const struct bench_config *cfg)
 #endif
 }
 
+/* The final check's extent (docs/cli.md "The final check"): the whole key
+ * range when it is at most VERIFY_FULL_MAX keys (about a second of get()s at
+ * the slowest tables' rates on 2 threads), else a uniform sample of
+ * VERIFY_SAMPLE_KEYS distinct keys. Tables that store nothing are not checked. */
+#define VERIFY_FULL_MAX (1ull << 24)
+#define VERIFY_SAMPLE_KEYS (1ull << 20)
+
+static void choose_verify(const struct run_params *p, struct shared *s)
+{
+    enum verify_mode m = p->cfg->verify;
+    uint64_t range = p->cfg->range;
+    if (s->ops->caps & CHT_CAP_NO_DATA)
+        m = VERIFY_OFF;
+    if (m == VERIFY_AUTO)
+        m = range <= VERIFY_FULL_MAX ? VERIFY_FULL : VERIFY_SAMPLE;
+    if (m == VERIFY_SAMPLE && (range <= VERIFY_SAMPLE_KEYS || !p->verify_perm))
+        m = range <= VERIFY_SAMPLE_KEYS ? VERIFY_FULL : VERIFY_OFF;   /* a "sample" that is the whole range */
+    s->verify = m;
+    s->verify_n = m == VERIFY_FULL ? range : m == VERIFY_SAMPLE ? VERIFY_SAMPLE_KEYS : 0;
+    s->verify_perm = p->verify_perm;
+}
+
+/* Full: exactly the keys that must be present are found (a filter,
+ * CHT_CAP_APPROXIMATE, may find more, never fewer). Sample of m of the r
+ * keys, P present: the count found is hypergeometric with mean m*P/r; it
+ * must lie within 6 standard deviations (+1) of it, which catches losing
+ * about 0.3% of the keys or more, not one key in a million (docs/cli.md). */
+static void verify_judge(const struct shared *s, struct run_result *r, uint64_t found)
+{
+    bool approx = s->ops->caps & CHT_CAP_APPROXIMATE;
+    uint64_t present = r->expected_size, range = s->p->cfg->range;
+    r->verify_mode = s->verify;
+    r->verified_keys = s->verify_n;
+    r->verify_found = found;
+    r->verify_ok = true;
+    if (s->verify == VERIFY_FULL) {
+        r->verify_expected = present;
+        r->verify_ok = approx ? found >= present : found == present;
+    } else if (s->verify == VERIFY_SAMPLE) {
+        double m = (double)s->verify_n, q = range ? (double)present / (double)range : 0;
+        double mu = m * q, var = m * q * (1 - q) * (range > 1 ? ((double)range - m) / ((double)range - 1) : 0);
+        double tol = 6 * sqrt(var > 0 ? var : 0) + 1, f = (double)found;
+        r->verify_expected = (uint64_t)llround(mu);
+        r->verify_ok = approx ? f + tol >= mu : fabs(f - mu) <= tol;
+    }
+}
+
+/* ---------------- memory estimate before a run (docs/cli.md "Memory") ---------------- */
+
+struct probe {
+    const struct cht_ops *ops;
+    void *table;
+    uint64_t n;
+    size_t bytes;
+    bool full;
+};
+
+static void *probe_main(void *arg)
+{
+    struct probe *pr = arg;
+    if (pr->ops->thread_init)
+        pr->ops->thread_init(pr->table, 0);
+    for (uint64_t k = 1; k <= pr->n; k++)
+        if (!pr->ops->insert(pr->table, k * 0x9e3779b97f4a7c15ull % CHT_KEY_MAX + 1, k))
+            pr->full = true;
+    if (pr->ops->stats) {
+        struct cht_stats st = { 0 };
+        pr->ops->stats(pr->table, &st);
+        pr->bytes = st.bytes;
+    }
+    if (pr->ops->thread_exit)
+        pr->ops->thread_exit(pr->table, 0);
+    return NULL;
+}
+
+/* Bytes the process may still use: MemAvailable, and the address-space
+ * limit (ulimit -v) less what is mapped already. */
+static uint64_t memory_headroom(const char **which)
+{
+    uint64_t avail = UINT64_MAX;
+    *which = "MemAvailable";
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[256];
+        unsigned long long kb;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+                avail = kb * 1024ull;
+        fclose(f);
+    }
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        uint64_t mapped = 0;
+        f = fopen("/proc/self/status", "r");
+        if (f) {
+            char line[256];
+            unsigned long long kb;
+            while (fgets(line, sizeof line, f))
+                if (sscanf(line, "VmSize: %llu kB", &kb) == 1)
+                    mapped = kb * 1024ull;
+            fclose(f);
+        }
+        uint64_t room = rl.rlim_cur > mapped ? rl.rlim_cur - mapped : 0;
+        if (room < avail) {
+            avail = room;
+            *which = "the address-space limit (ulimit -v)";
+        }
+    }
+    return avail;
+}
+
+#define PROBE_KEYS (1u << 16)
+
+int runner_check_memory(const struct bench_config *cfg, const struct table_choice *t, char *err, size_t len)
+{
+    const struct cht_ops *ops = t->ops;
+    if (cfg->initial <= PROBE_KEYS || !ops->stats || (ops->caps & CHT_CAP_NO_DATA))
+        return 0;
+    struct cht_config tc = { .initial = PROBE_KEYS, .density = cfg->density, .range = 2 * PROBE_KEYS,
+                             .max_threads = 1, .numa_nodes = 1 };
+    registry_apply_choice(t, &tc);
+    char cerr[256] = "";
+    struct probe pr = { .ops = ops, .n = PROBE_KEYS };
+    pr.table = ops->create(&tc, cerr, sizeof cerr);
+    if (!pr.table) {
+        snprintf(err, len, "--table %s: cannot create a %u-key table to measure its memory: %s", ops->name,
+                 PROBE_KEYS, cerr[0] ? cerr : "unknown error");
+        return -1;
+    }
+    pthread_t th;
+    if (spawn_blocked(&th, probe_main, &pr) == 0)
+        pthread_join(th, NULL);
+    ops->destroy(pr.table);
+    if (!pr.bytes || pr.full)
+        return 0;
+    double per_key = (double)pr.bytes / PROBE_KEYS, need = per_key * (double)cfg->initial;
+    const char *which;
+    uint64_t room = memory_headroom(&which);
+    if (need <= (double)room)
+        return 0;
+    snprintf(err, len,
+             "--initial %llu: table %s needs about %.1f GiB (%.0f bytes/key, measured with %u keys at --density %g), "
+             "more than the %.1f GiB of %s: lower --initial",
+             (unsigned long long)cfg->initial, ops->name, need / (1 << 30), per_key, PROBE_KEYS, cfg->density,
+             (double)room / (1 << 30), which);
+    return -1;
+}
+
 int runner_run(const struct run_params *p, struct run_result *r)
 {
     const struct bench_config *cfg = p->cfg;
@@ -373,7 +632,8 @@ int runner_run(const struct run_params *p, struct run_result *r)
     memset(s, 0, sizeof *s);
     memset(w, 0, sizeof *w * p->threads);
     s->p = p;
-    s->ops = p->table->ops;
+    fault_reset();
+    s->ops = fault_wrap(p->table->ops);
     for (unsigned i = 0; i < p->threads; i++)
         nodes[i] = pin_plan_node(p->plan, i);
 
@@ -408,12 +668,14 @@ int runner_run(const struct run_params *p, struct run_result *r)
         goto out;
     }
 
+    choose_verify(p, s);
+    runner_watch_stop(&s->warm_stop, &s->stop);
     pthread_barrier_init(&s->bar, NULL, p->threads + 1);
     unsigned started = 0;
     for (; started < p->threads; started++) {
         w[started].tid = started;
         w[started].s = s;
-        if (pthread_create(&th[started], NULL, worker_main, &w[started]) != 0)
+        if (spawn_blocked(&th[started], worker_main, &w[started]) != 0)
             break;
     }
     if (started < p->threads) {
@@ -424,6 +686,11 @@ int runner_run(const struct run_params *p, struct run_result *r)
     barrier(s);                   /* B1 */
     barrier(s);                   /* B2 */
     barrier(s);                   /* B3: go */
+    if (cfg->warmup_ms) {
+        sleep_ms(cfg->warmup_ms);
+        __atomic_store_n(&s->warm_stop, 1, __ATOMIC_RELAXED);
+        barrier(s);               /* BW */
+    }
     if (cfg->timeline_ms) {
         timeline_sample(s, w, p->threads, r);
     } else if (cfg->duration_ms) {
@@ -431,36 +698,48 @@ int runner_run(const struct run_params *p, struct run_result *r)
         __atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
     }
     barrier(s);                   /* B4 */
+    clock_gettime(CLOCK_REALTIME, &r->end_time);
     barrier(s);                   /* B5 */
+    uint64_t v0 = now_ns();
+    barrier(s);                   /* B6 */
+    r->verify_s = (double)(now_ns() - v0) / 1e9;
+    runner_watch_stop(NULL, NULL);
     for (unsigned i = 0; i < p->threads; i++)
         pthread_join(th[i], NULL);
     mem_policy_reset(cfg);
     pthread_barrier_destroy(&s->bar);
 
-    uint64_t t0 = UINT64_MAX, t1 = 0;
+    uint64_t t0 = UINT64_MAX, t1 = 0, found = 0, warm[N_OUTCOMES] = { 0 };
     bool full = false;
     const char *pin_error = NULL;
     for (unsigned i = 0; i < p->threads; i++) {
         if (w[i].pin_error[0] && !pin_error)
             pin_error = w[i].pin_error;
-        for (int o = 0; o < N_OUTCOMES; o++)
+        for (int o = 0; o < N_OUTCOMES; o++) {
             r->count[o] += w[i].count[o];
+            warm[o] += w[i].warm_count[o];
+        }
         t0 = w[i].t_start < t0 ? w[i].t_start : t0;
         t1 = w[i].t_end > t1 ? w[i].t_end : t1;
         full |= w[i].prefill_full;
+        r->prefilled += w[i].prefilled;
+        found += w[i].verify_found;
     }
+    memcpy(r->warmup_count, warm, sizeof warm);
     for (int o = 0; o < N_OUTCOMES; o++)
         r->total_ops += r->count[o];
     r->elapsed_s = (double)(t1 - t0) / 1e9;
     r->mops = r->elapsed_s > 0 ? (double)r->total_ops / r->elapsed_s / 1e6 : 0;
     r->prefill_size = s->prefill_size;
     r->final_size = s->final_size;
-    r->prefill_ok = !full && s->prefill_size == cfg->initial;
-    r->expected_size = cfg->initial + r->count[INS_SUC] - r->count[REM_SUC];
+    r->prefill_ok = s->prefill_size == r->prefilled;
+    r->expected_size = r->prefilled + r->count[INS_SUC] + warm[INS_SUC] - r->count[REM_SUC] - warm[REM_SUC];
     r->size_ok = r->prefill_ok && r->final_size == r->expected_size;
+    r->interrupted = runner_interrupted != 0;
+    verify_judge(s, r, found);
     if (full)
-        snprintf(r->error, sizeof r->error, "prefill: the table refused a fresh key (full at --density %g?)",
-                 cfg->density);
+        snprintf(r->error, sizeof r->error, "prefill: the table refused %llu of %llu fresh keys",
+                 (unsigned long long)(cfg->initial - r->prefilled), (unsigned long long)cfg->initial);
     if (s->ops->stats) {
         s->ops->stats(s->table, &r->stats);
         r->has_stats = true;
@@ -468,6 +747,14 @@ int runner_run(const struct run_params *p, struct run_result *r)
     }
     r->mem_after_prefill = s->mem_after_prefill;
     memstat_take(&r->mem_after_run);
+    if (!r->size_ok || !r->verify_ok)
+        r->outcome = OUTCOME_MISMATCH;
+    else if (r->stats.alloc_failures)
+        r->outcome = OUTCOME_OOM;
+    else if (full || r->stats.full_failures)
+        r->outcome = OUTCOME_FULL;
+    else
+        r->outcome = OUTCOME_OK;
     if (cfg->counters.active) {
         r->counters_ok = true;
         for (unsigned i = 0; i < p->threads; i++)
