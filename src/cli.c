@@ -157,7 +157,7 @@ static int parse_percent(const char *flag, const char *s, unsigned *out)
 static int add_tables(struct bench_config *cfg, const char *arg)
 {
     char *copy = strdup(arg);
-    char spec[512] = "";
+    char spec[2048] = "";
     char err[1024];
     int rc = 0;
     bool have = false;
@@ -335,7 +335,7 @@ static int apply_table_lock(const char *name, struct bench_config *cfg)
         applied++;
         if (c->lock)
             continue;                         /* the table names its own lock */
-        char spec[512];
+        char spec[2048];
         snprintf(spec, sizeof spec, "%s:lock=%s%s%s", c->ops->name, name, c->options_text[0] ? "," : "",
                  c->options_text);
         if (registry_parse_table(spec, c, err, sizeof err) != 0)   /* spec is a copy: c may be rebuilt */

@@ -28,7 +28,7 @@ void fault_reset(void)
 
 const struct cht_ops *fault_wrap(const struct cht_ops *inner)
 {
-    const char *e = getenv("CHT_FAULT_DROP_INSERT");
+    const char *e = getenv("CHTBENCH_FAULT_DROP_INSERT");
     char *end;
     unsigned long long n = e ? strtoull(e, &end, 10) : 0;
     if (!n || *end)

@@ -1,6 +1,6 @@
 /*
  * faults.h - fault injection for testing the harness itself (docs/cli.md
- * "Testing the final check"): CHT_FAULT_DROP_INSERT=N makes every N-th
+ * "Testing the final check"): CHTBENCH_FAULT_DROP_INSERT=N makes every N-th
  * insert of a key that is absent report success without inserting it, while
  * size() still counts it, as a table whose per-thread counters survive a lost
  * key would. Only the final check (--verify) can catch that.

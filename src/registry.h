@@ -25,8 +25,8 @@ struct table_choice {
     const struct cht_ops *ops;
     const struct lock_ops *lock;             /* from option lock=NAME, else NULL */
     struct cht_option options[TABLE_MAX_OPTIONS + 1];  /* NULL-terminated */
-    char text[256];                          /* owns the strings above */
-    char options_text[256];                  /* "key=val,key=val" as given ("" if none) */
+    char text[2048];                         /* owns the strings above */
+    char options_text[2048];                 /* "key=val,key=val" as given ("" if none) */
 };
 
 /* Parses and validates one table spec: unknown table, unknown option (the

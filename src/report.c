@@ -506,7 +506,7 @@ void report_console_summary(FILE *f, const struct table_choice *t, unsigned thre
     memcpy(v, mops, n * sizeof *v);
     struct summary s;
     summarize(v, n, &s);
-    char name[300];
+    char name[2200];
     snprintf(name, sizeof name, "%s%s%s", t->ops->name, t->options_text[0] ? ":" : "", t->options_text);
     char cv[16] = "-";
     if (n > 1 && s.mean > 0)
@@ -542,8 +542,8 @@ static void latency_cols(struct row *row, const char *store, int bucket, uint64_
 static void timeline_cols(struct row *row, double t_ms, uint64_t ops, double mops)
 {
     put_d(row, "t_ms", t_ms);
-    put_u(row, "ops", ops);
-    put_d(row, "mops", mops);
+    put_u(row, "interval_ops", ops);
+    put_d(row, "interval_mops", mops);
 }
 
 const char *report_latency_header_line(void)

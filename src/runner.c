@@ -493,8 +493,9 @@ static void choose_verify(const struct run_params *p, struct shared *s)
 /* Full: exactly the keys that must be present are found (a filter,
  * CHT_CAP_APPROXIMATE, may find more, never fewer). Sample of m of the r
  * keys, P present: the count found is hypergeometric with mean m*P/r; it
- * must lie within 6 standard deviations (+1) of it, which catches losing
- * about 0.3% of the keys or more, not one key in a million (docs/cli.md). */
+ * must lie within 6 standard deviations (+1) of it: that catches losing a
+ * fraction above about 6*sqrt((1-q)/(m*q)) of the keys, q = P/r (0.6% at
+ * q = 1/2, 3.3% at q = 1/32 with m = 2^20), never one key in a million. */
 static void verify_judge(const struct shared *s, struct run_result *r, uint64_t found)
 {
     bool approx = s->ops->caps & CHT_CAP_APPROXIMATE;

@@ -144,7 +144,7 @@ check([r["table"] for r in rows] == ["null"] * 4 + ["locked"] * 4 and rows[4]["o
       "rows carry table and options")
 check(all(r["size_ok"] == "1" for r in rows), "every row passed its size check")
 lines = open(csv_ok).read().splitlines()
-check(lines[0].startswith("schema,timestamp,host,table,options,threads"), "CSV header starts with the schema columns")
+check(lines[0].startswith("schema,run_id,timestamp,host,table,options,threads"), "CSV header starts with the schema columns")
 
 # parallel writers: 6 processes append to one file at once
 par = os.path.join(tmp, "par.csv")
@@ -178,7 +178,8 @@ check(p.returncode == 0 and "oversubscribed" in p.stderr and r.get("size_ok") ==
 # ---- allocation failure is a clean error ----
 bad_csv = os.path.join(tmp, "oom.csv")
 p = run("-t", "locked", "-i", "20G", "-d", "10", "--csv", bad_csv)
-check(p.returncode == 1 and "cannot create" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+check(p.returncode == 1 and ("cannot create" in p.stderr or "needs about" in p.stderr) and
+      len(p.stderr.strip().splitlines()) == 1,
       f"--initial 20G: one-line error, exit 1 (got {p.returncode}: {p.stderr.strip()[:120]})")
 check(not os.path.exists(bad_csv), "--initial 20G: no CSV row")
 

@@ -88,7 +88,7 @@ check(header == [c for _, c in doc_cols],
       f"CSV header == docs/csv.md column list ({len(header)} vs {len(doc_cols)} columns; first difference: "
       f"{next(((i, a, b) for i, (a, b) in enumerate(zip(header, [c for _, c in doc_cols])) if a != b), None)})")
 row = next(csv.DictReader(open(hdr_csv)))
-check(row["schema"] == "3", "schema is 3")
+check(row["schema"] == "4", "schema is 4")
 for col in ["lat_every", "lat_get_suc_p50_cycles", "counter_names", "counter_values_per_op",
             "jemalloc_allocated_after_run_bytes"]:
     check(row[col] == "", f"{col} is empty when not asked for / not available")
@@ -130,11 +130,11 @@ for mode in (["--ops", "300000"], ["-d", "200"]):
     tl = os.path.join(tmp, f"tl{mode[0]}.csv")
     recs, _ = records("-t", "locked", "-n", "2", "-i", "4096", "--timeline", "10", "--timeline-csv", tl, *mode)
     rows = list(csv.DictReader(open(tl)))
-    total = sum(int(r["ops"]) for r in rows)
+    total = sum(int(r["interval_ops"]) for r in rows)
     check(len(rows) >= 2 and total == recs[0]["total_ops"],
           f"timeline {' '.join(mode)}: {len(rows)} rows, ops sum {total} == total_ops {recs[0]['total_ops']}")
     ts = [float(r["t_ms"]) for r in rows]
-    check(ts == sorted(ts) and all(int(r["ops"]) >= 0 for r in rows), "timeline times increase")
+    check(ts == sorted(ts) and all(int(r["interval_ops"]) >= 0 for r in rows), "timeline times increase")
 
 # ---- counters ----
 p = run("-t", "locked", "-n", "1", "--ops", "20000", "-i", "1000", "--counters", "ipc", "--json")

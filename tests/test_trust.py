@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""test_trust.py - results a researcher can trust (docs/cli.md "The final
+check", docs/csv.md "Results files cannot be corrupted").
+
+The final check catches a table that silently loses one insert in a million
+(which size() cannot); results files are opened and checked before any run
+(pseudo files, FIFOs, foreign or other-schema headers, one file for two
+schemas, unwritable side files: exit 2, nothing written, file untouched);
+torn last lines are not merged; every row of every file carries run_id and
+the build context and joins to the main CSV; --csv -; SIGINT/SIGTERM stop
+cleanly with exit 130/143 and no partial row; --warmup is uncounted but in
+the accounting; a full fixed-capacity table is its own outcome (exit 3);
+row writers take 1000-character option strings; timestamps are each
+repetition's end; the memory estimate refuses what cannot fit.
+"""
+import csv
+import json
+import os
+import re
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+BIN = sys.argv[1]
+failures = 0
+checks = 0
+
+
+def check(cond, what):
+    global failures, checks
+    checks += 1
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures += 1
+
+
+def run(*args, env=None, timeout=300):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=timeout, env=e)
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+tmp = tempfile.mkdtemp(prefix="chtbench-trust-")
+
+
+def path(name):
+    return os.path.join(tmp, name)
+
+
+# ---- 1. the final check can fail: one insert in a million silently lost ----
+drop = {"CHTBENCH_FAULT_DROP_INSERT": "1000000"}
+f = path("drop.csv")
+p = run("-t", "clht-lb", "-n", "2", "-i", "1M", "-d", "100", "--csv", f, env=drop)
+r = rows(f)
+check(p.returncode == 1 and "CORRECTNESS FAILURE" in p.stderr and "final check" in p.stderr,
+      f"a table losing 1 insert in 1M is caught by the run (exit {p.returncode})")
+check(len(r) == 1 and r[0]["size_ok"] == "1" and r[0]["verify_ok"] == "0" and r[0]["outcome"] == "mismatch" and
+      r[0]["verify"] == "full" and int(r[0]["verify_found"]) == int(r[0]["expected_size"]) - 1 and
+      int(r[0]["verified_keys"]) == 2 * 1048576,
+      "size() agrees (by construction) but verify finds exactly one key missing: verify_ok=0, outcome=mismatch")
+p = run("-t", "clht-lb", "-n", "2", "-i", "1M", "-d", "100", "--verify", "off", "--json", env=drop)
+check(p.returncode == 0 and json.loads(p.stdout.splitlines()[0])["verify"] == "off",
+      "with --verify off the same loss goes unnoticed (the size check alone cannot see it)")
+p = run("-t", "clht-lb", "-n", "2", "-i", "1M", "-d", "100", "--json")
+rec = json.loads(p.stdout.splitlines()[0])
+check(p.returncode == 0 and rec["verify_ok"] == 1 and rec["verify_found"] == rec["final_size"] == rec["expected_size"],
+      "a correct table passes: verify_found == final_size == expected_size")
+print(f"INFO verify sweep at i=1M, r=2M, 2 threads: {rec['verify_s']:.3f} s")
+# sample mode on a large range; and a gross loss is caught by the sample too
+p = run("-t", "clht-lb", "-i", "64K", "-r", "16M", "-d", "50", "--verify", "sample", "--json")
+rec = json.loads(p.stdout.splitlines()[0])
+check(p.returncode == 0 and rec["verify"] == "sample" and rec["verified_keys"] == 1 << 20 and rec["verify_ok"] == 1,
+      "--verify sample: 2^20 sampled keys, within bounds")
+p = run("-t", "clht-lb", "-i", "1M", "-r", "32M", "-d", "50", "--json", env={"CHTBENCH_FAULT_DROP_INSERT": "10"})
+rec = json.loads(p.stdout.splitlines()[0]) if p.stdout else {}
+check(p.returncode == 1 and rec.get("verify") == "sample" and rec.get("verify_ok") == 0,
+      "default on a 32M range is a sample, and it catches losing 10% of the keys")
+p = run("-t", "null", "-i", "1K", "-d", "20", "--json")
+check(p.returncode == 0 and json.loads(p.stdout.splitlines()[0])["verify"] == "off",
+      "a table that stores nothing is not swept (verify off)")
+
+# ---- 2/3. results files: checked by opening, before any run ----
+def untouched(args, name, content, what, flag):
+    fp = path(name)
+    with open(fp, "w") as fh:
+        fh.write(content)
+    p = run("-t", "clht-lb", "-i", "1K", "-d", "10", *[a.replace("@", fp) for a in args])
+    check(p.returncode == 2 and flag in p.stderr and fp in p.stderr and open(fp).read() == content and
+          len(p.stderr.strip().splitlines()) == 1 and "Mops" not in p.stdout,
+          f"{what}: exit 2 naming {flag} and the file, file untouched (got {p.returncode}: {p.stderr.strip()[:160]})")
+    return p
+
+
+old3 = ("schema,timestamp,host,table,options,threads,pin,mops,size_ok\n"
+        "3,2026-01-01T00:00:00Z,h,clht-lb,,1,default,10.5,1\n")
+p = untouched(["--csv", "@"], "old.csv", old3, "a schema-3 table CSV", "--csv")
+check("schema 3" in p.stderr and "schema 4" in p.stderr, "the message names both schemas")
+lock_csv = path("lock.csv")
+run("--bench", "mutex", "--lock", "tas", "-d", "10", "--csv", lock_csv)
+untouched(["--csv", "@"], "lock-copy.csv", open(lock_csv).read(), "a lock-bench CSV given to a table run", "--csv")
+untouched(["--csv", "@"], "foreign.csv", "a,b,c\n1,2,3\n", "a foreign CSV", "--csv")
+table_csv = path("table.csv")
+run("-t", "clht-lb", "-i", "1K", "-d", "10", "--csv", table_csv)
+p = run("--bench", "mutex", "--lock", "tas", "-d", "10", "--csv", table_csv)
+check(p.returncode == 2 and "lock-bench" in p.stderr and len(rows(table_csv)) == 1,
+      "a table CSV given to a lock bench: exit 2, untouched")
+untouched(["--latency", "--latency-csv", "@"], "lat-as-table.csv", open(table_csv).read(),
+          "a table CSV given as --latency-csv", "--latency-csv")
+untouched(["--timeline", "5", "--timeline-csv", "@"], "tl-as-table.csv", open(table_csv).read(),
+          "a table CSV given as --timeline-csv", "--timeline-csv")
+same = path("same.csv")
+p = run("-t", "clht-lb", "-i", "1K", "-d", "10", "--csv", same, "--latency", "--latency-csv", same)
+check(p.returncode == 2 and "same file" in p.stderr and not os.path.exists(same),
+      "--csv F --latency-csv F: refused, nothing created")
+fifo = path("fifo")
+os.mkfifo(fifo)
+p = run("-t", "clht-lb", "-i", "1K", "-d", "10", "--csv", fifo, timeout=20)
+check(p.returncode == 2 and "FIFO" in p.stderr, "--csv on a FIFO: refused at once, no blocking")
+for bad in ["/proc/chtbench-x.csv", "/proc/self/comm", "/sys/kernel/mm/transparent_hugepage/enabled",
+            path("x" * 300 + ".csv"), path("no/such/dir/x.csv"), tmp]:
+    before = open(bad).read() if os.path.isfile(bad) else None
+    p = run("-t", "clht-lb", "-i", "1K", "-d", "10", "--csv", bad)
+    after = open(bad).read() if os.path.isfile(bad) else None
+    check(p.returncode == 2 and "--csv" in p.stderr and before == after and len(p.stderr.strip().splitlines()) == 1,
+          f"--csv {bad[:60]}: exit 2, one line, nothing written (got {p.returncode}: {p.stderr.strip()[:120]})")
+good = path("good.csv")
+p = run("-t", "clht-lb", "-i", "1K", "-d", "10", "--csv", good, "--timeline", "5", "--timeline-csv", "/proc/x/t.csv")
+check(p.returncode == 2 and "--timeline-csv" in p.stderr and not os.path.exists(good),
+      "an unwritable --timeline-csv beside a good --csv: exit 2 before the run, the good file not created")
+if os.geteuid() != 0:
+    ro = path("ro.csv")
+    open(ro, "w").close()
+    os.chmod(ro, stat.S_IRUSR)
+    p = run("-t", "clht-lb", "-i", "1K", "-d", "10", "--csv", ro)
+    check(p.returncode == 2 and "--csv" in p.stderr, "a read-only file: exit 2")
+
+# a torn last line is never merged with the next row
+torn = path("torn.csv")
+run("-t", "clht-lb", "-i", "1K", "-d", "10", "--csv", torn)
+with open(torn, "a") as fh:
+    fh.write("4,partial-row-without-newline")
+p = run("-t", "clht-lb", "-i", "1K", "-d", "10", "--csv", torn)
+lines = open(torn).read().splitlines()
+check(p.returncode == 0 and len(lines) == 4 and lines[2] == "4,partial-row-without-newline" and
+      lines[3].startswith("4,") and len(lines[3].split(",")) == len(lines[0].split(",")),
+      "a file not ending in a newline: the new row starts on its own line")
+
+# ---- 4. run_id and context on every row of every file; side files join ----
+m, lat, tl = path("m.csv"), path("lat.csv"), path("tl.csv")
+p = run("-t", "clht-lb,locked", "-n", "1,2", "-i", "4K", "-d", "60", "-R", "2", "--csv", m, "--latency",
+        "--latency-csv", lat, "--timeline", "10", "--timeline-csv", tl)
+main_rows, lat_rows, tl_rows = rows(m), rows(lat), rows(tl)
+ids = {r["run_id"] for r in main_rows + lat_rows + tl_rows}
+check(p.returncode == 0 and len(main_rows) == 8 and len(ids) == 1 and re.fullmatch(r"[0-9a-f]{16}", ids.pop() or ""),
+      "8 rows, one run_id (16 hex digits) on every row of all three files")
+ver = run("--version").stdout
+ctx = {k: v.strip() for k, v in (l.split(":", 1) for l in ver.splitlines() if ":" in l)}
+for r in main_rows + lat_rows + tl_rows:
+    if not all(r[k] == ctx[c] for k, c in [("version", "version"), ("git_rev", "git"), ("build_type", "build"),
+                                           ("sanitizer", "sanitizer"), ("compiler", "compiler"),
+                                           ("allocator", "allocator")]):
+        check(False, f"row context equals --version: {r}")
+        break
+else:
+    check(True, "every row's version, git_rev, build_type, sanitizer, compiler, allocator == --version")
+key = ("run_id", "table", "options", "threads", "rep")
+main_keys = {tuple(r[k] for k in key) for r in main_rows}
+check({tuple(r[k] for k in key) for r in lat_rows} == main_keys == {tuple(r[k] for k in key) for r in tl_rows},
+      "latency and timeline rows join to the main rows on (run_id, table, options, threads, rep)")
+for side in (lat_rows, tl_rows):
+    mr = {tuple(r[k] for k in key): r for r in main_rows}
+    bad = [s for s in side if any(s[c] != mr[tuple(s[k] for k in key)][c]
+                                   for c in ("timestamp", "host", "dist", "seed", "initial", "range", "update"))]
+    check(not bad, "side rows repeat the main row's timestamp, host and workload")
+for r in tl_rows:
+    pass
+tl_sum = {}
+for r in tl_rows:
+    k = tuple(r[c] for c in key)
+    tl_sum[k] = tl_sum.get(k, 0) + int(r["interval_ops"])
+check(all(tl_sum[tuple(r[c] for c in key)] == int(r["total_ops"]) for r in main_rows),
+      "timeline interval_ops sum to each rep's total_ops")
+p2 = run("-t", "clht-lb", "-i", "1K", "-d", "10", "--csv", m)
+check(p2.returncode == 0 and len({r["run_id"] for r in rows(m)}) == 2, "a second invocation has another run_id")
+
+# ---- 20. timestamps: each repetition's end, millisecond resolution, also for held-back 1-thread rows ----
+ts = [r["timestamp"] for r in main_rows if r["table"] == "clht-lb" and r["threads"] == "1"]
+check(all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", t) for t in ts) and len(set(ts)) == 2 and
+      ts == sorted(ts), f"1-thread rows (held back for speedup) carry distinct rep-end times {ts}")
+
+# ---- 5. --csv - ----
+p = run("-t", "clht-lb", "-n", "1", "-i", "1K", "-d", "10", "-R", "2", "--csv", "-")
+out = list(csv.DictReader(p.stdout.splitlines()))
+check(p.returncode == 0 and len(out) == 2 and out[0]["table"] == "clht-lb" and "Mops/s" in p.stderr and
+      "Mops/s" not in p.stdout, "--csv -: the CSV on stdout (header + 2 rows), the summary on stderr")
+p = run("-t", "clht-lb", "-i", "1K", "-d", "10", "--csv", "-", "--json")
+check(p.returncode == 2 and "--csv" in p.stderr, "--csv - with --json: refused")
+
+# ---- 6. SIGINT / SIGTERM ----
+for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+    f = path(f"sig{code}.csv")
+    proc = subprocess.Popen([BIN, "-t", "clht-lb", "-n", "2", "-i", "16K", "-d", "300", "-R", "50", "--csv", f],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.6)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    got = rows(f) if os.path.exists(f) else []
+    lines = open(f).read().splitlines() if os.path.exists(f) else []
+    check(proc.returncode == code and "interrupted" in err and 1 <= len(got) < 50 and
+          all(len(l.split(",")) == len(lines[0].split(",")) for l in lines) and
+          [r["rep"] for r in got] == [str(i) for i in range(len(got))] and "clht-lb" in out,
+          f"{sig.name}: exit {proc.returncode} (want {code}), {len(got)} complete rows, summary printed")
+proc = subprocess.Popen([BIN, "--bench", "mutex", "--lock", "tas", "-d", "5000", "-R", "3"], stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE, text=True)
+time.sleep(1)
+proc.send_signal(signal.SIGINT)
+_, err = proc.communicate(timeout=30)
+check(proc.returncode == 130 and "interrupted" in err, "a lock bench stops on SIGINT too (exit 130)")
+
+# ---- 18. --warmup ----
+p = run("-t", "clht-lb", "-i", "4K", "--ops", "20000", "-u", "100", "--insert", "100", "--remove", "0",
+        "--warmup", "100", "--json")
+rec = json.loads(p.stdout.splitlines()[0])
+check(p.returncode == 0 and rec["warmup_ms"] == 100 and rec["warmup_ops"] > 0 and rec["total_ops"] == 20000 and
+      rec["final_size"] == rec["prefilled"] + rec["ins_suc"] + rec["warmup_ins_suc"] and rec["size_ok"] == 1 and
+      rec["verify_ok"] == 1, "--warmup: uncounted ops, exactly --ops timed, warm-up inserts in the accounting")
+a = json.loads(run("-t", "clht-lb", "-i", "4K", "--ops", "20000", "--json").stdout.splitlines()[0])
+b = json.loads(run("-t", "clht-lb", "-i", "4K", "--ops", "20000", "--json").stdout.splitlines()[0])
+check(a["warmup_ms"] == 0 and all(a[k] == b[k] for k in ("get_suc", "ins_suc", "rem_suc", "final_size")),
+      "--ops runs default to no warm-up and stay reproducible")
+d = json.loads(run("-t", "clht-lb", "-i", "4K", "-d", "50", "--json").stdout.splitlines()[0])
+check(d["warmup_ms"] == 100 and d["warmup_ops"] > 0, "--duration runs warm up 100 ms by default")
+p = run("-t", "clht-lb", "--warmup", "x")
+check(p.returncode == 2 and "--warmup" in p.stderr, "--warmup x: exit 2")
+
+# ---- 16. a full fixed-capacity table is its own outcome ----
+f = path("full.csv")
+p = run("-t", "cuckoo:ways=1,resize=0", "-i", "64K", "--density", "0.95", "-d", "50", "--csv", f)
+r = rows(f)
+check(p.returncode == 3 and "TABLE FULL" in p.stderr and "CORRECTNESS" not in p.stderr and len(r) == 1 and
+      r[0]["outcome"] == "full" and int(r[0]["full_failures"]) > 0 and r[0]["size_ok"] == "1" and
+      r[0]["verify_ok"] == "1", f"a table that fills up: exit 3, outcome full, accounting exact (got {p.returncode})")
+
+# ---- 15. row writers and 1000-character option strings ----
+long_opt = "cuckoo:hashes=" + "0" * 1000 + "2"
+f, lat, tl = path("long.csv"), path("long-lat.csv"), path("long-tl.csv")
+p = run("-t", long_opt, "-i", "1K", "-d", "30", "--csv", f, "--latency=1", "--latency-csv", lat, "--timeline", "1",
+        "--timeline-csv", tl, "--json")
+ok = p.returncode == 0
+if ok:
+    ok = all(rr["options"] == long_opt.split(":", 1)[1] for rr in rows(f) + rows(lat) + rows(tl))
+    ok = ok and len(rows(tl)) >= 10 and json.loads(p.stdout.splitlines()[0])["options"] == long_opt.split(":", 1)[1]
+check(ok, f"1000-character options through CSV, latency, timeline and JSON writers (exit {p.returncode}: "
+          f"{p.stderr.strip()[-160:]})")
+
+# ---- 7. the memory estimate refuses what cannot fit (ulimit -v) ----
+f = path("oom.csv")
+p = subprocess.run(["bash", "-c", f"ulimit -v 1000000; exec {BIN} -t clht-lb -i 256M -d 10 --csv {f}"],
+                   capture_output=True, text=True, timeout=120)
+check(p.returncode == 1 and "needs about" in p.stderr and "ulimit -v" in p.stderr and not os.path.exists(f),
+      f"ulimit -v 1 GB, -i 256M: refused before the prefill, exit 1, nothing written ({p.stderr.strip()[:140]})")
+
+print(f"{checks - failures} passed, {failures} failed")
+sys.exit(1 if failures else 0)
