@@ -268,5 +268,16 @@ p = subprocess.run(["bash", "-c", f"ulimit -v 1000000; exec {BIN} -t clht-lb -i 
 check(p.returncode == 1 and "needs about" in p.stderr and "ulimit -v" in p.stderr and not os.path.exists(f),
       f"ulimit -v 1 GB, -i 256M: refused before the prefill, exit 1, nothing written ({p.stderr.strip()[:140]})")
 
+# every table: a size that cannot fit under the limit is refused up front, never a crash or a hang
+listing = run("--list").stdout.splitlines()
+for line in listing:
+    name = line.split()[0]
+    if "unavailable" in line or name in ("null", "noop"):
+        continue
+    p = subprocess.run(["bash", "-c", f"ulimit -v 1000000; exec {BIN} -t {name} -i 64M -d 10"],
+                       capture_output=True, text=True, timeout=300)
+    check(p.returncode == 1 and "needs about" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+          f"ulimit -v 1 GB, {name} -i 64M: one-line refusal, exit 1 (got {p.returncode}: {p.stderr.strip()[:100]})")
+
 print(f"{checks - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)
