@@ -24,7 +24,7 @@ enum {
     OPT_TOPOLOGY, OPT_PRINT_PINNING, OPT_CSV, OPT_JSON, OPT_LIST,
     OPT_LATENCY, OPT_LATENCY_CSV, OPT_COUNTERS, OPT_LIKWID_MARKER, OPT_TIMELINE, OPT_TIMELINE_CSV,
     OPT_BENCH, OPT_LOCK, OPT_CS, OPT_NCS, OPT_RCS, OPT_WCS, OPT_WRITE, OPT_HANDOFF, OPT_WAITERS,
-    OPT_VERIFY, OPT_WARMUP,
+    OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF,
 };
 
 static const struct option long_options[] = {
@@ -66,6 +66,7 @@ static const struct option long_options[] = {
     { "waiters", required_argument, NULL, OPT_WAITERS },
     { "verify", required_argument, NULL, OPT_VERIFY },
     { "warmup", required_argument, NULL, OPT_WARMUP },
+    { "keybuf", required_argument, NULL, OPT_KEYBUF },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -99,6 +100,8 @@ void cli_usage(FILE *f)
 "                          with --print-pinning only\n"
 "      --print-pinning     print the plan (thread pu core socket numa) and exit\n"
 "      --warmup MS         uncounted operations after the start, before timing (default 100)\n"
+"      --keybuf N          costly distributions: ops drawn before the run, N per thread\n"
+"                          (power of two; 0 = in the loop; default auto, see docs/cli.md)\n"
 "      --verify MODE       final check: full | sample | off (default: full when the\n"
 "                          range is at most 2^24 keys, else a 2^20-key sample)\n"
 "      --csv FILE          append one row per (table, threads, rep) to FILE ('-': stdout)\n"
@@ -371,6 +374,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             { OPT_LATENCY, "--latency" }, { OPT_LATENCY_CSV, "--latency-csv" }, { OPT_COUNTERS, "--counters" },
             { OPT_LIKWID_MARKER, "--likwid-marker" }, { OPT_TIMELINE, "--timeline" },
             { OPT_TIMELINE_CSV, "--timeline-csv" }, { OPT_VERIFY, "--verify" }, { OPT_WARMUP, "--warmup" },
+            { OPT_KEYBUF, "--keybuf" },
         };
         for (unsigned k = 0; k < sizeof table_only / sizeof table_only[0] && !table_flag; k++)
             if (table_only[k].c == c)
@@ -531,6 +535,13 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
                 cfg->verify = VERIFY_OFF;
             else
                 return usage_error("--verify: expected full|sample|off (got '%s')", optarg);
+            break;
+        case OPT_KEYBUF:
+            if (!parse_size(optarg, &v) || (v && (v & (v - 1))) || (v && v < 1024) || v > (1ull << 28))
+                return usage_error("--keybuf: expected 0 (draw keys in the loop) or a power of two 2^10..2^28 "
+                                   "of ops per thread (got '%s')", optarg);
+            cfg->keybuf = v;
+            cfg->keybuf_set = true;
             break;
         case OPT_WARMUP:
             if (!parse_size(optarg, &v) || v > 86400000)

@@ -47,6 +47,8 @@ struct bench_config {
     bool print_pinning;
     const char *csv;            /* NULL: no CSV; "-": standard output */
     uint64_t warmup_ms;         /* --warmup: uncounted operations after the start barrier */
+    uint64_t keybuf;            /* --keybuf: pre-generated ops per thread (0: in the loop) */
+    bool keybuf_set;            /* given on the command line (else: automatic) */
     enum verify_mode verify;    /* --verify (VERIFY_AUTO: full when affordable) */
     /* the results files, opened and checked by main before any run (outfile.h) */
     struct outfile *csv_out, *latency_out, *timeline_out;

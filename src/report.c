@@ -266,6 +266,10 @@ static void build_row(const struct record *rec, struct row *row)
     put_d(row, "verify_s", r->verify_s);
     put_s(row, "outcome", report_outcome_name(r->outcome));
     put_u(row, "oversubscribed", rec->oversubscribed);
+    put_u(row, "keybuf", r->opbuf_len);
+    put_u(row, "keybuf_bytes", r->opbuf_len * 8 * rec->threads);
+    put_u(row, "keybuf_wrapped", r->opbuf_wrapped);
+    put_od(row, "keygen_ns", r->opbuf_len > 0, r->opbuf_len ? (double)r->opbuf_ns / ((double)r->opbuf_len * rec->threads) : 0);
     put_u(row, "table_bytes", r->stats.bytes);
     put_u(row, "buckets", r->stats.buckets);
     put_u(row, "resizes", r->stats.resizes);

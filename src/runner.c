@@ -120,6 +120,10 @@ struct worker {
     uint64_t warm_count[N_OUTCOMES];
     uint64_t prefilled;          /* prefill inserts that succeeded */
     uint64_t verify_found;       /* keys of this worker's verify slice that get() found */
+    uint64_t *opbuf;             /* --keybuf: pre-generated ops, (op << 62) | (key - 1); NULL: in the loop */
+    uint64_t opbuf_ns;           /* time to fill it */
+    bool opbuf_failed;           /* could not allocate it */
+    bool opbuf_wrapped;          /* the timed loop went round it */
     uint64_t t_start, t_end;
     struct cht_rng rng;          /* this thread's key stream */
     bool prefill_full;           /* an insert of a fresh key was refused */
@@ -164,6 +168,32 @@ static void prefill(struct worker *w)
 
 enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2 };
 
+/* ---------------- pre-generated op streams (docs/cli.md "What is timed") ----------------
+ * A costly key distribution (Zipf: ~35 ns a draw, more than many tables'
+ * whole operation) would make the timed loop measure the generator. So each
+ * worker draws its ops before the start barrier, with the same PRNG stream
+ * and draw order as the in-loop generator (same seed, same keys), into a
+ * buffer of opbuf_len entries that the loop reads in order, cycling when an
+ * op count exceeds it. An entry packs the op (2 bits) over key - 1 (62 bits). */
+enum { OPK_GET = 0, OPK_INS = 1, OPK_REM = 2 };
+#define OPBUF_KEY_MASK ((1ull << 62) - 1)
+
+static void opbuf_fill(struct worker *w, uint64_t seed, uint64_t stream)
+{
+    const struct run_params *p = w->s->p;
+    const uint64_t n = p->opbuf_len, ins = p->cfg->insert, rem = p->cfg->insert + p->cfg->remove;
+    struct cht_rng rng;
+    cht_rng_seed(&rng, seed, stream);
+    uint64_t t0 = now_ns();
+    for (uint64_t j = 0; j < n; j++) {
+        uint64_t c = cht_rng_below(cht_rng_next(&rng), 100);
+        cht_key_t k = keygen_next(p->keys, &rng);
+        uint64_t op = c < ins ? OPK_INS : c < rem ? OPK_REM : OPK_GET;
+        w->opbuf[j] = op << 62 | (k - 1);
+    }
+    w->opbuf_ns = now_ns() - t0;
+}
+
 /* The timed phase. Op choice per thesis line 732: c in [0,100): c < ins ->
  * insert, c < ins+rem -> remove, else get. Counters are branch-free sums in
  * registers. Instantiated once per distribution and measurement mode (both
@@ -184,6 +214,8 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     uint64_t remaining = p->cfg->ops && !warm ? p->cfg->ops : UINT64_MAX;
     const int *stop = warm ? &s->warm_stop : &s->stop;
     struct cht_rng rng = w->rng;
+    const uint64_t *opbuf = w->opbuf, opmask = p->opbuf_len - 1;
+    uint64_t opi = 0;
     uint64_t gs = 0, gf = 0, is = 0, inf = 0, rs = 0, rf = 0;
     /* LOOP_LAT */
     const uint64_t every = p->cfg->latency_every, overhead = p->cfg->lat_clock.overhead_cycles;
@@ -205,6 +237,12 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
             unsigned __int128 m = (unsigned __int128)cht_rng_next(&rng) * range;
             k = 1 + (uint64_t)(m >> 64);
             c = cht_rng_below((uint64_t)m, 100);
+        } else if (dist == KEYGEN_BUFFERED) {
+            /* the op becomes the c that selects it: c < ins_below is insert, ... */
+            uint64_t e = opbuf[opi++ & opmask];
+            k = 1 + (e & OPBUF_KEY_MASK);
+            uint64_t op = e >> 62;
+            c = op == OPK_INS ? 0 : op == OPK_REM ? ins_below : 100;
         } else {
             c = cht_rng_below(cht_rng_next(&rng), 100);
             k = keygen_next_zipf(keys, &rng);
@@ -256,6 +294,8 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
         __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
     }
     w->rng = rng;
+    if (!warm && opi > p->opbuf_len)
+        w->opbuf_wrapped = true;
     uint64_t *count = warm ? w->warm_count : w->count;
     count[GET_SUC] = gs;
     count[GET_FAIL] = gf;
@@ -267,7 +307,9 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
 
 #define LOOP_FOR_DIST(w, mode, warm)                         \
     do {                                                     \
-        if ((w)->s->p->keys->dist == KEYGEN_UNIFORM)         \
+        if ((w)->opbuf && !(warm))                           \
+            timed_loop_for(w, KEYGEN_BUFFERED, mode, warm);  \
+        else if ((w)->s->p->keys->dist == KEYGEN_UNIFORM)    \
             timed_loop_for(w, KEYGEN_UNIFORM, mode, warm);   \
         else                                                 \
             timed_loop_for(w, KEYGEN_ZIPF, mode, warm);      \
@@ -325,6 +367,13 @@ static void *worker_main(void *arg)
         marker_thread_init();
     if (cfg->counters.active)
         counters_thread_init(&cfg->counters, &w->cnt);
+    if (p->opbuf_len) {                      /* this thread's ops, drawn off the clock (and NUMA-local) */
+        w->opbuf = malloc(p->opbuf_len * sizeof *w->opbuf);
+        if (w->opbuf)
+            opbuf_fill(w, cfg->seed + p->rep, w->tid);
+        else
+            w->opbuf_failed = true;
+    }
     barrier(s);                              /* B1: all registered */
     if (cfg->likwid_marker)
         marker_start("prefill");
@@ -368,6 +417,8 @@ static void *worker_main(void *arg)
         s->ops->thread_exit(s->table, w->tid);
     if (cfg->counters.active)
         counters_thread_exit(&w->cnt);
+    free(w->opbuf);
+    w->opbuf = NULL;
     return NULL;
 }
 
@@ -725,7 +776,16 @@ int runner_run(const struct run_params *p, struct run_result *r)
         full |= w[i].prefill_full;
         r->prefilled += w[i].prefilled;
         found += w[i].verify_found;
+        r->opbuf_ns += w[i].opbuf_ns;
+        r->opbuf_wrapped |= w[i].opbuf_wrapped;
+        if (w[i].opbuf_failed && !r->error[0])
+            snprintf(r->error, sizeof r->error, "--keybuf: out of memory for %llu entries per thread",
+                     (unsigned long long)p->opbuf_len);
     }
+    r->opbuf_len = p->opbuf_len;
+    bool opbuf_failed = false;
+    for (unsigned i = 0; i < p->threads; i++)
+        opbuf_failed |= w[i].opbuf_failed;
     memcpy(r->warmup_count, warm, sizeof warm);
     for (int o = 0; o < N_OUTCOMES; o++)
         r->total_ops += r->count[o];
@@ -786,6 +846,8 @@ int runner_run(const struct run_params *p, struct run_result *r)
     if (pin_error) {
         snprintf(r->error, sizeof r->error, "%s", pin_error);
         rc = -1;
+    } else if (opbuf_failed) {
+        rc = -1;                      /* r->error says why */
     }
 out:
     free(th);

@@ -16,6 +16,7 @@ struct run_params {
     const struct keygen *keys;       /* the timed phase's key stream */
     const struct keygen *perm;       /* a bijection of [1, range]: prefill keys = perm(1..initial) */
     const struct keygen *verify_perm;/* another one: the verify sample is verify_perm(1..m) */
+    uint64_t opbuf_len;              /* pre-generated ops per thread (a power of two); 0: drawn in the loop */
 };
 
 enum op_outcome { GET_SUC, GET_FAIL, INS_SUC, INS_FAIL, REM_SUC, REM_FAIL, N_OUTCOMES };
@@ -47,6 +48,9 @@ struct run_result {
     enum run_outcome outcome;
     bool interrupted;           /* stopped by a signal: not a result */
     struct timespec end_time;   /* CLOCK_REALTIME at the repetition's end */
+    uint64_t opbuf_len;         /* ops pre-generated per thread (0: drawn in the loop) */
+    uint64_t opbuf_ns;          /* time all threads spent filling them (off the clock) */
+    bool opbuf_wrapped;         /* some thread's timed loop went round its buffer */
     struct cht_stats stats;     /* of the table at the end (if it has stats()) */
     bool has_stats;             /* the table has stats() */
     size_t table_bytes_after_prefill;   /* stats().bytes, thread 0 after the prefill check */

@@ -241,6 +241,19 @@ check(d["warmup_ms"] == 100 and d["warmup_ops"] > 0, "--duration runs warm up 10
 p = run("-t", "clht-lb", "--warmup", "x")
 check(p.returncode == 2 and "--warmup" in p.stderr, "--warmup x: exit 2")
 
+# ---- Zipf drawn before the run (issue 14): the same keys as drawn in the loop ----
+recs = []
+for kb in ([], ["--keybuf", "0"], ["--keybuf", "1024"]):
+    p = run("-t", "clht-lb", "-i", "64K", "--ops", "200000", "--dist", "zipf:0.99", *kb, "--json")
+    recs.append(json.loads(p.stdout.splitlines()[0]))
+same = all(recs[0][k] == recs[1][k] for k in ("get_suc", "get_fail", "ins_suc", "rem_suc", "final_size"))
+check(same and recs[0]["keybuf"] == 262144 and recs[0]["keybuf_wrapped"] == 0 and recs[1]["keybuf"] == 0 and
+      recs[0]["keygen_ns"] > 0, "zipf pre-generated: same outcomes as drawn in the loop (same seed, same keys)")
+check(recs[2]["keybuf"] == 1024 and recs[2]["keybuf_wrapped"] == 1 and recs[2]["total_ops"] == 200000,
+      "--keybuf 1024 with 200000 ops: the loop goes round the buffer and says so")
+p = run("-t", "clht-lb", "--keybuf", "1000")
+check(p.returncode == 2 and "--keybuf" in p.stderr, "--keybuf 1000 (not a power of two): exit 2")
+
 # ---- 16. a full fixed-capacity table is its own outcome ----
 f = path("full.csv")
 p = run("-t", "cuckoo:ways=1,resize=0", "-i", "64K", "--density", "0.95", "-d", "50", "--csv", f)

@@ -79,7 +79,8 @@ static inline uint64_t cht_rng_below(uint64_t x, uint64_t n)
 
 /* ---------------- distribution spec (--dist) ---------------- */
 
-enum keygen_dist { KEYGEN_UNIFORM = 0, KEYGEN_ZIPF = 1 };
+enum keygen_dist { KEYGEN_UNIFORM = 0, KEYGEN_ZIPF = 1,
+                   KEYGEN_BUFFERED = 2 /* the runner's loop: ops read from a pre-generated buffer */ };
 
 struct keygen_spec {
     enum keygen_dist dist;
