@@ -201,7 +201,7 @@ static int run_locks(struct bench_config *cfg)
  * smaller than the distribution's, so the buffer is as large as affordable. */
 static uint64_t opbuf_len(const struct bench_config *cfg, unsigned threads)
 {
-    if (cfg->dist.dist == KEYGEN_UNIFORM)
+    if (cfg->dist.dist == KEYGEN_UNIFORM || cfg->dist.dist == KEYGEN_HOTSPOT)   /* two PRNG steps: in the loop */
         return 0;
     if (cfg->keybuf_set)
         return cfg->keybuf;

@@ -543,11 +543,12 @@ static void latency_cols(struct row *row, const char *store, int bucket, uint64_
 }
 
 /* --timeline-csv: one row per interval */
-static void timeline_cols(struct row *row, double t_ms, uint64_t ops, double mops)
+static void timeline_cols(struct row *row, double t_ms, uint64_t ops, double mops, uint64_t hot_base)
 {
     put_d(row, "t_ms", t_ms);
     put_u(row, "interval_ops", ops);
     put_d(row, "interval_mops", mops);
+    put_u(row, "hot_base", hot_base);
 }
 
 const char *report_latency_header_line(void)
@@ -578,7 +579,7 @@ const char *report_timeline_header_line(void)
     struct row row;
     dummy_record(&rec, &c, &t, &r);
     side_prefix(&row, &rec, TIMELINE_CSV_SCHEMA_VERSION);
-    timeline_cols(&row, 0, 0, 0);
+    timeline_cols(&row, 0, 0, 0, 0);
     return header_of(&cache, &row);
 }
 
@@ -622,7 +623,7 @@ int report_timeline_append(struct outfile *o, const struct record *rec, char *er
         double dt = r->timeline[i].t_ms - prev;
         row.n = np;
         timeline_cols(&row, r->timeline[i].t_ms, r->timeline[i].ops,
-                      dt > 0 ? (double)r->timeline[i].ops / (dt * 1e3) : 0);
+                      dt > 0 ? (double)r->timeline[i].ops / (dt * 1e3) : 0, r->timeline[i].hot_base);
         sb_printf(&b, "%s,", prefix.p);
         format_fields(&b, &row, np, row.n, false);
         sb_printf(&b, "\n");

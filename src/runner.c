@@ -105,6 +105,8 @@ struct shared {
     pthread_barrier_t bar;
     alignas(CHT_CACHE_LINE) int stop;        /* read by every op: its own line */
     alignas(CHT_CACHE_LINE) int warm_stop;   /* ends the --warmup loop */
+    alignas(CHT_CACHE_LINE) uint64_t hot_base;  /* hotspot: where the hot set starts (moves with shift=) */
+    int shifter_stop;
     const struct keygen *verify_perm;        /* VERIFY_SAMPLE: the sample is verify_perm(1..verify_n) */
     enum verify_mode verify;
     uint64_t verify_n;                       /* keys to look up in all */
@@ -237,6 +239,10 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
             unsigned __int128 m = (unsigned __int128)cht_rng_next(&rng) * range;
             k = 1 + (uint64_t)(m >> 64);
             c = cht_rng_below((uint64_t)m, 100);
+        } else if (dist == KEYGEN_HOTSPOT) {
+            c = cht_rng_below(cht_rng_next(&rng), 100);
+            bool hot;
+            k = keygen_next_hotspot(keys, &rng, __atomic_load_n(&s->hot_base, __ATOMIC_RELAXED), &hot);
         } else if (dist == KEYGEN_BUFFERED) {
             /* the op becomes the c that selects it: c < ins_below is insert, ... */
             uint64_t e = opbuf[opi++ & opmask];
@@ -311,6 +317,8 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
             timed_loop_for(w, KEYGEN_BUFFERED, mode, warm);  \
         else if ((w)->s->p->keys->dist == KEYGEN_UNIFORM)    \
             timed_loop_for(w, KEYGEN_UNIFORM, mode, warm);   \
+        else if ((w)->s->p->keys->dist == KEYGEN_HOTSPOT)    \
+            timed_loop_for(w, KEYGEN_HOTSPOT, mode, warm);   \
         else                                                 \
             timed_loop_for(w, KEYGEN_ZIPF, mode, warm);      \
     } while (0)
@@ -430,6 +438,29 @@ static void sleep_ms(uint64_t ms)
         ;
 }
 
+/* hotspot shift=MS: moves the hot set to the next disjoint block of keys
+ * every MS ms of the timed phase; workers read hot_base on every op, so all
+ * switch within one op of each other. */
+static void *shifter_main(void *arg)
+{
+    struct shared *s = arg;
+    const struct keygen *g = s->p->keys;
+    uint64_t period = g->spec.shift_ms * 1000000ull, t0 = now_ns(), k = 1;
+    while (!__atomic_load_n(&s->shifter_stop, __ATOMIC_ACQUIRE)) {
+        uint64_t now = now_ns(), due = t0 + k * period;
+        if (now >= due) {
+            uint64_t b = __atomic_load_n(&s->hot_base, __ATOMIC_RELAXED) + g->hot_n;
+            __atomic_store_n(&s->hot_base, b >= g->range ? b - g->range : b, __ATOMIC_RELAXED);
+            k++;
+            continue;
+        }
+        uint64_t step = due - now < 1000000ull ? due - now : 1000000ull;
+        struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)step };
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
 /* --timeline: the main thread reads every worker's published op count each
  * interval (--duration: until d ms, then raises stop; --ops: until every
  * worker has finished). The last row holds the exact remainder, so the rows'
@@ -486,7 +517,8 @@ static void timeline_sample(struct shared *s, struct worker *w, unsigned n, stru
             r->timeline = nt;
         }
         if (r->timeline)
-            r->timeline[r->ntimeline++] = (struct tl_sample){ .t_ms = (double)(now - t0) / 1e6, .ops = sum - prev };
+            r->timeline[r->ntimeline++] = (struct tl_sample){ .t_ms = (double)(now - t0) / 1e6, .ops = sum - prev,
+                                                              .hot_base = __atomic_load_n(&s->hot_base, __ATOMIC_RELAXED) };
         prev = sum;
         if (last)
             break;
@@ -743,6 +775,9 @@ int runner_run(const struct run_params *p, struct run_result *r)
         __atomic_store_n(&s->warm_stop, 1, __ATOMIC_RELAXED);
         barrier(s);               /* BW */
     }
+    pthread_t shifter;
+    bool shifting = p->keys->dist == KEYGEN_HOTSPOT && p->keys->spec.shift_ms &&
+                    spawn_blocked(&shifter, shifter_main, s) == 0;
     if (cfg->timeline_ms) {
         timeline_sample(s, w, p->threads, r);
     } else if (cfg->duration_ms) {
@@ -751,6 +786,10 @@ int runner_run(const struct run_params *p, struct run_result *r)
     }
     barrier(s);                   /* B4 */
     clock_gettime(CLOCK_REALTIME, &r->end_time);
+    if (shifting) {
+        __atomic_store_n(&s->shifter_stop, 1, __ATOMIC_RELEASE);
+        pthread_join(shifter, NULL);
+    }
     barrier(s);                   /* B5 */
     uint64_t v0 = now_ns();
     barrier(s);                   /* B6 */

@@ -58,7 +58,7 @@ struct run_result {
     struct lat_result lat;      /* --latency */
     bool counters_ok;           /* --counters: every thread counted */
     double counter_per_op[CNT_MAX_EVENTS];
-    struct tl_sample { double t_ms; uint64_t ops; } *timeline;  /* --timeline: malloc'ed, caller frees */
+    struct tl_sample { double t_ms; uint64_t ops, hot_base; } *timeline;  /* --timeline: malloc'ed, caller frees */
     size_t ntimeline;
     char error[256];            /* fatal error (create failed, pinning refused) */
 };

@@ -604,7 +604,7 @@ static void test_parse(void)
 
     /* Canonical form round-trips exactly even for ugly doubles. */
     {
-        struct keygen_spec s = { KEYGEN_ZIPF, 0.1 + 0.2, true }, t;
+        struct keygen_spec s = { .dist = KEYGEN_ZIPF, .theta = 0.1 + 0.2, .scramble = true }, t;
         char buf[64];
         keygen_format(&s, buf, sizeof buf);
         int rc = keygen_parse(buf, &t, NULL, 0);
@@ -632,7 +632,7 @@ static void test_parse(void)
     /* keygen_init validation. */
     {
         struct keygen g;
-        struct keygen_spec u = { KEYGEN_UNIFORM, 0, false }, z0 = { KEYGEN_ZIPF, 0, false };
+        struct keygen_spec u = { .dist = KEYGEN_UNIFORM }, z0 = { .dist = KEYGEN_ZIPF };
         char e1[256] = "", e2[256] = "", e3[256] = "";
         int r1 = keygen_init(&g, &u, 0, 1, e1, sizeof e1);
         int r2 = keygen_init(&g, &u, CHT_KEY_MAX + 1, 1, e2, sizeof e2);
@@ -672,6 +672,62 @@ static void bench(const char *dist, long n)
            dist, (t1 - t0) / n, n, (unsigned long long)(acc & 0xffff));
 }
 
+/* Hotspot (seed 001 fig. 14): the hot fraction within 1% of ops=PCT, hot keys
+ * uniform over exactly the hot set (chi-square over its keys), cold keys
+ * never in it, the set wrapping around the range when it moves; and a
+ * malformed spec refused. */
+static void test_hotspot(void)
+{
+    struct keygen_spec sp;
+    char err[256];
+    check(keygen_parse("hotspot:keys=5,ops=80,shift=100", &sp, err, sizeof err) == 0 && sp.dist == KEYGEN_HOTSPOT &&
+              sp.hot_keys == 5 && sp.hot_ops == 80 && sp.shift_ms == 100, "hotspot", "hotspot spec parses");
+    static const char *bad[] = { "hotspot", "hotspot:", "hotspot:keys=5", "hotspot:keys=0,ops=50",
+                                 "hotspot:keys=5,ops=100", "hotspot:keys=5,ops=50,shift=0", "hotspot:keys=x,ops=5",
+                                 "hotspot:keys=5,ops=50,foo=1", "hotspot:keys=5,ops=50,shift=-3" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        check(keygen_parse(bad[i], &sp, err, sizeof err) != 0 && strncmp(err, "--dist", 6) == 0, "hotspot",
+              "hotspot spec '%s' refused naming --dist", bad[i]);
+    }
+    char buf[128];
+    keygen_parse("hotspot:keys=5,ops=80,shift=100", &sp, err, sizeof err);
+    keygen_format(&sp, buf, sizeof buf);
+    check(strcmp(buf, "hotspot:keys=5,ops=80,shift=100") == 0, "hotspot", "formats back (%s)", buf);
+
+    const uint64_t range = 100000, n = 4000000;
+    struct keygen g;
+    check(keygen_parse("hotspot:keys=2,ops=90", &sp, err, sizeof err) == 0 &&
+              keygen_init(&g, &sp, range, 7, err, sizeof err) == 0 && g.hot_n == 2000, "hotspot", "hotspot keys=2%% of 100000 is 2000 hot keys");
+    uint64_t *hits = calloc(g.hot_n, sizeof *hits), hot = 0, misplaced = 0, base = range - 500;  /* wraps */
+    struct cht_rng r;
+    cht_rng_seed(&r, 11, 0);
+    for (uint64_t i = 0; i < n; i++) {
+        bool h;
+        cht_key_t k = keygen_next_hotspot(&g, &r, base, &h);
+        uint64_t pos = (k - 1 + range - base) % range;   /* position relative to the hot set's start */
+        if (h) {
+            hot++;
+            if (pos < g.hot_n)
+                hits[pos]++;
+            else
+                misplaced++;
+        } else if (pos < g.hot_n || k < 1 || k > range) {
+            misplaced++;
+        }
+    }
+    double frac = (double)hot / (double)n;
+    check(fabs(frac - 0.90) < 0.01 * 0.90, "hotspot", "hot fraction %.4f within 1%% of 0.90", frac);
+    check(misplaced == 0, "hotspot", "hot draws fall in the (wrapped) hot set, cold ones outside it (%llu misplaced)",
+          (unsigned long long)misplaced);
+    double expect = (double)hot / (double)g.hot_n, chi = 0;
+    for (uint64_t i = 0; i < g.hot_n; i++)
+        chi += ((double)hits[i] - expect) * ((double)hits[i] - expect) / expect;
+    /* df = 1999: mean 1999, sd ~63; 6 sd */
+    check(chi < 1999 + 6 * 63.2, "hotspot", "hot keys uniform over the hot set (chi2 %.0f, df 1999)", chi);
+    free(hits);
+}
+
 int main(void)
 {
     test_rng();
@@ -682,6 +738,7 @@ int main(void)
     test_zipf_huge();
     test_scramble();
     test_repro();
+    test_hotspot();
 
     bench("uniform", 50000000);
     bench("zipf:0.99", 5000000);

@@ -76,12 +76,65 @@ void cht_rng_seed(struct cht_rng *r, uint64_t seed, uint64_t stream)
 
 /* ---------------- --dist parsing / formatting ---------------- */
 
-#define DIST_USAGE "expected uniform|zipf:THETA[,scramble]"
+#define DIST_USAGE "expected uniform|zipf:THETA[,scramble]|hotspot:keys=PCT,ops=PCT[,shift=MS]"
 
 static void set_err(char *err, size_t len, const char *fmt, const char *a, int alen)
 {
     if (err && len)
         snprintf(err, len, fmt, alen, a);
+}
+
+/* "hotspot:keys=PCT,ops=PCT[,shift=MS]" */
+static int parse_hotspot(const char *s, struct keygen_spec *out, char *err, size_t len)
+{
+    double keys = -1, ops = -1;
+    uint64_t shift = 0;
+    char buf[256];
+    if (s[7] != ':' || strlen(s + 8) >= sizeof buf) {
+        set_err(err, len, "--dist: hotspot needs keys=PCT,ops=PCT[,shift=MS], e.g. hotspot:keys=10,ops=90 (got '%.*s')",
+                s, (int)strlen(s));
+        return -1;
+    }
+    strcpy(buf, s + 8);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '='), *end = NULL;
+        if (!eq) {
+            set_err(err, len, "--dist: hotspot option '%.*s' is not key=value (keys=PCT,ops=PCT,shift=MS)", tok,
+                    (int)strlen(tok));
+            return -1;
+        }
+        *eq = '\0';
+        const char *v = eq + 1;
+        if (strcmp(tok, "keys") == 0 || strcmp(tok, "ops") == 0) {
+            double d = (*v >= '0' && *v <= '9') || *v == '.' ? strtod(v, &end) : -1;
+            if (!end || *end || !(d > 0 && d < 100)) {
+                if (err && len)
+                    snprintf(err, len, "--dist: hotspot %s=%s: expected a percentage strictly between 0 and 100", tok, v);
+                return -1;
+            }
+            *(strcmp(tok, "keys") == 0 ? &keys : &ops) = d;
+        } else if (strcmp(tok, "shift") == 0) {
+            unsigned long long ms = *v >= '0' && *v <= '9' ? strtoull(v, &end, 10) : 0;
+            if (!end || *end || ms == 0 || ms > 86400000) {
+                set_err(err, len, "--dist: hotspot shift=%.*s: expected milliseconds 1..86400000", v, (int)strlen(v));
+                return -1;
+            }
+            shift = ms;
+        } else {
+            set_err(err, len, "--dist: unknown hotspot option '%.*s' (expected keys, ops, shift)", tok, (int)strlen(tok));
+            return -1;
+        }
+    }
+    if (keys < 0 || ops < 0) {
+        set_err(err, len, "--dist: hotspot needs both keys=PCT and ops=PCT (got '%.*s')", s, (int)strlen(s));
+        return -1;
+    }
+    memset(out, 0, sizeof *out);
+    out->dist = KEYGEN_HOTSPOT;
+    out->hot_keys = keys;
+    out->hot_ops = ops;
+    out->shift_ms = shift;
+    return 0;
 }
 
 int keygen_parse(const char *s, struct keygen_spec *out, char *err, size_t len)
@@ -94,6 +147,8 @@ int keygen_parse(const char *s, struct keygen_spec *out, char *err, size_t len)
         out->scramble = false;
         return 0;
     }
+    if (strncmp(s, "hotspot", 7) == 0 && (s[7] == ':' || s[7] == '\0'))
+        return parse_hotspot(s, out, err, len);
     if (strncmp(s, "zipf", 4) != 0 || (s[4] != '\0' && s[4] != ':')) {
         set_err(err, len, "--dist: " DIST_USAGE " (got '%.*s')", s, (int)strlen(s));
         return -1;
@@ -142,6 +197,12 @@ void keygen_format(const struct keygen_spec *s, char *buf, size_t len)
 {
     if (!buf || !len)
         return;
+    if (s->dist == KEYGEN_HOTSPOT) {
+        int n = snprintf(buf, len, "hotspot:keys=%g,ops=%g", s->hot_keys, s->hot_ops);
+        if (s->shift_ms && n > 0 && (size_t)n < len)
+            snprintf(buf + n, len - (size_t)n, ",shift=%llu", (unsigned long long)s->shift_ms);
+        return;
+    }
     if (s->dist != KEYGEN_ZIPF) {
         snprintf(buf, len, "uniform");
         return;
@@ -250,7 +311,7 @@ int keygen_init(struct keygen *g, const struct keygen_spec *s, uint64_t range,
             snprintf(err, len, "--range: must be in 1..2^62 (got %llu)", (unsigned long long)range);
         return -1;
     }
-    if (s->dist != KEYGEN_UNIFORM && s->dist != KEYGEN_ZIPF) {
+    if (s->dist != KEYGEN_UNIFORM && s->dist != KEYGEN_ZIPF && s->dist != KEYGEN_HOTSPOT) {
         if (err && len)
             snprintf(err, len, "--dist: unknown distribution %d; " DIST_USAGE, (int)s->dist);
         return -1;
@@ -269,6 +330,18 @@ int keygen_init(struct keygen *g, const struct keygen_spec *s, uint64_t range,
     g->seed = seed;
     g->n_d = (double)range;
 
+    if (s->dist == KEYGEN_HOTSPOT) {
+        double n = floor(s->hot_keys / 100.0 * (double)range + 0.5);
+        g->hot_n = n < 1 ? 1 : (uint64_t)n;
+        if (g->hot_n >= range) {
+            if (err && len)
+                snprintf(err, len, "--dist: hotspot keys=%g%% of a range of %llu leaves no cold key", s->hot_keys,
+                         (unsigned long long)range);
+            return -1;
+        }
+        /* P(hot) = hot_ops%: a 64-bit draw below hot_ops/100 * 2^64 */
+        g->hot_thresh = (uint64_t)ldexp(s->hot_ops / 100.0, 64);
+    }
     if (s->dist == KEYGEN_ZIPF) {
         double q = s->theta, omq = 1.0 - q;
         g->theta = q;

@@ -79,13 +79,19 @@ static inline uint64_t cht_rng_below(uint64_t x, uint64_t n)
 
 /* ---------------- distribution spec (--dist) ---------------- */
 
-enum keygen_dist { KEYGEN_UNIFORM = 0, KEYGEN_ZIPF = 1,
-                   KEYGEN_BUFFERED = 2 /* the runner's loop: ops read from a pre-generated buffer */ };
+enum keygen_dist { KEYGEN_UNIFORM = 0, KEYGEN_ZIPF = 1, KEYGEN_HOTSPOT = 2,
+                   KEYGEN_BUFFERED = 3 /* the runner's loop: ops read from a pre-generated buffer */ };
 
 struct keygen_spec {
     enum keygen_dist dist;
     double theta;     /* zipf exponent, > 0 (ignored for uniform) */
     bool scramble;    /* zipf: spread ranks over the range (ignored for uniform) */
+    /* hotspot (HotRing's shifting hotspots, seed 001 fig. 14): hot_ops percent of
+     * the operations go uniformly to a hot set of hot_keys percent of the range,
+     * the rest uniformly to the other keys; with shift_ms, the hot set moves to
+     * the next disjoint block of keys every shift_ms milliseconds */
+    double hot_keys, hot_ops;
+    uint64_t shift_ms;
 };
 
 /* Parses "uniform" | "zipf:THETA" | "zipf:THETA,scramble" (THETA: any finite
@@ -117,6 +123,8 @@ struct keygen {
     double   h_span;         /* h_x1 - h_n (<= 0) */
     double   squeeze;        /* s = 2 - H^-1(H(2.5) - h(2)): quick-accept bound */
     double   n_d;            /* (double)range */
+    /* hotspot: a draw below hot_thresh picks the hot set of hot_n keys */
+    uint64_t hot_n, hot_thresh;
     /* scramble: Feistel network on [0, 2^(fb_hi + fb_lo)) */
     unsigned fb_hi, fb_lo;   /* widths of the two halves, fb_hi <= fb_lo, >= 1 */
     uint64_t fkey[KEYGEN_FEISTEL_ROUNDS];
@@ -135,10 +143,16 @@ int keygen_init(struct keygen *g, const struct keygen_spec *s, uint64_t range,
 cht_key_t keygen_next_zipf(const struct keygen *g, struct cht_rng *r);
 
 /* A key in [1, range]. */
+static inline cht_key_t keygen_next_hotspot(const struct keygen *g, struct cht_rng *r, uint64_t base, bool *hot);
+
 static inline cht_key_t keygen_next(const struct keygen *g, struct cht_rng *r)
 {
     if (g->dist == KEYGEN_UNIFORM)
         return 1 + cht_rng_below(cht_rng_next(r), g->range);
+    if (g->dist == KEYGEN_HOTSPOT) {
+        bool hot;
+        return keygen_next_hotspot(g, r, 0, &hot);
+    }
     return keygen_next_zipf(g, r);
 }
 
@@ -148,6 +162,21 @@ static inline cht_key_t keygen_next(const struct keygen *g, struct cht_rng *r)
  * ~1e-27: accurate to double rounding). Returns 0 for k outside [1, n] or bad
  * arguments. O(min(n, 2^20)) per call. */
 double keygen_zipf_pmf(uint64_t n, double theta, uint64_t k);
+
+/* Hotspot: the key for one draw when the hot set starts at base (0 ..
+ * range-1; it moves with --dist hotspot:...,shift=MS): with probability
+ * hot_ops% a uniform key of [base, base + hot_n), else a uniform key of the
+ * rest, all modulo the range, plus 1. *hot says which. Two PRNG steps. */
+static inline cht_key_t keygen_next_hotspot(const struct keygen *g, struct cht_rng *r, uint64_t base, bool *hot)
+{
+    bool h = cht_rng_next(r) < g->hot_thresh;
+    uint64_t x = cht_rng_next(r);
+    uint64_t off = h ? cht_rng_below(x, g->hot_n) : g->hot_n + cht_rng_below(x, g->range - g->hot_n);
+    uint64_t k = base + off;
+    k -= k >= g->range ? g->range : 0;
+    *hot = h;
+    return 1 + k;
+}
 
 /* The scramble bijection on [1, range] used by keygen_next (for tests). */
 uint64_t keygen_scramble(const struct keygen *g, uint64_t rank);
