@@ -24,7 +24,7 @@ enum {
     OPT_TOPOLOGY, OPT_PRINT_PINNING, OPT_CSV, OPT_JSON, OPT_LIST,
     OPT_LATENCY, OPT_LATENCY_CSV, OPT_COUNTERS, OPT_LIKWID_MARKER, OPT_TIMELINE, OPT_TIMELINE_CSV,
     OPT_BENCH, OPT_LOCK, OPT_CS, OPT_NCS, OPT_RCS, OPT_WCS, OPT_WRITE, OPT_HANDOFF, OPT_WAITERS,
-    OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF,
+    OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD,
 };
 
 static const struct option long_options[] = {
@@ -67,6 +67,7 @@ static const struct option long_options[] = {
     { "verify", required_argument, NULL, OPT_VERIFY },
     { "warmup", required_argument, NULL, OPT_WARMUP },
     { "keybuf", required_argument, NULL, OPT_KEYBUF },
+    { "workload", required_argument, NULL, OPT_WORKLOAD },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -104,6 +105,8 @@ void cli_usage(FILE *f)
 "                          (power of two; 0 = in the loop; default auto, see docs/cli.md)\n"
 "      --verify MODE       final check: full | sample | off (default: full when the\n"
 "                          range is at most 2^24 keys, else a 2^20-key sample)\n"
+"      --workload W        ycsb-a|ycsb-b|ycsb-c|ycsb-d|ycsb-f: YCSB's op mix, r = i,\n"
+"                          scrambled zipf:0.99 unless --dist (docs/cli.md \"Workloads\")\n"
 "      --csv FILE          append one row per (table, threads, rep) to FILE ('-': stdout)\n"
 "      --json              print one JSON record per run on stdout\n"
 "      --latency[=EVERY]   time one op in EVERY with the TSC (default 512; 1 = all)\n"
@@ -353,7 +356,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
 {
     defaults(cfg);
     *action = CLI_RUN;
-    bool have_insert = false, have_remove = false, have_update = false, have_range = false;
+    bool have_insert = false, have_remove = false, have_update = false, have_range = false, have_dist = false;
     bool have_duration = false, have_ops = false, have_warmup = false;
     const char *threads_arg = "1";
     const char *table_flag = NULL;   /* first flag that only a table run uses */
@@ -374,7 +377,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             { OPT_LATENCY, "--latency" }, { OPT_LATENCY_CSV, "--latency-csv" }, { OPT_COUNTERS, "--counters" },
             { OPT_LIKWID_MARKER, "--likwid-marker" }, { OPT_TIMELINE, "--timeline" },
             { OPT_TIMELINE_CSV, "--timeline-csv" }, { OPT_VERIFY, "--verify" }, { OPT_WARMUP, "--warmup" },
-            { OPT_KEYBUF, "--keybuf" },
+            { OPT_KEYBUF, "--keybuf" }, { OPT_WORKLOAD, "--workload" },
         };
         for (unsigned k = 0; k < sizeof table_only / sizeof table_only[0] && !table_flag; k++)
             if (table_only[k].c == c)
@@ -489,7 +492,18 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         case OPT_DIST:
             if (keygen_parse(optarg, &cfg->dist, err, sizeof err) != 0)
                 return usage_error("%s", err);
+            have_dist = true;
             break;
+        case OPT_WORKLOAD: {
+            static const char *const names[] = { "ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-f" };
+            cfg->workload = WL_NONE;
+            for (unsigned k = 0; k < 5; k++)
+                if (strcmp(optarg, names[k]) == 0)
+                    cfg->workload = (enum workload)(WL_YCSB_A + k);
+            if (cfg->workload == WL_NONE)
+                return usage_error("--workload: expected ycsb-a|ycsb-b|ycsb-c|ycsb-d|ycsb-f (got '%s')", optarg);
+            break;
+        }
         case OPT_SEED:
             if (!parse_size(optarg, &v))
                 return usage_error("--seed: expected an unsigned 64-bit integer (got '%s')", optarg);
@@ -641,6 +655,23 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     /* a fixed-op run stays a fixed, reproducible sequence unless a warm-up is asked for */
     if (!have_warmup)
         cfg->warmup_ms = have_ops ? 0 : 100;
+    if (cfg->workload) {
+        /* YCSB: every key is loaded (range = initial), requests are scrambled zipfian (YCSB's
+         * default, theta 0.99), the op mix is the workload's */
+        if (have_update || have_insert || have_remove)
+            return usage_error("%s: not with --workload (the workload sets the op mix)",
+                               have_update ? "--update" : have_insert ? "--insert" : "--remove");
+        if (cfg->dist.dist == KEYGEN_HOTSPOT)
+            return usage_error("--dist: hotspot is not a YCSB request distribution (use uniform or zipf)");
+        if (!have_dist)
+            keygen_parse("zipf:0.99,scramble", &cfg->dist, err, sizeof err);
+        if (!have_range)
+            cfg->range = cfg->initial;
+        have_range = true;
+        cfg->update = cfg->insert = cfg->remove = 0;
+        if (cfg->range > (1ull << 61))
+            return usage_error("--range: at most 2^61 with --workload");
+    }
     if (!have_range)
         cfg->range = 2 * cfg->initial;
     if (cfg->range < cfg->initial)
@@ -680,6 +711,10 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         char why[256];
         if (!registry_choice_available(&cfg->table[t], why, sizeof why))
             return usage_error("--table: %s is not available here: %s", cfg->table[t].ops->name, why);
+        bool needs_update = cfg->workload == WL_YCSB_A || cfg->workload == WL_YCSB_B || cfg->workload == WL_YCSB_F;
+        if (needs_update && !cfg->table[t].ops->update)
+            return usage_error("--workload %s: table %s has no update() (YCSB A, B and F update in place; "
+                               "C and D do not)", workload_name(cfg->workload), cfg->table[t].ops->name);
     }
     if (cfg->csv && strcmp(cfg->csv, "-") == 0 && cfg->json)
         return usage_error("--csv -: standard output already carries --json records; give --csv a file");

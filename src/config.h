@@ -25,6 +25,13 @@ static inline const char *verify_mode_name(enum verify_mode m)
     return m == VERIFY_FULL ? "full" : m == VERIFY_SAMPLE ? "sample" : m == VERIFY_AUTO ? "auto" : "off";
 }
 struct outfile;
+/* --workload: YCSB core workloads (docs/cli.md "Workloads") */
+enum workload { WL_NONE = 0, WL_YCSB_A, WL_YCSB_B, WL_YCSB_C, WL_YCSB_D, WL_YCSB_F };
+static inline const char *workload_name(enum workload w)
+{
+    static const char *const names[] = { "none", "ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-f" };
+    return names[w];
+}
 
 struct bench_config {
     struct table_choice table[MAX_TABLES];
@@ -38,6 +45,7 @@ struct bench_config {
     uint64_t ops;               /* operations per thread; 0 when --duration is used */
     unsigned reps;
     struct keygen_spec dist;
+    enum workload workload;     /* --workload: an op mix (and distribution) instead of -u/--insert/--remove */
     uint64_t seed;
     enum prefill_mode prefill;
     struct pin_spec pin;

@@ -7,7 +7,8 @@
 #include "latency.h"
 #include "util.h"
 
-const char *const lat_store_name[LAT_STORES] = { "get_suc", "get_fail", "ins_suc", "ins_fail", "rem_suc", "rem_fail" };
+const char *const lat_store_name[LAT_STORES] = { "get_suc", "get_fail", "ins_suc", "ins_fail", "rem_suc", "rem_fail",
+                                                    "upd_suc", "upd_fail" };
 
 bool lat_supported(char *why, size_t len)
 {

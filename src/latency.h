@@ -1,6 +1,6 @@
 /* latency.h - sspfd-style per-operation latency (thesis 000 lines 736-750,
- * 910-928): TSC stamps around sampled operations, six stores
- * (get/insert/remove x success/fail), summary statistics and log2 histograms. */
+ * 910-928): TSC stamps around sampled operations, eight stores
+ * (get/insert/remove/update x success/fail), summary statistics and log2 histograms. */
 #ifndef CHT_LATENCY_H
 #define CHT_LATENCY_H
 
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <x86intrin.h>
 
-#define LAT_STORES 6                 /* same order as enum op_outcome */
+#define LAT_STORES 8                 /* same order as enum op_outcome */
 #define LAT_DEFAULT_EVERY 512        /* default sampling: one op in 512 (overhead below 5%) */
 #define LAT_CAP_PER_STORE (1u << 20) /* samples kept per thread and store; later ones are dropped */
 #define LAT_HIST_BUCKETS 64          /* bucket b: [2^b, 2^(b+1)) cycles; bucket 0 also holds 0 */

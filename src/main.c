@@ -201,8 +201,10 @@ static int run_locks(struct bench_config *cfg)
  * smaller than the distribution's, so the buffer is as large as affordable. */
 static uint64_t opbuf_len(const struct bench_config *cfg, unsigned threads)
 {
-    if (cfg->dist.dist == KEYGEN_UNIFORM || cfg->dist.dist == KEYGEN_HOTSPOT)   /* two PRNG steps: in the loop */
-        return 0;
+    if (!cfg->workload && (cfg->dist.dist == KEYGEN_UNIFORM || cfg->dist.dist == KEYGEN_HOTSPOT))
+        return 0;   /* one or two PRNG steps: cheaper in the loop; YCSB ops always come from a buffer */
+    if (cfg->range > (1ull << 61))
+        return 0;   /* a buffer entry holds 61 bits of key */
     if (cfg->keybuf_set)
         return cfg->keybuf;
     uint64_t cap = (1ull << 25) / threads, n = 1024;

@@ -34,7 +34,7 @@ struct field {
     int64_t i;
 };
 
-#define MAX_FIELDS 256
+#define MAX_FIELDS 512
 
 struct row {
     struct field f[MAX_FIELDS];
@@ -213,6 +213,7 @@ static void put_run_key(struct row *row, const struct record *rec)
     put_s(row, "pin", pin_policy_name(c->pin.policy));
     put_s(row, "mem", mem_name(c, row->strbuf[3], sizeof row->strbuf[3]));
     put_s(row, "dist", row->strbuf[2]);
+    put_s(row, "workload", workload_name(c->workload));
     put_u(row, "seed", c->seed);
     put_s(row, "prefill", prefill_name(c->prefill));
     put_u(row, "update", c->update);
@@ -251,8 +252,11 @@ static void build_row(const struct record *rec, struct row *row)
     put_u(row, "ins_fail", r->count[INS_FAIL]);
     put_u(row, "rem_suc", r->count[REM_SUC]);
     put_u(row, "rem_fail", r->count[REM_FAIL]);
+    put_u(row, "upd_suc", r->count[UPD_SUC]);
+    put_u(row, "upd_fail", r->count[UPD_FAIL]);
     put_u(row, "warmup_ops", r->warmup_count[GET_SUC] + r->warmup_count[GET_FAIL] + r->warmup_count[INS_SUC] +
-                                 r->warmup_count[INS_FAIL] + r->warmup_count[REM_SUC] + r->warmup_count[REM_FAIL]);
+                                 r->warmup_count[INS_FAIL] + r->warmup_count[REM_SUC] + r->warmup_count[REM_FAIL] +
+                                 r->warmup_count[UPD_SUC] + r->warmup_count[UPD_FAIL]);
     put_u(row, "warmup_ins_suc", r->warmup_count[INS_SUC]);
     put_u(row, "warmup_rem_suc", r->warmup_count[REM_SUC]);
     put_u(row, "prefilled", r->prefilled);

@@ -106,6 +106,8 @@ struct shared {
     alignas(CHT_CACHE_LINE) int stop;        /* read by every op: its own line */
     alignas(CHT_CACHE_LINE) int warm_stop;   /* ends the --warmup loop */
     alignas(CHT_CACHE_LINE) uint64_t hot_base;  /* hotspot: where the hot set starts (moves with shift=) */
+    alignas(CHT_CACHE_LINE) uint64_t ycsb_next; /* YCSB D: the newest key inserted (keys above range are new) */
+    alignas(CHT_CACHE_LINE) uint64_t verify_range; /* the final check's key range (YCSB D: grown) */
     int shifter_stop;
     const struct keygen *verify_perm;        /* VERIFY_SAMPLE: the sample is verify_perm(1..verify_n) */
     enum verify_mode verify;
@@ -177,8 +179,17 @@ enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2 };
  * and draw order as the in-loop generator (same seed, same keys), into a
  * buffer of opbuf_len entries that the loop reads in order, cycling when an
  * op count exceeds it. An entry packs the op (2 bits) over key - 1 (62 bits). */
-enum { OPK_GET = 0, OPK_INS = 1, OPK_REM = 2 };
-#define OPBUF_KEY_MASK ((1ull << 62) - 1)
+enum { OPK_GET = 0, OPK_INS = 1, OPK_REM = 2, OPK_UPD = 3, OPK_RMW = 4 };
+#define OPBUF_OP_SHIFT 61
+#define OPBUF_KEY_MASK ((1ull << OPBUF_OP_SHIFT) - 1)
+
+/* YCSB core workloads (Cooper et al., SoCC'10; seed 001's figure 10): the
+ * read share, then updates (A, B), inserts of new keys (D) or
+ * read-modify-writes (F); percent. */
+static const struct { unsigned read, update, insert, rmw; } ycsb_mix[] = {
+    [WL_YCSB_A] = { 50, 50, 0, 0 }, [WL_YCSB_B] = { 95, 5, 0, 0 }, [WL_YCSB_C] = { 100, 0, 0, 0 },
+    [WL_YCSB_D] = { 95, 0, 5, 0 },  [WL_YCSB_F] = { 50, 0, 0, 50 },
+};
 
 static void opbuf_fill(struct worker *w, uint64_t seed, uint64_t stream)
 {
@@ -187,11 +198,18 @@ static void opbuf_fill(struct worker *w, uint64_t seed, uint64_t stream)
     struct cht_rng rng;
     cht_rng_seed(&rng, seed, stream);
     uint64_t t0 = now_ns();
+    const enum workload wl = p->cfg->workload;
     for (uint64_t j = 0; j < n; j++) {
         uint64_t c = cht_rng_below(cht_rng_next(&rng), 100);
-        cht_key_t k = keygen_next(p->keys, &rng);
-        uint64_t op = c < ins ? OPK_INS : c < rem ? OPK_REM : OPK_GET;
-        w->opbuf[j] = op << 62 | (k - 1);
+        cht_key_t k = keygen_next(p->keys, &rng);   /* YCSB D: the rank below the latest key */
+        uint64_t op;
+        if (wl == WL_NONE) {
+            op = c < ins ? OPK_INS : c < rem ? OPK_REM : OPK_GET;
+        } else {
+            unsigned rd = ycsb_mix[wl].read;
+            op = c < rd ? OPK_GET : ycsb_mix[wl].update ? OPK_UPD : ycsb_mix[wl].insert ? OPK_INS : OPK_RMW;
+        }
+        w->opbuf[j] = op << OPBUF_OP_SHIFT | (k - 1);
     }
     w->opbuf_ns = now_ns() - t0;
 }
@@ -212,13 +230,17 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     bool (*remove)(void *, cht_key_t) = s->ops->remove;
     const struct keygen *keys = p->keys;
     const uint64_t range = keys->range;
-    const uint64_t ins_below = p->cfg->insert, rem_below = p->cfg->insert + p->cfg->remove;
+    /* YCSB codes an insert as c = 0 (see below) */
+    const uint64_t ins_below = dist == KEYGEN_YCSB ? 1 : p->cfg->insert;
+    const uint64_t rem_below = dist == KEYGEN_YCSB ? 1 : p->cfg->insert + p->cfg->remove;
     uint64_t remaining = p->cfg->ops && !warm ? p->cfg->ops : UINT64_MAX;
     const int *stop = warm ? &s->warm_stop : &s->stop;
     struct cht_rng rng = w->rng;
     const uint64_t *opbuf = w->opbuf, opmask = p->opbuf_len - 1;
     uint64_t opi = 0;
-    uint64_t gs = 0, gf = 0, is = 0, inf = 0, rs = 0, rf = 0;
+    uint64_t gs = 0, gf = 0, is = 0, inf = 0, rs = 0, rf = 0, us = 0, uf = 0;
+    bool (*update)(void *, cht_key_t, cht_val_t) = s->ops->update;
+    const bool latest = p->cfg->workload == WL_YCSB_D;
     /* LOOP_LAT */
     const uint64_t every = p->cfg->latency_every, overhead = p->cfg->lat_clock.overhead_cycles;
     uint64_t countdown = every;
@@ -247,8 +269,22 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
             /* the op becomes the c that selects it: c < ins_below is insert, ... */
             uint64_t e = opbuf[opi++ & opmask];
             k = 1 + (e & OPBUF_KEY_MASK);
-            uint64_t op = e >> 62;
+            uint64_t op = e >> OPBUF_OP_SHIFT;
             c = op == OPK_INS ? 0 : op == OPK_REM ? ins_below : 100;
+        } else if (dist == KEYGEN_YCSB) {
+            /* YCSB: c 100 get, 200 update, 300 read-modify-write, 0 insert (D: a new key) */
+            uint64_t e = opbuf[opi++ & opmask];
+            k = 1 + (e & OPBUF_KEY_MASK);
+            uint64_t op = e >> OPBUF_OP_SHIFT;
+            c = op == OPK_GET ? 100 : op == OPK_UPD ? 200 : op == OPK_RMW ? 300 : 0;
+            if (latest) {           /* D: inserts take the next new key, reads the latest ones (rank k) */
+                if (op == OPK_INS) {
+                    k = __atomic_add_fetch(&s->ycsb_next, 1, __ATOMIC_RELAXED);
+                } else {
+                    uint64_t top = __atomic_load_n(&s->ycsb_next, __ATOMIC_RELAXED);
+                    k = top >= k ? top - k + 1 : 1;
+                }
+            }
         } else {
             c = cht_rng_below(cht_rng_next(&rng), 100);
             k = keygen_next_zipf(keys, &rng);
@@ -273,6 +309,13 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
             rs += ok;
             rf += !ok;
             store = REM_SUC + !ok;
+        } else if (dist == KEYGEN_YCSB && c >= 200) {
+            cht_val_t v = k;
+            /* F: read, then write back a modified value; counted once, as an update */
+            bool ok = (c == 200 || get(t, k, &v)) && update(t, k, v + 1);
+            us += ok;
+            uf += !ok;
+            store = UPD_SUC + !ok;
         } else {
             cht_val_t v;
             bool ok = get(t, k, &v);
@@ -309,11 +352,15 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     count[INS_FAIL] = inf;
     count[REM_SUC] = rs;
     count[REM_FAIL] = rf;
+    count[UPD_SUC] = us;
+    count[UPD_FAIL] = uf;
 }
 
 #define LOOP_FOR_DIST(w, mode, warm)                         \
     do {                                                     \
-        if ((w)->opbuf && !(warm))                           \
+        if ((w)->opbuf && (w)->s->p->cfg->workload)          \
+            timed_loop_for(w, KEYGEN_YCSB, mode, warm);      \
+        else if ((w)->opbuf && !(warm))                      \
             timed_loop_for(w, KEYGEN_BUFFERED, mode, warm);  \
         else if ((w)->s->p->keys->dist == KEYGEN_UNIFORM)    \
             timed_loop_for(w, KEYGEN_UNIFORM, mode, warm);   \
@@ -416,8 +463,11 @@ static void *worker_main(void *arg)
     if (cfg->counters.active)
         counters_thread_stop(&w->cnt);
     barrier(s);                              /* B4: all stopped */
-    if (w->tid == 0)
+    if (w->tid == 0) {
         s->final_size = s->ops->size(s->table);
+        if (cfg->workload == WL_YCSB_D && s->verify == VERIFY_FULL)
+            s->verify_n = s->ycsb_next;      /* the new keys lie above the range */
+    }
     barrier(s);                              /* B5 */
     verify_slice(w);
     barrier(s);                              /* B6: verified */
@@ -583,6 +633,8 @@ static void verify_judge(const struct shared *s, struct run_result *r, uint64_t 
 {
     bool approx = s->ops->caps & CHT_CAP_APPROXIMATE;
     uint64_t present = r->expected_size, range = s->p->cfg->range;
+    if (s->p->cfg->workload == WL_YCSB_D && s->verify == VERIFY_SAMPLE)
+        present = r->prefilled;       /* D never removes; its inserts lie above the sampled range */
     r->verify_mode = s->verify;
     r->verified_keys = s->verify_n;
     r->verify_found = found;
@@ -753,6 +805,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
     }
 
     choose_verify(p, s);
+    s->ycsb_next = cfg->range;
     runner_watch_stop(&s->warm_stop, &s->stop);
     pthread_barrier_init(&s->bar, NULL, p->threads + 1);
     unsigned started = 0;

@@ -19,7 +19,9 @@ struct run_params {
     uint64_t opbuf_len;              /* pre-generated ops per thread (a power of two); 0: drawn in the loop */
 };
 
-enum op_outcome { GET_SUC, GET_FAIL, INS_SUC, INS_FAIL, REM_SUC, REM_FAIL, N_OUTCOMES };
+enum op_outcome { GET_SUC, GET_FAIL, INS_SUC, INS_FAIL, REM_SUC, REM_FAIL,
+                  UPD_SUC, UPD_FAIL,   /* --workload ycsb-*: update(), and read-modify-write (F) */
+                  N_OUTCOMES };
 
 /* What a repetition amounts to (CSV column `outcome`, docs/csv.md). Full and
  * out-of-memory are the table refusing inserts for a stated reason, with the

@@ -46,5 +46,36 @@ r = records(p)
 check(len(r) == 1 and r[0]["dist"] == "hotspot:keys=10,ops=90,shift=50" and r[0]["verify_ok"] == 1,
       "the row names the hotspot spec; the run passes its final check")
 
+# ---- YCSB core mixes: op fractions within 1%, every key loaded, D inserts new keys ----
+MIX = {"a": {"get": .50, "upd": .50}, "b": {"get": .95, "upd": .05}, "c": {"get": 1.0},
+       "d": {"get": .95, "ins": .05}, "f": {"get": .50, "upd": .50}}
+for w, mix in MIX.items():
+    p = run("-t", "clht-lb", "-n", "2", "-i", "64K", "--ops", "200000", "--workload", f"ycsb-{w}", "--json")
+    r = records(p)
+    if p.returncode != 0 or len(r) != 1:
+        check(False, f"ycsb-{w}: ran (exit {p.returncode}: {p.stderr.strip()[-200:]})")
+        continue
+    r = r[0]
+    t = r["total_ops"]
+    got = {"get": (r["get_suc"] + r["get_fail"]) / t, "upd": (r["upd_suc"] + r["upd_fail"]) / t,
+           "ins": (r["ins_suc"] + r["ins_fail"]) / t, "rem": (r["rem_suc"] + r["rem_fail"]) / t}
+    ok = all(abs(got[k] - mix.get(k, 0)) <= 0.01 * max(mix.get(k, 0), 0.05) for k in got)
+    check(ok and t == 400000 and r["workload"] == f"ycsb-{w}" and r["dist"] == "zipf:0.99,scramble" and
+          r["range"] == 65536 and r["get_fail"] == 0 and r["upd_fail"] == 0 and r["verify_ok"] == 1,
+          f"ycsb-{w}: op fractions {{{', '.join(f'{k} {v:.4f}' for k, v in got.items() if v)}}} within 1% of the mix, "
+          f"every read and update finds its key, final check ok")
+    if w == "d":
+        check(r["ins_suc"] == r["ins_fail"] + r["ins_suc"] and r["final_size"] == 65536 + r["ins_suc"] +
+              r["warmup_ins_suc"] and r["verified_keys"] >= r["final_size"],
+              "ycsb-d: every insert is a new key above the range; the final check sweeps them too")
+p = run("-t", "clht-lb", "--workload", "ycsb-a", "-u", "10")
+check(p.returncode == 2 and "--update" in p.stderr and "--workload" in p.stderr, "--workload with -u: exit 2")
+p = run("-t", "null", "--workload", "ycsb-a")
+check(p.returncode == 2 and "update()" in p.stderr, "ycsb-a on a table without update(): exit 2 naming update()")
+p = run("-t", "null", "-i", "1K", "-d", "10", "--workload", "ycsb-c")
+check(p.returncode == 0, "ycsb-c (reads only) runs on a table without update()")
+p = run("-t", "clht-lb", "--workload", "ycsb-z")
+check(p.returncode == 2 and "--workload" in p.stderr, "--workload ycsb-z: exit 2")
+
 print(f"{checks - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)

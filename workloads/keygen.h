@@ -80,7 +80,8 @@ static inline uint64_t cht_rng_below(uint64_t x, uint64_t n)
 /* ---------------- distribution spec (--dist) ---------------- */
 
 enum keygen_dist { KEYGEN_UNIFORM = 0, KEYGEN_ZIPF = 1, KEYGEN_HOTSPOT = 2,
-                   KEYGEN_BUFFERED = 3 /* the runner's loop: ops read from a pre-generated buffer */ };
+                   KEYGEN_BUFFERED = 3, /* the runner's loop: ops read from a pre-generated buffer */
+                   KEYGEN_YCSB = 4      /* the runner's loop: YCSB ops from a buffer */ };
 
 struct keygen_spec {
     enum keygen_dist dist;
