@@ -24,7 +24,7 @@ enum {
     OPT_TOPOLOGY, OPT_PRINT_PINNING, OPT_CSV, OPT_JSON, OPT_LIST,
     OPT_LATENCY, OPT_LATENCY_CSV, OPT_COUNTERS, OPT_LIKWID_MARKER, OPT_TIMELINE, OPT_TIMELINE_CSV,
     OPT_BENCH, OPT_LOCK, OPT_CS, OPT_NCS, OPT_RCS, OPT_WCS, OPT_WRITE, OPT_HANDOFF, OPT_WAITERS,
-    OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD,
+    OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE,
 };
 
 static const struct option long_options[] = {
@@ -68,6 +68,7 @@ static const struct option long_options[] = {
     { "warmup", required_argument, NULL, OPT_WARMUP },
     { "keybuf", required_argument, NULL, OPT_KEYBUF },
     { "workload", required_argument, NULL, OPT_WORKLOAD },
+    { "trace", required_argument, NULL, OPT_TRACE },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -107,6 +108,8 @@ void cli_usage(FILE *f)
 "                          range is at most 2^24 keys, else a 2^20-key sample)\n"
 "      --workload W        ycsb-a|ycsb-b|ycsb-c|ycsb-d|ycsb-f: YCSB's op mix, r = i,\n"
 "                          scrambled zipf:0.99 unless --dist (docs/cli.md \"Workloads\")\n"
+"      --trace FILE        replay a recorded trace ('OP KEY' lines or binary; each thread\n"
+"                          its share; the run ends when it is consumed)\n"
 "      --csv FILE          append one row per (table, threads, rep) to FILE ('-': stdout)\n"
 "      --json              print one JSON record per run on stdout\n"
 "      --latency[=EVERY]   time one op in EVERY with the TSC (default 512; 1 = all)\n"
@@ -377,7 +380,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             { OPT_LATENCY, "--latency" }, { OPT_LATENCY_CSV, "--latency-csv" }, { OPT_COUNTERS, "--counters" },
             { OPT_LIKWID_MARKER, "--likwid-marker" }, { OPT_TIMELINE, "--timeline" },
             { OPT_TIMELINE_CSV, "--timeline-csv" }, { OPT_VERIFY, "--verify" }, { OPT_WARMUP, "--warmup" },
-            { OPT_KEYBUF, "--keybuf" }, { OPT_WORKLOAD, "--workload" },
+            { OPT_KEYBUF, "--keybuf" }, { OPT_WORKLOAD, "--workload" }, { OPT_TRACE, "--trace" },
         };
         for (unsigned k = 0; k < sizeof table_only / sizeof table_only[0] && !table_flag; k++)
             if (table_only[k].c == c)
@@ -493,6 +496,11 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             if (keygen_parse(optarg, &cfg->dist, err, sizeof err) != 0)
                 return usage_error("%s", err);
             have_dist = true;
+            break;
+        case OPT_TRACE:
+            if (!*optarg)
+                return usage_error("--trace: expected a trace file (docs/cli.md \"Workloads\")");
+            cfg->trace_path = optarg;
             break;
         case OPT_WORKLOAD: {
             static const char *const names[] = { "ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-f" };
@@ -655,6 +663,19 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     /* a fixed-op run stays a fixed, reproducible sequence unless a warm-up is asked for */
     if (!have_warmup)
         cfg->warmup_ms = have_ops ? 0 : 100;
+    if (cfg->trace_path) {
+        /* a trace is the whole workload: its ops, its keys, its length */
+        const char *clash = cfg->workload ? "--workload" : have_dist ? "--dist" : have_ops ? "--ops"
+                          : have_duration ? "--duration" : have_warmup ? "--warmup"
+                          : have_update || have_insert || have_remove ? "--update/--insert/--remove" : NULL;
+        if (clash)
+            return usage_error("%s: not with --trace (the trace sets the operations, their keys and the run's length)",
+                               clash);
+        cfg->update = cfg->insert = cfg->remove = 0;
+        cfg->warmup_ms = 0;
+        cfg->duration_ms = 0;
+        have_warmup = true;
+    }
     if (cfg->workload) {
         /* YCSB: every key is loaded (range = initial), requests are scrambled zipfian (YCSB's
          * default, theta 0.99), the op mix is the workload's */

@@ -46,6 +46,8 @@ struct bench_config {
     unsigned reps;
     struct keygen_spec dist;
     enum workload workload;     /* --workload: an op mix (and distribution) instead of -u/--insert/--remove */
+    const char *trace_path;     /* --trace FILE: replay it (workloads/trace.h) */
+    const struct trace *trace;  /* loaded by main before the runs */
     uint64_t seed;
     enum prefill_mode prefill;
     struct pin_spec pin;

@@ -14,6 +14,7 @@
 #include "report.h"
 #include "runner.h"
 #include "util.h"
+#include "trace.h"
 
 static void list_tables(void)
 {
@@ -201,6 +202,8 @@ static int run_locks(struct bench_config *cfg)
  * smaller than the distribution's, so the buffer is as large as affordable. */
 static uint64_t opbuf_len(const struct bench_config *cfg, unsigned threads)
 {
+    if (cfg->trace)
+        return 0;   /* each thread replays its share of the trace instead */
     if (!cfg->workload && (cfg->dist.dist == KEYGEN_UNIFORM || cfg->dist.dist == KEYGEN_HOTSPOT))
         return 0;   /* one or two PRNG steps: cheaper in the loop; YCSB ops always come from a buffer */
     if (cfg->range > (1ull << 61))
@@ -277,6 +280,26 @@ static int run_all(struct bench_config *cfg)
         return run_locks(cfg);
     char err[1024];
     validate_tables(cfg);
+    static struct trace trace;
+    if (cfg->trace_path) {
+        if (trace_load(cfg->trace_path, &trace, err, sizeof err) != 0) {
+            fprintf(stderr, "chtbench: %s\n", err);
+            return EXIT_USAGE;
+        }
+        for (unsigned t = 0; t < cfg->ntables; t++)
+            if (trace.count[TRACE_UPD] && !cfg->table[t].ops->update) {
+                fprintf(stderr, "chtbench: --trace: '%s' has %llu updates and table %s has no update()\n",
+                        cfg->trace_path, (unsigned long long)trace.count[TRACE_UPD], cfg->table[t].ops->name);
+                trace_free(&trace);
+                return EXIT_USAGE;
+            }
+        if (trace.max_key > cfg->range) {
+            fprintf(stderr, "chtbench: note: --trace: keys up to %llu: the key range (prefill, final check) grows from "
+                    "%llu to it\n", (unsigned long long)trace.max_key, (unsigned long long)cfg->range);
+            cfg->range = trace.max_key;
+        }
+        cfg->trace = &trace;
+    }
     for (unsigned t = 0; t < cfg->ntables; t++)
         if (runner_check_memory(cfg, &cfg->table[t], err, sizeof err) != 0) {
             fprintf(stderr, "chtbench: %s\n", err);
@@ -427,6 +450,8 @@ static int run_all(struct bench_config *cfg)
     free(perm);
     free(vperm);
     pin_topology_free(topo);
+    if (cfg->trace)
+        trace_free(&trace);
     return status;
 }
 

@@ -213,7 +213,8 @@ static void put_run_key(struct row *row, const struct record *rec)
     put_s(row, "pin", pin_policy_name(c->pin.policy));
     put_s(row, "mem", mem_name(c, row->strbuf[3], sizeof row->strbuf[3]));
     put_s(row, "dist", row->strbuf[2]);
-    put_s(row, "workload", workload_name(c->workload));
+    put_s(row, "workload", c->trace_path ? "trace" : workload_name(c->workload));
+    put_s(row, "trace", c->trace_path ? c->trace_path : "");
     put_u(row, "seed", c->seed);
     put_s(row, "prefill", prefill_name(c->prefill));
     put_u(row, "update", c->update);

@@ -47,6 +47,7 @@
 #endif
 #include "runner.h"
 #include "faults.h"
+#include "trace.h"
 #include "marker.h"
 #include "util.h"
 
@@ -128,6 +129,7 @@ struct worker {
     uint64_t opbuf_ns;           /* time to fill it */
     bool opbuf_failed;           /* could not allocate it */
     bool opbuf_wrapped;          /* the timed loop went round it */
+    uint64_t ops_limit;          /* --trace: this thread's share of the trace */
     uint64_t t_start, t_end;
     struct cht_rng rng;          /* this thread's key stream */
     bool prefill_full;           /* an insert of a fresh key was refused */
@@ -230,13 +232,13 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     bool (*remove)(void *, cht_key_t) = s->ops->remove;
     const struct keygen *keys = p->keys;
     const uint64_t range = keys->range;
-    /* YCSB codes an insert as c = 0 (see below) */
+    /* YCSB and traces code an insert as c = 0, a remove as c = 1 (see below) */
     const uint64_t ins_below = dist == KEYGEN_YCSB ? 1 : p->cfg->insert;
-    const uint64_t rem_below = dist == KEYGEN_YCSB ? 1 : p->cfg->insert + p->cfg->remove;
-    uint64_t remaining = p->cfg->ops && !warm ? p->cfg->ops : UINT64_MAX;
+    const uint64_t rem_below = dist == KEYGEN_YCSB ? 2 : p->cfg->insert + p->cfg->remove;
+    uint64_t remaining = p->cfg->trace && !warm ? w->ops_limit : p->cfg->ops && !warm ? p->cfg->ops : UINT64_MAX;
     const int *stop = warm ? &s->warm_stop : &s->stop;
     struct cht_rng rng = w->rng;
-    const uint64_t *opbuf = w->opbuf, opmask = p->opbuf_len - 1;
+    const uint64_t *opbuf = w->opbuf, opmask = p->cfg->trace ? UINT64_MAX : p->opbuf_len - 1;
     uint64_t opi = 0;
     uint64_t gs = 0, gf = 0, is = 0, inf = 0, rs = 0, rf = 0, us = 0, uf = 0;
     bool (*update)(void *, cht_key_t, cht_val_t) = s->ops->update;
@@ -272,11 +274,11 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
             uint64_t op = e >> OPBUF_OP_SHIFT;
             c = op == OPK_INS ? 0 : op == OPK_REM ? ins_below : 100;
         } else if (dist == KEYGEN_YCSB) {
-            /* YCSB: c 100 get, 200 update, 300 read-modify-write, 0 insert (D: a new key) */
+            /* YCSB, traces: c 100 get, 200 update, 300 read-modify-write, 0 insert (D: a new key), 1 remove */
             uint64_t e = opbuf[opi++ & opmask];
             k = 1 + (e & OPBUF_KEY_MASK);
             uint64_t op = e >> OPBUF_OP_SHIFT;
-            c = op == OPK_GET ? 100 : op == OPK_UPD ? 200 : op == OPK_RMW ? 300 : 0;
+            c = op == OPK_GET ? 100 : op == OPK_UPD ? 200 : op == OPK_RMW ? 300 : op == OPK_REM ? 1 : 0;
             if (latest) {           /* D: inserts take the next new key, reads the latest ones (rank k) */
                 if (op == OPK_INS) {
                     k = __atomic_add_fetch(&s->ycsb_next, 1, __ATOMIC_RELAXED);
@@ -343,7 +345,7 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
         __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
     }
     w->rng = rng;
-    if (!warm && opi > p->opbuf_len)
+    if (!warm && !p->cfg->trace && opi > p->opbuf_len)
         w->opbuf_wrapped = true;
     uint64_t *count = warm ? w->warm_count : w->count;
     count[GET_SUC] = gs;
@@ -358,7 +360,7 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
 
 #define LOOP_FOR_DIST(w, mode, warm)                         \
     do {                                                     \
-        if ((w)->opbuf && (w)->s->p->cfg->workload)          \
+        if ((w)->opbuf && ((w)->s->p->cfg->workload || (w)->s->p->cfg->trace)) \
             timed_loop_for(w, KEYGEN_YCSB, mode, warm);      \
         else if ((w)->opbuf && !(warm))                      \
             timed_loop_for(w, KEYGEN_BUFFERED, mode, warm);  \
@@ -422,7 +424,18 @@ static void *worker_main(void *arg)
         marker_thread_init();
     if (cfg->counters.active)
         counters_thread_init(&cfg->counters, &w->cnt);
-    if (p->opbuf_len) {                      /* this thread's ops, drawn off the clock (and NUMA-local) */
+    if (cfg->trace) {                        /* --trace: this thread's share, t, t+n, t+2n, ... */
+        const struct trace *tr = cfg->trace;
+        uint64_t share = tr->n / p->threads + (w->tid < tr->n % p->threads);
+        w->opbuf = malloc((share ? share : 1) * sizeof *w->opbuf);
+        if (w->opbuf) {
+            for (uint64_t j = 0; j < share; j++)
+                w->opbuf[j] = tr->op[w->tid + j * p->threads];
+            w->ops_limit = share;            /* 0: more threads than operations, this one does nothing */
+        } else {
+            w->opbuf_failed = true;
+        }
+    } else if (p->opbuf_len) {               /* this thread's ops, drawn off the clock (and NUMA-local) */
         w->opbuf = malloc(p->opbuf_len * sizeof *w->opbuf);
         if (w->opbuf)
             opbuf_fill(w, cfg->seed + p->rep, w->tid);

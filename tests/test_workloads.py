@@ -77,5 +77,59 @@ check(p.returncode == 0, "ycsb-c (reads only) runs on a table without update()")
 p = run("-t", "clht-lb", "--workload", "ycsb-z")
 check(p.returncode == 2 and "--workload" in p.stderr, "--workload ycsb-z: exit 2")
 
+# ---- traces: replayed exactly, both formats, round trip, malformed ones refused with the line ----
+import random  # noqa: E402
+rng = random.Random(5)
+ops = [(rng.choices(["get", "insert", "remove", "update"], [60, 20, 10, 10])[0], rng.randint(1, 3000))
+       for _ in range(20000)]
+txt, binf, back = (os.path.join(tmp, n) for n in ("t.txt", "t.bin", "back.txt"))
+with open(txt, "w") as f:
+    f.write("# a comment, then a blank line\n\n")
+    f.writelines(f"{o} {k}\n" for o, k in ops)
+conv = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "trace-convert")
+c1 = subprocess.run([sys.executable, conv, txt, binf, "--to", "binary"], capture_output=True, text=True)
+c2 = subprocess.run([sys.executable, conv, binf, back, "--to", "text"], capture_output=True, text=True)
+check(c1.returncode == 0 and c2.returncode == 0 and
+      open(back).read() == "".join(f"{o} {k}\n" for o, k in ops) and os.path.getsize(binf) == 24 + 8 * len(ops),
+      "trace-convert: text -> binary -> text round-trips exactly")
+want = {o: sum(1 for x, _ in ops if x == o) for o in ("get", "insert", "remove", "update")}
+res = []
+for f in (txt, binf):
+    p = run("-t", "clht-lb", "-n", "1", "-i", "1K", "--trace", f, "--json")
+    r = records(p)
+    res.append(r[0] if r else {})
+r = res[0]
+check(r and r["total_ops"] == len(ops) and r["get_suc"] + r["get_fail"] == want["get"] and
+      r["ins_suc"] + r["ins_fail"] == want["insert"] and r["rem_suc"] + r["rem_fail"] == want["remove"] and
+      r["upd_suc"] + r["upd_fail"] == want["update"] and r["verify_ok"] == 1 and r["workload"] == "trace" and
+      r["range"] == 3000 and r["warmup_ops"] == 0,
+      "a trace replays exactly: every op once, by kind; the run ends when it is consumed")
+keys = ("get_suc", "get_fail", "ins_suc", "rem_suc", "upd_suc", "final_size")
+check(res[1] and all(res[0][k] == res[1][k] for k in keys), "text and binary traces replay identically (1 thread)")
+p = run("-t", "clht-lb", "-n", "2", "-i", "1K", "--trace", txt, "--json")
+r = records(p)
+check(p.returncode == 0 and r and r[0]["total_ops"] == len(ops) and r[0]["verify_ok"] == 1,
+      "2 threads take their shares of the trace: all ops done once")
+BAD = [("get 5\nfoo 7\n", "line 2"), ("get 5\ninsert\n", "line 2"), ("get 0\n", "line 1"),
+       ("get 5\nget 2305843009213693953\n", "line 2"), ("# only a comment\n", "no operation"),
+       ("get -3\n", "line 1"), ("get 5 6\n", "line 1")]
+for i, (content, what) in enumerate(BAD):
+    f = os.path.join(tmp, f"bad{i}.txt")
+    with open(f, "w") as fh:
+        fh.write(content)
+    p = run("-t", "clht-lb", "--trace", f, "--csv", os.path.join(tmp, "bad.csv"))
+    check(p.returncode == 2 and "--trace" in p.stderr and what in p.stderr and len(p.stderr.strip().splitlines()) == 1
+          and not os.path.exists(os.path.join(tmp, "bad.csv")),
+          f"malformed trace {content.strip()[:30]!r}: exit 2 naming {what!r}")
+trunc = os.path.join(tmp, "trunc.bin")
+with open(trunc, "wb") as fh:
+    fh.write(open(binf, "rb").read()[:100])
+p = run("-t", "clht-lb", "--trace", trunc)
+check(p.returncode == 2 and "truncated" in p.stderr, "a truncated binary trace: exit 2")
+p = run("-t", "clht-lb", "--trace", txt, "--ops", "10")
+check(p.returncode == 2 and "--ops" in p.stderr and "--trace" in p.stderr, "--trace with --ops: exit 2")
+p = run("-t", "null", "--trace", txt)
+check(p.returncode == 2 and "update()" in p.stderr, "a trace with updates on a table without update(): exit 2")
+
 print(f"{checks - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)
