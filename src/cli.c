@@ -154,6 +154,10 @@ static int add_tables(struct bench_config *cfg, const char *arg)
     char err[1024];
     int rc = 0;
     bool have = false;
+    if (!*arg || arg[0] == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,")) {
+        free(copy);
+        return usage_error("--table: empty element in '%s' (expected NAME or NAME:key=val,..., comma separated)", arg);
+    }
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save);; tok = strtok_r(NULL, ",", &save)) {
         bool starts = !tok || strchr(tok, ':') || !strchr(tok, '=');
         if (starts && have) {
@@ -350,6 +354,24 @@ static int apply_table_lock(const char *name, struct bench_config *cfg)
     return 0;
 }
 
+/* getopt_long's '?': optopt is the short option letter, the val of a long
+ * option given a value it does not take (--json=1), or 0 for an unknown or
+ * ambiguous long option. Never print optopt as a character unless it is one. */
+static int bad_option(const char *arg)
+{
+    if (optopt && strncmp(arg, "--", 2) == 0)
+        for (const struct option *o = long_options; o->name; o++)
+            if (o->val == optopt && o->has_arg == no_argument)
+                return usage_error("--%s: takes no value (got '%s')", o->name, arg);
+    if (strncmp(arg, "--", 2) == 0) {
+        size_t n = strcspn(arg, "=");
+        return usage_error("unknown option '%.*s' (see --help)", (int)n, arg);
+    }
+    if (optopt > ' ' && optopt < 127)
+        return usage_error("unknown option '-%c' (see --help)", optopt);
+    return usage_error("unknown option '%s' (see --help)", arg);
+}
+
 int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *action)
 {
     defaults(cfg);
@@ -362,6 +384,8 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     const char *rw_flag = NULL;      /* ... only --bench rwlock */
     bool have_cs = false;
     const char *lock_arg = NULL;
+    const char *bare_optional = NULL;        /* "--latency" given without '=' ... */
+    const char *bare_optional_next = NULL;   /* ... and the argument after it */
     char err[512];
     int c;
     opterr = 0;
@@ -529,6 +553,8 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         case OPT_LATENCY:
             if (!optarg) {
                 cfg->latency_every = LAT_DEFAULT_EVERY;
+                bare_optional = "--latency";
+                bare_optional_next = optind < argc ? argv[optind] : NULL;
             } else if (!parse_size(optarg, &v) || v == 0 || v > (1ull << 32)) {
                 return usage_error("--latency: expected --latency or --latency=EVERY, EVERY 1..2^32 ops per sample (got '%s')", optarg);
             } else {
@@ -560,6 +586,8 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             cfg->timeline_csv = optarg;
             break;
         case OPT_LIST:
+            if (!optarg && optind < argc && argv[optind][0] != '-')
+                optarg = argv[optind++];      /* "--list locks" means --list=locks */
             if (!optarg || strcmp(optarg, "tables") == 0)
                 *action = CLI_LIST_TABLES;
             else if (strcmp(optarg, "locks") == 0)
@@ -576,11 +604,12 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         case ':':
             return usage_error("%s: needs a value (see --help)", argv[optind - 1]);
         default:
-            if (optopt)
-                return usage_error("unknown option '-%c' (see --help)", optopt);
-            return usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
+            return bad_option(argv[optind - 1]);
         }
     }
+    if (optind < argc && bare_optional && argv[optind] == bare_optional_next)
+        return usage_error("unexpected argument '%s' (write %s=%s: the value of %s follows '=')", argv[optind],
+                           bare_optional, argv[optind], bare_optional);
     if (optind < argc)
         return usage_error("unexpected argument '%s' (see --help)", argv[optind]);
 
@@ -589,6 +618,9 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         return usage_error("--threads: expected counts 1..%d like 1,2,4 or 1-8 (got '%s')", MAX_THREADS, threads_arg);
     cfg->nthreads = (unsigned)n;
 
+    if (cfg->bench != BENCH_TABLE && table_flag)   /* before the table flags' cross-checks */
+        return usage_error("%s: not used with --bench %s (a lock bench runs no table)", table_flag,
+                           cfg->bench == BENCH_MUTEX ? "mutex" : "rwlock");
     if (have_insert || have_remove) {
         if (have_insert && have_remove) {
             if (have_update && cfg->update != cfg->insert + cfg->remove)

@@ -171,8 +171,10 @@ static int run_all(struct bench_config *cfg)
         for (unsigned n = 0; n < cfg->nthreads; n++) {
             unsigned threads = cfg->threads[n];
             bool over = plans[n].oversubscribed || threads > pus;
+            char why[192];
+            pin_plan_oversubscription(&cfg->pin, &plans[n], pus, why, sizeof why);
             if (over)
-                fprintf(stderr, "chtbench: warning: %u threads on %u usable CPUs: oversubscribed\n", threads, pus);
+                fprintf(stderr, "chtbench: warning: %s: oversubscribed\n", why[0] ? why : "threads share CPUs");
             bool all_ok = true;
             unsigned done = 0;
             bool hold = threads == 1 && !one_known && held;

@@ -14,7 +14,8 @@
  *             socket with several NUMA nodes its cores alternate between nodes;
  *   list      thread i on OS PU list[i].
  * Beyond the number of usable PUs, compact and balanced wrap around
- * (thread k takes slot k mod PUs) and the plan is flagged oversubscribed.
+ * (thread k takes slot k mod PUs) and the plan is flagged oversubscribed;
+ * list wraps around the same way beyond its number of entries.
  *
  * How: at load time every usable PU is recorded in hwloc's logical order,
  * which is tree order (package, then whatever lies between - dies, groups,
@@ -563,12 +564,6 @@ int pin_plan_make(const struct pin_topology *t, const struct pin_spec *s, unsign
                 return -1;
             }
         }
-        if (threads > s->list_len) {
-            seterr(err, len, "--pin: %u threads but the list names only %u PU%s "
-                   "(list: needs one entry per thread; repeat PUs to oversubscribe)",
-                   threads, s->list_len, s->list_len == 1 ? "" : "s");
-            return -1;
-        }
     } else if (s->policy != PIN_DEFAULT && s->policy != PIN_COMPACT && s->policy != PIN_BALANCED) {
         seterr(err, len, "--pin: unknown policy %d", (int)s->policy);
         return -1;
@@ -597,8 +592,9 @@ int pin_plan_make(const struct pin_topology *t, const struct pin_spec *s, unsign
         over = threads > t->npu;
         break;
     case PIN_LIST:
+        /* more threads than entries: the list wraps around, like compact and balanced */
         for (unsigned i = 0; i < threads; i++) {
-            slot[i] = slot_of(find_pu(t, s->list[i]));
+            slot[i] = slot_of(find_pu(t, s->list[i % s->list_len]));
             for (unsigned j = 0; j < i && !over; j++)
                 if (slot[j].pu == slot[i].pu)
                     over = true;
@@ -611,6 +607,34 @@ int pin_plan_make(const struct pin_topology *t, const struct pin_spec *s, unsign
     out->numa_nodes = pin_topology_numa_nodes(t);
     out->oversubscribed = over;
     return 0;
+}
+
+void pin_plan_oversubscription(const struct pin_spec *s, const struct pin_plan *p, unsigned pus, char *buf,
+                               size_t len)
+{
+    if (!buf || len == 0)
+        return;
+    buf[0] = '\0';
+    if (!p)
+        return;
+    for (unsigned i = 0; p->slot && p->policy != PIN_DEFAULT && i < p->threads; i++)
+        for (unsigned j = 0; j < i; j++) {
+            if (p->slot[i].pu < 0 || p->slot[j].pu != p->slot[i].pu)
+                continue;
+            if (p->policy == PIN_LIST && s && s->list_len && i < s->list_len)
+                snprintf(buf, len, "the --pin list names CPU %d twice (threads %u and %u share it)", p->slot[i].pu,
+                         j, i);
+            else if (p->policy == PIN_LIST && s && s->list_len)
+                snprintf(buf, len, "%u threads on the %u CPU%s of the --pin list (it wraps around: threads %u and "
+                         "%u share CPU %d)", p->threads, s->list_len, s->list_len == 1 ? "" : "s", j, i,
+                         p->slot[i].pu);
+            else
+                snprintf(buf, len, "%u threads on %u usable CPUs (threads %u and %u share CPU %d)", p->threads, pus,
+                         j, i, p->slot[i].pu);
+            return;
+        }
+    if (p->threads > pus)
+        snprintf(buf, len, "%u threads on %u usable CPUs", p->threads, pus);
 }
 
 void pin_plan_free(struct pin_plan *p)

@@ -1,6 +1,9 @@
 /*
- * null.c - the table that does nothing, to measure the harness itself
- * (key generation, op selection, counting, the indirect call).
+ * null.c - the table "noop", which does nothing, to measure the harness itself
+ * (key generation, op selection, counting, the indirect call). Named "noop",
+ * not "null": pandas reads the string null as NaN (its default NA values), so
+ * a "null" table would vanish from groupby('table'). "null" stays accepted on
+ * the command line as an alias (src/registry.c).
  *
  * get() always misses; insert() and remove() always succeed and only move a
  * per-thread, cache-line-padded counter so that the driver's size accounting
@@ -77,7 +80,7 @@ static void null_stats(void *tp, struct cht_stats *s)
 }
 
 const struct cht_ops cht_table_null = {
-    .name = "null",
+    .name = "noop",
     .summary = "does nothing (get misses, updates succeed): measures the harness itself",
     .caps = CHT_CAP_NO_DATA,
     .create = null_create,

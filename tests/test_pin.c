@@ -334,6 +334,20 @@ static void test_e5(void)
     }
 
     /* oversubscription wraps and flags */
+    if (make(t, PIN_COMPACT, 33, &p)) {
+        char why[192] = "";
+        pin_plan_oversubscription(NULL, &p, 32, why, sizeof why);
+        check(!strcmp(why, "33 threads on 32 usable CPUs (threads 0 and 32 share CPU 0)"),
+              "compact 33 on 32 PUs: the warning counts CPUs", "got '%s'", why);
+        pin_plan_free(&p);
+    }
+    if (make(t, PIN_DEFAULT, 40, &p)) {
+        char why[192] = "";
+        pin_plan_oversubscription(NULL, &p, 32, why, sizeof why);
+        check(!strcmp(why, "40 threads on 32 usable CPUs"), "default 40 on 32 PUs: the warning counts CPUs",
+              "got '%s'", why);
+        pin_plan_free(&p);
+    }
     if (make(t, PIN_COMPACT, 40, &p)) {
         bool ok = p.oversubscribed && p.threads == 40;
         for (unsigned i = 32; ok && i < 40; i++)
@@ -388,9 +402,20 @@ static void test_e5(void)
         ok = pin_plan_make(t, &s, 4, &p, err, sizeof err) == 0 && p.threads == 4 && p.slot[3].pu == 5;
         check(ok, "E5-2630 list of 6, 4 threads: first 4 entries", "%s", err);
         pin_plan_free(&p);
+        char why[192] = "";
+        pin_plan_oversubscription(&s, &p, 32, why, sizeof why);
+        check(!why[0], "E5-2630 list of 6, 4 threads: no oversubscription reason", "got '%s'", why);
+        pin_plan_free(&p);
         err[0] = 0;
-        check(pin_plan_make(t, &s, 7, &p, err, sizeof err) == -1 && starts_with(err, "--pin: ") &&
-              p.slot == NULL, "E5-2630 list of 6, 7 threads rejected", "err '%s'", err);
+        ok = pin_plan_make(t, &s, 13, &p, err, sizeof err) == 0 && p.threads == 13 && p.oversubscribed;
+        for (unsigned i = 0; ok && i < 13; i++)
+            ok = p.slot[i].pu == want[i % 6] && p.slot[i].core == want[i % 6] / 2;
+        check(ok, "E5-2630 list of 6, 13 threads: wraps around (thread k on entry k mod 6), oversubscribed",
+              "err '%s'", err);
+        pin_plan_oversubscription(&s, &p, 32, why, sizeof why);
+        check(!strcmp(why, "13 threads on the 6 CPUs of the --pin list (it wraps around: threads 0 and 6 share CPU 0)"),
+              "list of 6, 13 threads: the warning says the list wraps around", "got '%s'", why);
+        pin_plan_free(&p);
         pin_spec_free(&s);
     }
     if (pin_parse("list:20,99", &s, err, sizeof err) == 0) {
@@ -405,6 +430,10 @@ static void test_e5(void)
         check(ok && p.oversubscribed && p.slot[2].pu == 17 && p.slot[2].socket == 1 &&
               p.slot[2].core == 8, "E5-2630 list:3,3,17: repeated PU flags oversubscribed",
               "%s", err);
+        char why[192] = "";
+        pin_plan_oversubscription(&s, &p, 32, why, sizeof why);
+        check(!strcmp(why, "the --pin list names CPU 3 twice (threads 0 and 1 share it)"),
+              "list:3,3,17: the warning names the repeated CPU, not the CPU count", "got '%s'", why);
         pin_plan_free(&p);
         pin_spec_free(&s);
     }
