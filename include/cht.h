@@ -42,7 +42,7 @@ enum cht_caps {
     CHT_CAP_NEEDS_RTM   = 1u << 3, /* needs Intel RTM at run time */
     CHT_CAP_APPROXIMATE = 1u << 4, /* may answer get() wrongly (filters) */
     CHT_CAP_FIXED_CAP   = 1u << 5, /* fixed capacity: insert may fail when full */
-    CHT_CAP_NO_DATA     = 1u << 6, /* stores nothing (the null table) */
+    CHT_CAP_NO_DATA     = 1u << 6, /* stores nothing (the noop table) */
 };
 
 /* One "key=val" of "--table NAME:key=val,key=val"; arrays end with key == NULL. */

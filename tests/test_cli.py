@@ -115,12 +115,15 @@ EXACT = [
     (["-t", "noop", "--counters", "cache,tlb,ipc,PAPI_BR_MSP,PAPI_BR_INS"],
      "chtbench: --counters: 'cache,tlb,ipc,PAPI_BR_MSP,PAPI_BR_INS' names more than 8 events (at most 8 per run)"),
     (["--list", "junk"], "chtbench: --list: expected --list, --list=tables or --list=locks (got 'junk')"),
+    (["--print-pinning", "--topology", "pack:64 core:64 pu:16"],
+     "chtbench: --topology: 'pack:64 core:64 pu:16' describes 65536 PUs; at most 16384 (hwloc's time to build a "
+     "synthetic topology grows quadratically: 20 s at 65536 PUs)"),
 ]
 papi = "papi" in run("--version").stdout.split()
 for args, want in EXACT:
     if "--counters" in args and not papi:
         want = "chtbench: --counters: this chtbench was built without PAPI (install libpapi-dev and rebuild with -Dpapi=enabled)"
-    p = run(*args, "-d", "10", "--csv", exact_csv) if args[0] != "--list" else run(*args)
+    p = run(*args, "-d", "10", "--csv", exact_csv) if args[0] not in ("--list", "--print-pinning") else run(*args)
     check(p.returncode == 2 and p.stderr.splitlines() == [want] and p.stdout == "",
           f"exact usage error {' '.join(args)} -> exit {p.returncode}, stderr {p.stderr.strip()!r}")
 check(not os.path.exists(exact_csv), "no CSV file was created by the exact-message cases")
@@ -267,10 +270,43 @@ check(p.returncode == 0, f"pandas (/usr/bin/python3) reads every table, lock and
 
 # ---- allocation failure is a clean error ----
 bad_csv = os.path.join(tmp, "oom.csv")
-p = run("-t", "locked", "-i", "20G", "-d", "10", "--csv", bad_csv)
+import resource
+p = subprocess.run([BIN, "-t", "locked", "-i", "256M", "-d", "10", "--csv", bad_csv], capture_output=True, text=True,
+                   timeout=120, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)))
 check(p.returncode == 1 and "cannot create" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
-      f"--initial 20G: one-line error, exit 1 (got {p.returncode}: {p.stderr.strip()[:120]})")
-check(not os.path.exists(bad_csv), "--initial 20G: no CSV row")
+      f"--initial 256M under a 1 GiB address space: one-line error, exit 1 (got {p.returncode}: {p.stderr.strip()[:120]})")
+check(not os.path.exists(bad_csv), "--initial 256M under a 1 GiB address space: no CSV row")
+
+# ---- sizes the run cannot do are usage errors naming the flag (exit 2, nothing written) ----
+mem = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+huge = 1 << 41   # 2^41 keys x 16 bytes = 32 TiB
+if mem < 16 * huge:
+    SIZES = [
+        (["-t", "locked", "-i", "2^41"], "chtbench: --initial: 2199023255552 keys need at least 32.0 TiB (16 bytes a key) "
+         "but this machine has "),
+        (["-t", "locked", "--density", "1e-9"], "chtbench: --density: 1e-09 with --initial 1048576 asks for 1.05e+15 "
+         "slots, at least 7.5 PiB (8 bytes a slot), but this machine has "),
+        (["-t", "locked", "-i", "2^61", "--density", "0.1"], "chtbench: --initial: 2305843009213693952 keys need at least "
+         "32.0 EiB (16 bytes a key) but this machine has "),
+        (["-t", "noop,clht-lb", "-i", "2^41"], "chtbench: --initial: 2199023255552 keys need at least 32.0 TiB "),
+    ]
+else:
+    SIZES = []
+SIZES += [
+    (["-t", "noop", "-i", "1T"], "chtbench: --initial: 1099511627776 keys would take hours to prefill "
+     "(at most 2^38 = 274877906944)"),
+    (["-t", "null", "-i", "2^39", "-r", "2^40"], "chtbench: --initial: 549755813888 keys would take hours to prefill "
+     "(at most 2^38 = 274877906944)"),
+]
+size_csv = os.path.join(tmp, "sizes.csv")
+for args, want in SIZES:
+    p = run(*args, "-d", "10", "--csv", size_csv, timeout=20)
+    lines = p.stderr.splitlines()
+    check(p.returncode == 2 and len(lines) == 1 and lines[0].startswith(want) and p.stdout == "",
+          f"{' '.join(args)}: exit {p.returncode}, stderr {p.stderr.strip()!r}")
+check(not os.path.exists(size_csv), "oversized runs wrote no CSV file")
+p = run("-t", "noop", "-i", "1", "--density", "1e-9", "--ops", "10", "--json")
+check(p.returncode == 0, f"noop stores nothing: --density 1e-9 is no memory problem (exit {p.returncode})")
 
 print(f"{checks - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int failures, checks;
@@ -242,6 +243,32 @@ static void test_topology_errors(void)
     }
     if (fd >= 0)
         unlink(tmp);
+
+    /* oversized synthetic topologies: refused at once, before hwloc (which takes 20 s for 65536 PUs) */
+    const struct { const char *spec, *want; } big[] = {
+        { "pack:64 core:64 pu:16", "--topology: 'pack:64 core:64 pu:16' describes 65536 PUs; at most 16384 "
+          "(hwloc's time to build a synthetic topology grows quadratically: 20 s at 65536 PUs)" },
+        { "pack:1 core:16385 pu:1", "--topology: 'pack:1 core:16385 pu:1' describes 16385 PUs; at most 16384 " },
+        { "2 128 128", "--topology: '2 128 128' describes 32768 PUs; at most 16384 " },
+        { "pack:2(memory=1GB) core:8192 pu:2", "--topology: 'pack:2(memory=1GB) core:8192 pu:2' describes 32768 PUs" },
+        { "pack:99999999999 core:99999999999 pu:99999", "--topology: 'pack:99999999999 core:99999999999 pu:99999' "
+          "describes more than 2^64 PUs; at most 16384 " },
+    };
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+        char err[512] = "", name[128];
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        struct pin_topology *t = pin_topology_load(big[i].spec, err, sizeof err);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+        snprintf(name, sizeof name, "reject oversized --topology '%s' at once", big[i].spec);
+        check(t == NULL && starts_with(err, big[i].want) && s < 0.5, name, "t %p %.2f s err '%s'", (void *)t, s, err);
+        pin_topology_free(t);
+    }
+    struct pin_topology *ok = pin_topology_load("pack:2 core:8(memory=1GB) pu:2", NULL, 0);
+    check(ok && pin_topology_pus(ok) == 32, "synthetic topology with attributes under the cap still loads", "%p",
+          (void *)ok);
+    pin_topology_free(ok);
 }
 
 /* ---- thesis machines ---- */
