@@ -141,10 +141,35 @@ check(p.returncode == 0 and "locked" in p.stdout.split() and "pthread-mutex" not
 
 # ---- --list names every table first on its line ----
 p = run("--list")
-names = [l.split()[0] for l in p.stdout.splitlines() if l.strip()]
+heads = [l for l in p.stdout.splitlines() if l.strip() and not l.startswith(" ")]
+names = [l.split()[0] for l in heads]
 check(p.returncode == 0 and "noop" in names and "null" not in names and "locked" in names, f"--list names tables: {names}")
-check(all(l.rstrip().endswith("available") or "unavailable:" in l for l in p.stdout.splitlines()),
-      "--list gives availability on every line")
+check(all(l.rstrip().endswith("available") or "unavailable:" in l for l in heads),
+      "--list gives availability on every table's line")
+# under each table, indented: whether it takes lock=, then its options (key=, help) from its cht_option_spec
+detail, cur = {}, None
+for l in p.stdout.splitlines():
+    if l.startswith(" "):
+        detail[cur].append(l.split(None, 1))
+    elif l.strip():
+        cur = l.split()[0]
+        detail[cur] = []
+check(detail.get("locked", [[""]])[0][0] == "lock=NAME" and detail["locked"][0][1].startswith("takes a lock: ") and
+      [k for k, _ in detail["locked"][1:]] == ["hash="], f"--list: locked takes lock= and has option hash= ({detail.get('locked')})")
+check([k for k, _ in detail.get("cuckoo", [])] == ["lock=NAME", "hashes=", "ways=", "resize=", "prefetch=", "hash="] and
+      detail["cuckoo"][2][1].startswith("1..8 slots per bucket"), f"--list: cuckoo's options ({detail.get('cuckoo')})")
+check(detail.get("noop") == [["lock=NAME", "not taken: this table has no lock to choose"]] and
+      [k for k, _ in detail.get("hopscotch", [])] == ["lock=NAME", "hash=", "h=", "segments="] and
+      detail["hopscotch"][0][1].startswith("not taken"), f"--list: noop and hopscotch take no lock= ({detail.get('hopscotch')})")
+# sources are cited by author, title and venue, not by the seed files' numbers
+locks_out = run("--list=locks").stdout
+check(not any(s in p.stdout + locks_out for s in ["thesis 000", "(000 ", "003 ", "002 ", "seed 0"]),
+      "--list and --list=locks cite no seed file numbers")
+check('David, Guerraoui, Trigonakis, "Asynchronized Concurrency: The Secret to Scaling Concurrent Search Data '
+      'Structures", ASPLOS\'15' in p.stdout and
+      'tas            test-and-set spinlock (thesis "Concurrent Hashing on Multi-core Systems" (Hunan Univ., 2017) '
+      'alg. 5.1)' in locks_out and 'Calciu et al., "NUMA-aware reader-writer locks", PPoPP\'13, fig. 3' in locks_out,
+      "--list cites CLHT's paper, --list=locks the thesis and Calciu et al. by title and venue")
 p = run("--list=locks")
 check(p.returncode == 0 and "pthread-mutex" in p.stdout.split(), "--list=locks lists pthread-mutex")
 p = run("--version")
