@@ -2,7 +2,7 @@
  * cht.h - the one interface every hash table in chtbench implements.
  *
  * The driver (src/) knows tables only through `struct cht_ops`; tables know
- * nothing of the driver. Contract: ../shared/DESIGN.md "The table interface".
+ * nothing of the driver. Contract: docs/design.md "The table interface".
  *
  * Thread model: the driver calls thread_init(t, tid) on every worker thread
  * before that thread's first operation and thread_exit(t, tid) after its last.

@@ -1,6 +1,6 @@
 /*
  * cli.c - chtbench's command line. Every bad value is one line on stderr
- * naming the flag and what it accepts, and exit code 2 (DESIGN.md "The run",
+ * naming the flag and what it accepts, and exit code 2 (docs/design.md "One run",
  * step 1); validation is complete before anything runs or is written.
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 /*
- * registry.c - the plain arrays of tables and locks (DESIGN.md "The table
- * interface"). An entry built on an optional library is guarded by the
+ * registry.c - the plain arrays of tables and locks (docs/design.md "Three
+ * layers"). An entry built on an optional library is guarded by the
  * HAVE_<LIB> macro Meson defines when it finds that library.
  */
 #include <string.h>
@@ -8,7 +8,7 @@
 #include "registry.h"
 
 /* tables */
-extern const struct cht_ops cht_table_null;
+extern const struct cht_ops cht_table_noop;
 extern const struct cht_ops cht_table_locked;
 extern const struct cht_ops cht_table_cuckoo;
 extern const struct cht_ops cht_table_dense;
@@ -28,7 +28,7 @@ extern const struct cht_ops cht_table_libcuckoo;
 #endif
 
 const struct cht_ops *const cht_tables[] = {
-    &cht_table_null,
+    &cht_table_noop,
     &cht_table_locked,
     &cht_table_cuckoo,
     &cht_table_dense,

@@ -333,5 +333,20 @@ check(not os.path.exists(size_csv), "oversized runs wrote no CSV file")
 p = run("-t", "noop", "-i", "1", "--density", "1e-9", "--ops", "10", "--json")
 check(p.returncode == 0, f"noop stores nothing: --density 1e-9 is no memory problem (exit {p.returncode})")
 
+# ---- the README and docs stand alone: every link resolves inside the repository ----
+import re
+root = os.path.realpath(os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
+outside = []
+for doc in ["README.md"] + ["docs/" + f for f in sorted(os.listdir(os.path.join(root, "docs"))) if f.endswith(".md")]:
+    text = open(os.path.join(root, doc)).read()
+    for target in re.findall(r"\]\(([^)#\s]+)", text) + re.findall(r"`(\.\./[^`]*)`", text):
+        if re.match(r"[a-z]+://", target):
+            continue
+        path = os.path.realpath(os.path.join(root, os.path.dirname(doc), target))
+        if not path.startswith(root + os.sep) or not os.path.exists(path):
+            outside.append(f"{doc}: {target}")
+check(not outside and os.path.exists(os.path.join(root, "docs", "design.md")),
+      f"README and docs link only files inside the repository (bad: {outside})")
+
 print(f"{checks - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)

@@ -1,5 +1,5 @@
 /*
- * null.c - the table "noop", which does nothing, to measure the harness itself
+ * noop.c - the table "noop", which does nothing, to measure the harness itself
  * (key generation, op selection, counting, the indirect call). Named "noop",
  * not "null": pandas reads the string null as NaN (its default NA values), so
  * a "null" table would vanish from groupby('table'). "null" stays accepted on
@@ -12,16 +12,16 @@
 #include "cht.h"
 #include "table_support.h"
 
-struct null_table {
+struct noop_table {
     unsigned threads;
     struct cht_thread_counter *slot;
 };
 
-static __thread struct cht_thread_counter *null_my_slot;
+static __thread struct cht_thread_counter *noop_my_slot;
 
-static void *null_create(const struct cht_config *cfg, char *err, size_t len)
+static void *noop_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    struct null_table *t = malloc(sizeof *t);
+    struct noop_table *t = malloc(sizeof *t);
     struct cht_thread_counter *s = cht_thread_counters_new(cfg->max_threads);
     if (!t || !s) {
         free(t);
@@ -34,61 +34,61 @@ static void *null_create(const struct cht_config *cfg, char *err, size_t len)
     return t;
 }
 
-static void null_destroy(void *tp)
+static void noop_destroy(void *tp)
 {
-    struct null_table *t = tp;
+    struct noop_table *t = tp;
     free(t->slot);
     free(t);
 }
 
-static void null_thread_init(void *tp, unsigned tid)
+static void noop_thread_init(void *tp, unsigned tid)
 {
-    null_my_slot = &((struct null_table *)tp)->slot[tid];
+    noop_my_slot = &((struct noop_table *)tp)->slot[tid];
 }
 
-static bool null_get(void *t, cht_key_t k, cht_val_t *v)
+static bool noop_get(void *t, cht_key_t k, cht_val_t *v)
 {
     (void)t; (void)k; (void)v;
     return false;
 }
 
-static bool null_insert(void *t, cht_key_t k, cht_val_t v)
+static bool noop_insert(void *t, cht_key_t k, cht_val_t v)
 {
     (void)t; (void)k; (void)v;
-    null_my_slot->n++;
+    noop_my_slot->n++;
     return true;
 }
 
-static bool null_remove(void *t, cht_key_t k)
+static bool noop_remove(void *t, cht_key_t k)
 {
     (void)t; (void)k;
-    null_my_slot->n--;
+    noop_my_slot->n--;
     return true;
 }
 
-static size_t null_size(void *tp)
+static size_t noop_size(void *tp)
 {
-    struct null_table *t = tp;
+    struct noop_table *t = tp;
     /* unclamped: more removes than inserts wrap, as the driver's expected size does */
     return (size_t)cht_thread_counters_sum(t->slot, t->threads);
 }
 
-static void null_stats(void *tp, struct cht_stats *s)
+static void noop_stats(void *tp, struct cht_stats *s)
 {
-    struct null_table *t = tp;
+    struct noop_table *t = tp;
     s->bytes = sizeof(*t) + sizeof(*t->slot) * t->threads;
 }
 
-const struct cht_ops cht_table_null = {
+const struct cht_ops cht_table_noop = {
     .name = "noop",
     .summary = "does nothing (get misses, updates succeed): measures the harness itself",
     .caps = CHT_CAP_NO_DATA,
-    .create = null_create,
-    .destroy = null_destroy,
-    .thread_init = null_thread_init,
-    .get = null_get,
-    .insert = null_insert,
-    .remove = null_remove,
-    .size = null_size,
-    .stats = null_stats,
+    .create = noop_create,
+    .destroy = noop_destroy,
+    .thread_init = noop_thread_init,
+    .get = noop_get,
+    .insert = noop_insert,
+    .remove = noop_remove,
+    .size = noop_size,
+    .stats = noop_stats,
 };
