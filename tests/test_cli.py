@@ -292,6 +292,11 @@ names += ["default", "compact", "balanced", "list", "local", "interleave", "unif
 p = subprocess.run(["/usr/bin/python3", "-c", pandas_check, na_csv, *names], capture_output=True, text=True)
 check(p.returncode == 0, f"pandas (/usr/bin/python3) reads every table, lock and policy name as itself, groupby('table') "
       f"keeps noop: {(p.stdout + p.stderr).strip()[-300:]}")
+lb_csv = os.path.join(tmp, "na-lockbench.csv")
+p = run("--bench", "rwlock", "--lock", "pthread-rwlock,c-rw-np", "-d", "5", "-p", "balanced", "--csv", lb_csv)
+bad = [(k, v) for r in (csv.DictReader(open(lb_csv)) if p.returncode == 0 else []) for k, v in r.items()
+       if v in ("NA", "N/A", "n/a", "nan", "NaN", "null", "NULL", "None", "#N/A", "<NA>")]
+check(p.returncode == 0 and not bad, f"lock-bench CSV: no cell is a pandas NA string (exit {p.returncode}, {bad})")
 
 # ---- allocation failure is a clean error ----
 bad_csv = os.path.join(tmp, "oom.csv")
