@@ -412,7 +412,13 @@ static int bad_option(const char *arg)
             if (o->val == optopt && o->has_arg == no_argument)
                 return usage_error("--%s: takes no value (got '%s')", o->name, arg);
     if (strncmp(arg, "--", 2) == 0) {
-        size_t n = strcspn(arg, "=");
+        size_t n = strcspn(arg, "="), m = 0;
+        char cand[256] = "";
+        for (const struct option *o = long_options; o->name && n > 2; o++)
+            if (strncmp(o->name, arg + 2, n - 2) == 0 && strlen(cand) + strlen(o->name) + 5 < sizeof cand)
+                snprintf(cand + strlen(cand), sizeof cand - strlen(cand), "%s--%s", m++ ? ", " : "", o->name);
+        if (m > 1)
+            return usage_error("ambiguous option '%.*s' (could be %s)", (int)n, arg, cand);
         return usage_error("unknown option '%.*s' (see --help)", (int)n, arg);
     }
     if (optopt > ' ' && optopt < 127)

@@ -95,6 +95,8 @@ exact_csv = os.path.join(tmp, "exact.csv")
 EXACT = [
     (["--json=1"], "chtbench: --json: takes no value (got '--json=1')"),
     (["--print-pinning=1"], "chtbench: --print-pinning: takes no value (got '--print-pinning=1')"),
+    (["--lat=5", "-t", "noop"], "chtbench: ambiguous option '--lat' (could be --latency, --latency-csv)"),
+    (["-t", "noop", "--bogus=3"], "chtbench: unknown option '--bogus' (see --help)"),
     (["-t", "noop", "--latency", "5"],
      "chtbench: unexpected argument '5' (write --latency=5: the value of --latency follows '=')"),
     (["--bench", "mutex", "-r", "1000", "--lock", "tas"],
