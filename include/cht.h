@@ -2,7 +2,7 @@
  * cht.h - the one interface every hash table in chtbench implements.
  *
  * The driver (src/) knows tables only through `struct cht_ops`; tables know
- * nothing of the driver. Contract: ../shared/DESIGN.md "The table interface".
+ * nothing of the driver. Contract: docs/design.md "The table interface".
  *
  * Thread model: the driver calls thread_init(t, tid) on every worker thread
  * before that thread's first operation and thread_exit(t, tid) after its last.
@@ -42,7 +42,7 @@ enum cht_caps {
     CHT_CAP_NEEDS_RTM   = 1u << 3, /* needs Intel RTM at run time */
     CHT_CAP_APPROXIMATE = 1u << 4, /* may answer get() wrongly (filters) */
     CHT_CAP_FIXED_CAP   = 1u << 5, /* fixed capacity: insert may fail when full */
-    CHT_CAP_NO_DATA     = 1u << 6, /* stores nothing (the null table) */
+    CHT_CAP_NO_DATA     = 1u << 6, /* stores nothing (the noop table) */
 };
 
 /* One "key=val" of "--table NAME:key=val,key=val"; arrays end with key == NULL. */

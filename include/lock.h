@@ -6,7 +6,7 @@
  * once (queue nodes, NUMA node, HTM counters); the thread initialises its ctx
  * once with ctx_init(). Composite locks (cohorts, RTM elision) are built at
  * run time from other lock_ops, not from macro templates.
- * Contract: ../shared/DESIGN.md "Locks".
+ * Contract: docs/design.md "The lock interface".
  */
 #ifndef CHT_LOCK_H
 #define CHT_LOCK_H

@@ -106,7 +106,7 @@ static bool clh_has_waiters(void *l, void *ctx)
 
 const struct lock_ops lock_ops_clh = {
     .name = "clh",
-    .summary = "CLH queue lock (FIFO, spins on the predecessor's node; node in ctx)",
+    .summary = "CLH queue lock, FIFO, spins on the predecessor's node; node in ctx (Craig, Univ. of Washington TR 93-02-02, 1993; Magnusson, Landin, Hagersten, \"Queue Locks on Cache Coherent Multiprocessors\", IPPS'94)",
     .caps = LOCK_CAP_TRYLOCK | LOCK_CAP_FIFO | LOCK_CAP_NEEDS_CTX,
     .lock_size = sizeof(struct clh_lock),
     .ctx_size = sizeof(struct clh_node),

@@ -186,7 +186,7 @@ static void c_tkt_tkt_ctx_init(void *ctx, unsigned tid, unsigned node)
 
 const struct lock_ops lock_ops_c_bo_mcs = {
     .name = "c-bo-mcs",
-    .summary = "cohort lock: backoff TTAS global + per-NUMA-node MCS (003 §3.1)",
+    .summary = "cohort lock: backoff TTAS global + per-NUMA-node MCS (Dice, Marathe, Shavit, \"Lock Cohorting\", PPoPP'12; Calciu et al., \"NUMA-aware reader-writer locks\", PPoPP'13 §3.1)",
     .caps = LOCK_CAP_TRYLOCK | LOCK_CAP_NUMA | LOCK_CAP_NEEDS_CTX,
     .lock_size = sizeof(struct cohort *),
     .ctx_size = sizeof(struct cohort_ctx),
@@ -198,7 +198,7 @@ const struct lock_ops lock_ops_c_bo_mcs = {
 
 const struct lock_ops lock_ops_c_tkt_tkt = {
     .name = "c-tkt-tkt",
-    .summary = "cohort lock: ticket global + per-NUMA-node ticket locks (003 §3.1)",
+    .summary = "cohort lock: ticket global + per-NUMA-node ticket locks (Dice, Marathe, Shavit, \"Lock Cohorting\", PPoPP'12; Calciu et al., \"NUMA-aware reader-writer locks\", PPoPP'13 §3.1)",
     .caps = LOCK_CAP_TRYLOCK | LOCK_CAP_NUMA | LOCK_CAP_NEEDS_CTX,
     .lock_size = sizeof(struct cohort *),
     .ctx_size = sizeof(struct cohort_ctx),

@@ -100,7 +100,7 @@ static bool mcs_has_waiters(void *l, void *ctx)
 
 const struct lock_ops lock_ops_mcs = {
     .name = "mcs",
-    .summary = "MCS queue lock (FIFO, local spinning; node in ctx)",
+    .summary = "MCS queue lock, FIFO, local spinning; node in ctx (Mellor-Crummey, Scott, \"Algorithms for Scalable Synchronization on Shared-Memory Multiprocessors\", ACM TOCS 1991)",
     .caps = LOCK_CAP_TRYLOCK | LOCK_CAP_FIFO | LOCK_CAP_NEEDS_CTX,
     .lock_size = sizeof(struct mcs_lock),
     .ctx_size = sizeof(struct mcs_node),

@@ -314,14 +314,14 @@ static void c_rw_wp_init(void *l, const struct lock_config *c) { rw_setup(l, c, 
     }
 
 NUMA_RW_OPS(lock_ops_c_rw_np, "c-rw-np",
-            "NUMA RW lock, neutral: readers pass the C-TKT-TKT cohort lock (003 fig. 3)",
+            "NUMA RW lock, neutral: readers pass the C-TKT-TKT cohort lock (Calciu et al., \"NUMA-aware reader-writer locks\", PPoPP'13, fig. 3)",
             c_rw_np_init);
 NUMA_RW_OPS(lock_ops_c_rw_rp, "c-rw-rp",
-            "NUMA RW lock, reader preference + reader barrier (003 fig. 4)",
+            "NUMA RW lock, reader preference + reader barrier (Calciu et al., \"NUMA-aware reader-writer locks\", PPoPP'13, fig. 4)",
             c_rw_rp_init);
 NUMA_RW_OPS(lock_ops_c_rw_rp_opt, "c-rw-rp-opt",
-            "NUMA RW lock, reader preference with WActive flag (003 §3.3 C-RW-RP-opt)",
+            "NUMA RW lock, reader preference with WActive flag (Calciu et al., \"NUMA-aware reader-writer locks\", PPoPP'13, §3.3 C-RW-RP-opt)",
             c_rw_rp_opt_init);
 NUMA_RW_OPS(lock_ops_c_rw_wp, "c-rw-wp",
-            "NUMA RW lock, writer preference + writer barrier (003 fig. 5)",
+            "NUMA RW lock, writer preference + writer barrier (Calciu et al., \"NUMA-aware reader-writer locks\", PPoPP'13, fig. 5)",
             c_rw_wp_init);

@@ -481,17 +481,17 @@ static void ttas_mcs_ctx(void *x, unsigned t, unsigned n) { ctx_init_with(x, t, 
     }
 
 RTM_OPS(lock_ops_htm_retry, "htm-retry",
-        "RTM elision of an MCS lock, retry up to 10x (000 alg. 5.3/5.4)",
+        "RTM elision of an MCS lock, retry up to 10x (thesis \"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) alg. 5.3/5.4)",
         htm_retry_init, mcs_ctx);
 RTM_OPS(lock_ops_slr_mcs, "slr-mcs",
-        "RTM + software lock removal over MCS: lock read at commit (000 alg. 4.1/4.2)",
+        "RTM + software-assisted lock removal over MCS: lock read at commit (Afek, Levy, Morrison, \"Software-improved hardware lock elision\", PODC'14; thesis \"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) alg. 4.1/4.2)",
         slr_mcs_init, mcs_ctx);
 RTM_OPS(lock_ops_slr_scm_mcs, "slr-scm-mcs",
-        "RTM + SLR + conflict management (aux MCS lock) over MCS (000 alg. 4.6/4.7)",
+        "RTM + SLR + conflict management (aux MCS lock) over MCS (Afek, Levy, Morrison, \"Software-improved hardware lock elision\", PODC'14; thesis \"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) alg. 4.6/4.7)",
         slr_scm_mcs_init, mcs_mcs_ctx);
 RTM_OPS(lock_ops_scm_ttas, "scm-ttas",
-        "RTM elision of TTAS + conflict management (aux MCS lock) (000 alg. 4.3/4.4)",
+        "RTM elision of TTAS + software-assisted conflict management, aux MCS lock (Afek, Levy, Morrison, \"Software-improved hardware lock elision\", PODC'14; thesis \"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) alg. 4.3/4.4)",
         scm_ttas_init, ttas_mcs_ctx);
 RTM_OPS(lock_ops_scm_ttas_opt, "scm-ttas-opt",
-        "as scm-ttas, retrying 10x before serialising on the aux lock (000 §4.5.3)",
+        "as scm-ttas, retrying 10x before serialising on the aux lock (thesis \"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) §4.5.3)",
         scm_ttas_opt_init, ttas_mcs_ctx);

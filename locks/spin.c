@@ -117,7 +117,7 @@ static void ttas_backoff_lock(void *l, void *ctx)
 
 const struct lock_ops lock_ops_tas = {
     .name = "tas",
-    .summary = "test-and-set spinlock (thesis 000 alg. 5.1)",
+    .summary = "test-and-set spinlock (thesis \"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) alg. 5.1)",
     .caps = LOCK_CAP_TRYLOCK,
     .lock_size = sizeof(struct spin_lock),
     .init = spin_init, .destroy = spin_destroy,
@@ -128,7 +128,7 @@ const struct lock_ops lock_ops_tas = {
 
 const struct lock_ops lock_ops_ttas = {
     .name = "ttas",
-    .summary = "test-and-test-and-set spinlock (thesis 000 alg. 5.2)",
+    .summary = "test-and-test-and-set spinlock (thesis \"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) alg. 5.2)",
     .caps = LOCK_CAP_TRYLOCK,
     .lock_size = sizeof(struct spin_lock),
     .init = spin_init, .destroy = spin_destroy,
@@ -139,7 +139,7 @@ const struct lock_ops lock_ops_ttas = {
 
 const struct lock_ops lock_ops_ttas_backoff = {
     .name = "ttas-backoff",
-    .summary = "TTAS with randomised exponential backoff (16..16384 pauses)",
+    .summary = "TTAS with randomised exponential backoff, 16..16384 pauses (Anderson, \"The Performance of Spin Lock Alternatives for Shared-Memory Multiprocessors\", IEEE TPDS 1990)",
     .caps = LOCK_CAP_TRYLOCK,
     .lock_size = sizeof(struct spin_lock),
     .init = spin_init, .destroy = spin_destroy,

@@ -75,7 +75,7 @@ static bool ticket_has_waiters(void *l, void *ctx)
 
 const struct lock_ops lock_ops_ticket = {
     .name = "ticket",
-    .summary = "ticket spinlock (FIFO; next/serving counters)",
+    .summary = "ticket spinlock, FIFO: next/serving counters (Mellor-Crummey, Scott, \"Algorithms for Scalable Synchronization on Shared-Memory Multiprocessors\", ACM TOCS 1991)",
     .caps = LOCK_CAP_TRYLOCK | LOCK_CAP_FIFO,
     .lock_size = sizeof(struct ticket_lock),
     .init = ticket_init, .destroy = ticket_destroy,

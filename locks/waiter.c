@@ -183,7 +183,7 @@ static bool waiter_has_waiters(void *l, void *ctx)
 
 const struct lock_ops lock_ops_waiter = {
     .name = "waiter",
-    .summary = "waiter-count lock (002 §3.3): ticket lock, waiters beyond T sleep on a futex",
+    .summary = "waiter-count lock: ticket lock, waiters beyond T sleep on a futex (Yan Cui, \"Research on Scalability of Operating Systems on Multicore Processors\", PhD thesis, Tsinghua Univ., 2012, §3.3)",
     .caps = LOCK_CAP_TRYLOCK | LOCK_CAP_PARKS | LOCK_CAP_NEEDS_CTX,
     .lock_size = sizeof(struct waiter_lock),
     .ctx_size = sizeof(struct waiter_node),

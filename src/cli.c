@@ -1,6 +1,6 @@
 /*
  * cli.c - chtbench's command line. Every bad value is one line on stderr
- * naming the flag and what it accepts, and exit code 2 (DESIGN.md "The run",
+ * naming the flag and what it accepts, and exit code 2 (docs/design.md "One run",
  * step 1); validation is complete before anything runs or is written.
  */
 #include <errno.h>
@@ -87,7 +87,7 @@ void cli_usage(FILE *f)
 "  -u, --update PCT        update percentage 0..100 (default 10), split evenly\n"
 "      --insert PCT        insert percentage (uneven split; with --remove)\n"
 "      --remove PCT        remove percentage\n"
-"  -i, --initial SIZE      keys prefilled (default 1M); SIZE: 1000, 64K, 1M, 2^20\n"
+"  -i, --initial SIZE      keys prefilled, at most 2^38 (default 1M); SIZE: 1000, 64K, 1M, 2^20\n"
 "  -r, --range SIZE        keys drawn from [1, r] (default 2*initial)\n"
 "  -d, --duration MS       timed phase in ms (default 1000)\n"
 "      --ops N             instead: each thread does exactly N operations\n"
@@ -118,7 +118,7 @@ void cli_usage(FILE *f)
 "      --likwid-marker     likwid marker regions 'prefill' and 'run' (likwid-perfctr -m)\n"
 "      --timeline MS       sample throughput every MS ms (with --timeline-csv FILE)\n"
 "      --timeline-csv FILE append the time series to FILE\n"
-"      --list[=locks]      list tables (or locks) with availability\n"
+"      --list[=locks]      list tables (or locks): source, options, availability\n"
 "      --lock NAME         without --bench: lock=NAME for every table taking a lock\n"
 "Lock-only benchmarks (no table; docs/cli.md \"Lock benchmarks\"):\n"
 "      --bench KIND        mutex (shared counters) | rwlock (RWBench, 64-int array)\n"
@@ -170,6 +170,10 @@ static int add_tables(struct bench_config *cfg, const char *arg)
     char err[1024];
     int rc = 0;
     bool have = false;
+    if (!*arg || arg[0] == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,")) {
+        free(copy);
+        return usage_error("--table: empty element in '%s' (expected NAME or NAME:key=val,..., comma separated)", arg);
+    }
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save);; tok = strtok_r(NULL, ",", &save)) {
         bool starts = !tok || strchr(tok, ':') || !strchr(tok, '=');
         if (starts && have) {
@@ -267,6 +271,54 @@ static int check_measurement(struct bench_config *cfg)
     return 0;
 }
 
+/* Most keys a run prefills: about an hour even for noop, the cheapest table
+ * (measured ~70M keys/s on one thread, --prefill single). */
+#define MAX_PREFILL_KEYS (1ull << 38)
+
+static const char *human_bytes(double b, char *buf, size_t len)
+{
+    static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    unsigned u = 0;
+    while (b >= 1024 && u < 6) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%.*f %s", u ? 1 : 0, b, unit[u]);
+    return buf;
+}
+
+/* Sizes the run cannot do: a table storing data needs at least 16 bytes a key
+ * (key and value) and 8 bytes a slot (initial / density slots: a bucket
+ * pointer at least), which must fit in this machine's memory; and no table
+ * prefills more than MAX_PREFILL_KEYS keys in sane time. A lower bound only:
+ * a table that cannot allocate what it really needs fails at creation. */
+static int check_sizes(const struct bench_config *cfg)
+{
+    bool data = false;
+    for (unsigned t = 0; t < cfg->ntables; t++)
+        data |= !(cfg->table[t].ops->caps & CHT_CAP_NO_DATA);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (data && pages > 0 && page > 0) {
+        double mem = (double)pages * (double)page;
+        double keys = (double)(cfg->initial > 16 ? cfg->initial : 16);   /* tables are validated at 16 keys */
+        double slots = keys / cfg->density;
+        char need[32], have[32];
+        if (16 * keys > mem)
+            return usage_error("--initial: %llu keys need at least %s (16 bytes a key) but this machine has %s of memory",
+                               (unsigned long long)cfg->initial, human_bytes(16 * keys, need, sizeof need),
+                               human_bytes(mem, have, sizeof have));
+        if (8 * slots > mem)
+            return usage_error("--density: %g with --initial %llu asks for %.3g slots, at least %s (8 bytes a slot), but "
+                               "this machine has %s of memory (raise --density or lower --initial)", cfg->density,
+                               (unsigned long long)cfg->initial, slots, human_bytes(8 * slots, need, sizeof need),
+                               human_bytes(mem, have, sizeof have));
+    }
+    if (cfg->initial > MAX_PREFILL_KEYS)
+        return usage_error("--initial: %llu keys would take hours to prefill (at most 2^38 = %llu)",
+                           (unsigned long long)cfg->initial, MAX_PREFILL_KEYS);
+    return 0;
+}
+
 static void defaults(struct bench_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -355,6 +407,30 @@ static int apply_table_lock(const char *name, struct bench_config *cfg)
     return 0;
 }
 
+/* getopt_long's '?': optopt is the short option letter, the val of a long
+ * option given a value it does not take (--json=1), or 0 for an unknown or
+ * ambiguous long option. Never print optopt as a character unless it is one. */
+static int bad_option(const char *arg)
+{
+    if (optopt && strncmp(arg, "--", 2) == 0)
+        for (const struct option *o = long_options; o->name; o++)
+            if (o->val == optopt && o->has_arg == no_argument)
+                return usage_error("--%s: takes no value (got '%s')", o->name, arg);
+    if (strncmp(arg, "--", 2) == 0) {
+        size_t n = strcspn(arg, "="), m = 0;
+        char cand[256] = "";
+        for (const struct option *o = long_options; o->name && n > 2; o++)
+            if (strncmp(o->name, arg + 2, n - 2) == 0 && strlen(cand) + strlen(o->name) + 5 < sizeof cand)
+                snprintf(cand + strlen(cand), sizeof cand - strlen(cand), "%s--%s", m++ ? ", " : "", o->name);
+        if (m > 1)
+            return usage_error("ambiguous option '%.*s' (could be %s)", (int)n, arg, cand);
+        return usage_error("unknown option '%.*s' (see --help)", (int)n, arg);
+    }
+    if (optopt > ' ' && optopt < 127)
+        return usage_error("unknown option '-%c' (see --help)", optopt);
+    return usage_error("unknown option '%s' (see --help)", arg);
+}
+
 int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *action)
 {
     defaults(cfg);
@@ -367,6 +443,8 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     const char *rw_flag = NULL;      /* ... only --bench rwlock */
     bool have_cs = false;
     const char *lock_arg = NULL;
+    const char *bare_optional = NULL;        /* "--latency" given without '=' ... */
+    const char *bare_optional_next = NULL;   /* ... and the argument after it */
     char err[512];
     int c;
     opterr = 0;
@@ -462,7 +540,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             break;
         case 'i':
             if (!parse_size(optarg, &v) || v == 0 || v > (CHT_KEY_MAX >> 1))
-                return usage_error("--initial: expected a size 1..2^61 like 1000, 64K, 1M or 2^20 (got '%s')", optarg);
+                return usage_error("--initial: expected a size 1..2^38 like 1000, 64K, 1M or 2^20 (got '%s')", optarg);
             cfg->initial = v;
             break;
         case 'r':
@@ -574,6 +652,8 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         case OPT_LATENCY:
             if (!optarg) {
                 cfg->latency_every = LAT_DEFAULT_EVERY;
+                bare_optional = "--latency";
+                bare_optional_next = optind < argc ? argv[optind] : NULL;
             } else if (!parse_size(optarg, &v) || v == 0 || v > (1ull << 32)) {
                 return usage_error("--latency: expected --latency or --latency=EVERY, EVERY 1..2^32 ops per sample (got '%s')", optarg);
             } else {
@@ -605,6 +685,8 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             cfg->timeline_csv = optarg;
             break;
         case OPT_LIST:
+            if (!optarg && optind < argc && argv[optind][0] != '-')
+                optarg = argv[optind++];      /* "--list locks" means --list=locks */
             if (!optarg || strcmp(optarg, "tables") == 0)
                 *action = CLI_LIST_TABLES;
             else if (strcmp(optarg, "locks") == 0)
@@ -621,11 +703,12 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         case ':':
             return usage_error("%s: needs a value (see --help)", argv[optind - 1]);
         default:
-            if (optopt)
-                return usage_error("unknown option '-%c' (see --help)", optopt);
-            return usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
+            return bad_option(argv[optind - 1]);
         }
     }
+    if (optind < argc && bare_optional && argv[optind] == bare_optional_next)
+        return usage_error("unexpected argument '%s' (write %s=%s: the value of %s follows '=')", argv[optind],
+                           bare_optional, argv[optind], bare_optional);
     if (optind < argc)
         return usage_error("unexpected argument '%s' (see --help)", argv[optind]);
 
@@ -634,6 +717,9 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         return usage_error("--threads: expected counts 1..%d like 1,2,4 or 1-8 (got '%s')", MAX_THREADS, threads_arg);
     cfg->nthreads = (unsigned)n;
 
+    if (cfg->bench != BENCH_TABLE && table_flag)   /* before the table flags' cross-checks */
+        return usage_error("%s: not used with --bench %s (a lock bench runs no table)", table_flag,
+                           cfg->bench == BENCH_MUTEX ? "mutex" : "rwlock");
     if (have_insert || have_remove) {
         if (have_insert && have_remove) {
             if (have_update && cfg->update != cfg->insert + cfg->remove)
@@ -739,6 +825,8 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     }
     if (cfg->csv && strcmp(cfg->csv, "-") == 0 && cfg->json)
         return usage_error("--csv -: standard output already carries --json records; give --csv a file");
+    if (check_sizes(cfg))
+        return -1;
     return check_measurement(cfg);
 }
 

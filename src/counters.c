@@ -99,6 +99,48 @@ int counters_setup(const char *spec, struct counter_set *cs, char *err, size_t l
     snprintf(err, len, "--counters: this chtbench was built without PAPI (install libpapi-dev and rebuild with -Dpapi=enabled)");
     return -1;
 #else
+    /* The request as a list of event names (groups expanded), checked before
+     * PAPI is asked anything, so that what is refused does not depend on
+     * which events this machine has. */
+    const char *req[CNT_MAX_EVENTS];
+    bool req_grouped[CNT_MAX_EVENTS];
+    unsigned nreq = 0;
+    char copy[512];
+    if (strlen(spec) >= sizeof copy) {
+        snprintf(err, len, "--counters: '%.40s...' is too long (at most %d events)", spec, CNT_MAX_EVENTS);
+        return -1;
+    }
+    if (spec[0] == ',' || spec[strlen(spec) - 1] == ',' || strstr(spec, ",,")) {
+        snprintf(err, len, "--counters: empty element in '%s' (expected groups cache, tlb, ipc or PAPI event names, comma separated)", spec);
+        return -1;
+    }
+    snprintf(copy, sizeof copy, "%s", spec);
+    for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const struct group *g = NULL;
+        for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+            if (strcmp(tok, groups[i].name) == 0)
+                g = &groups[i];
+        const char *one[2] = { tok, NULL };
+        const char *const *ev = g ? g->events : one;
+        for (unsigned e = 0; ev[e]; e++) {
+            if (strlen(ev[e]) >= sizeof cs->names[0]) {
+                snprintf(err, len, "--counters: unknown group or PAPI event '%.64s...' (groups: cache, tlb, ipc; events: papi_avail, papi_native_avail)", ev[e]);
+                return -1;
+            }
+            for (unsigned j = 0; j < nreq; j++)
+                if (strcmp(req[j], ev[e]) == 0) {
+                    snprintf(err, len, "--counters: event %s named twice in '%s'", ev[e], spec);
+                    return -1;
+                }
+            if (nreq == CNT_MAX_EVENTS) {
+                snprintf(err, len, "--counters: '%s' names more than %d events (at most %d per run)", spec,
+                         CNT_MAX_EVENTS, CNT_MAX_EVENTS);
+                return -1;
+            }
+            req_grouped[nreq] = g != NULL;
+            req[nreq++] = ev[e];
+        }
+    }
     char why[512];
     if (papi_init(why, sizeof why) != 0) {
         snprintf(warning, wlen, "--counters: %s; counter cells left empty", why);
@@ -106,45 +148,20 @@ int counters_setup(const char *spec, struct counter_set *cs, char *err, size_t l
         return 0;
     }
     cs->requested = true;
-    const struct group *g = NULL;
-    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
-        if (strcmp(spec, groups[i].name) == 0)
-            g = &groups[i];
     char missing[256] = "";
-    if (g) {
-        for (unsigned i = 0; g->events[i]; i++) {
-            int code;
-            if (PAPI_event_name_to_code(g->events[i], &code) == PAPI_OK && PAPI_query_event(code) == PAPI_OK) {
-                add_name(cs, g->events[i], code);
-            } else {
-                size_t ml = strlen(missing);
-                snprintf(missing + ml, sizeof missing - ml, "%s%s", ml ? "," : "", g->events[i]);
-            }
-        }
-    } else {
-        char copy[512];
-        snprintf(copy, sizeof copy, "%s", spec);
-        for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            int code;
-            if (cs->n == CNT_MAX_EVENTS) {
-                snprintf(err, len, "--counters: at most %d events", CNT_MAX_EVENTS);
+    for (unsigned i = 0; i < nreq; i++) {
+        int code;
+        if (PAPI_event_name_to_code(req[i], &code) != PAPI_OK) {
+            if (!req_grouped[i]) {
+                snprintf(err, len, "--counters: unknown group or PAPI event '%s' (groups: cache, tlb, ipc; events: papi_avail, papi_native_avail)", req[i]);
                 return -1;
             }
-            if (strlen(tok) >= sizeof cs->names[0] || PAPI_event_name_to_code(tok, &code) != PAPI_OK) {
-                snprintf(err, len, "--counters: unknown group or PAPI event '%s' (groups: cache, tlb, ipc; events: papi_avail, papi_native_avail)", tok);
-                return -1;
-            }
-            if (PAPI_query_event(code) == PAPI_OK) {
-                add_name(cs, tok, code);
-            } else {
-                size_t ml = strlen(missing);
-                snprintf(missing + ml, sizeof missing - ml, "%s%s", ml ? "," : "", tok);
-            }
+        } else if (PAPI_query_event(code) == PAPI_OK) {
+            add_name(cs, req[i], code);
+            continue;
         }
-        if (!cs->n && !missing[0]) {
-            snprintf(err, len, "--counters: expected a group (cache, tlb, ipc) or PAPI event names (got '%s')", spec);
-            return -1;
-        }
+        size_t ml = strlen(missing);
+        snprintf(missing + ml, sizeof missing - ml, "%s%s", ml ? "," : "", req[i]);
     }
     if (!cs->n) {
         snprintf(warning, wlen, "--counters: no hardware event of '%s' is available here (%s not counted; papi_avail lists none: a virtual machine?); counter cells left empty",

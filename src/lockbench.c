@@ -379,8 +379,10 @@ int lockbench_main(const struct bench_config *cfg, const struct pin_topology *to
         for (unsigned n = 0; n < cfg->nthreads && !runner_interrupted; n++) {
             unsigned threads = cfg->threads[n];
             bool over = plans[n].oversubscribed || threads > pus;
+            char why[192];
+            pin_plan_oversubscription(&cfg->pin, &plans[n], pus, why, sizeof why);
             if (over)
-                fprintf(stderr, "chtbench: warning: %u threads on %u usable CPUs: oversubscribed\n", threads, pus);
+                fprintf(stderr, "chtbench: warning: %s: oversubscribed\n", why[0] ? why : "threads share CPUs");
             unsigned done = 0;
             bool all_ok = true;
             for (unsigned rep = 0; rep < cfg->reps && !runner_interrupted; rep++) {

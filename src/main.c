@@ -23,6 +23,19 @@ static void list_tables(void)
         bool ok = registry_table_available(cht_tables[i], why, sizeof why);
         printf("%-14s %-80s %s%s\n", cht_tables[i]->name, cht_tables[i]->summary, ok ? "available" : "unavailable: ",
                ok ? "" : why);
+        /* then, indented: whether it takes lock=, and every option of its spec */
+        const struct cht_option_spec *o, *lock = NULL;
+        for (o = cht_tables[i]->options; o && o->key; o++)
+            if (strcmp(o->key, "lock") == 0)
+                lock = o;
+        if (cht_tables[i]->caps & CHT_CAP_LOCK_PARAM)
+            printf("%15s %-10s takes a lock: %s\n", "", "lock=NAME", lock ? lock->help : "any lock from --list=locks");
+        else
+            printf("%15s %-10s not taken: this table has no lock to choose\n", "", "lock=NAME");
+        for (o = cht_tables[i]->options; o && o->key; o++)
+            if (o != lock)
+                printf("%15s %s=%-*s %s\n", "", o->key, (int)(strlen(o->key) < 9 ? 9 - strlen(o->key) : 0), "",
+                       o->help);
     }
 }
 
@@ -345,8 +358,10 @@ static int run_all(struct bench_config *cfg)
         for (unsigned n = 0; n < cfg->nthreads && !runner_interrupted; n++) {
             unsigned threads = cfg->threads[n];
             bool over = plans[n].oversubscribed || threads > pus;
+            char why[192];
+            pin_plan_oversubscription(&cfg->pin, &plans[n], pus, why, sizeof why);
             if (over)
-                fprintf(stderr, "chtbench: warning: %u threads on %u usable CPUs: oversubscribed\n", threads, pus);
+                fprintf(stderr, "chtbench: warning: %s: oversubscribed\n", why[0] ? why : "threads share CPUs");
             enum run_outcome worst = OUTCOME_OK;
             unsigned done = 0;
             bool hold = threads == 1 && !one_known && held;

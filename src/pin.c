@@ -14,7 +14,8 @@
  *             socket with several NUMA nodes its cores alternate between nodes;
  *   list      thread i on OS PU list[i].
  * Beyond the number of usable PUs, compact and balanced wrap around
- * (thread k takes slot k mod PUs) and the plan is flagged oversubscribed.
+ * (thread k takes slot k mod PUs) and the plan is flagged oversubscribed;
+ * list wraps around the same way beyond its number of entries.
  *
  * How: at load time every usable PU is recorded in hwloc's logical order,
  * which is tree order (package, then whatever lies between - dies, groups,
@@ -380,6 +381,42 @@ static bool looks_like_path(const char *s)
     return strchr(s, '/') || (n >= 4 && !strcmp(s + n - 4, ".xml"));
 }
 
+/* Most PUs of a synthetic topology: hwloc's synthetic loading grows about
+ * quadratically (measured 0.9 s at 16384 PUs, 20 s at 65536), so a description
+ * beyond this is refused before hwloc sees it (4 x the largest thread count). */
+#define PIN_MAX_SYNTH_PUS 16384u
+
+/* Product of the arities of a synthetic description ("pack:2 core:8 pu:2",
+ * "2 8 2", attributes in parentheses, attached memory in brackets skipped);
+ * saturates at UINT64_MAX. Tokens it cannot read are left to hwloc. */
+static uint64_t synth_leaves(const char *spec)
+{
+    uint64_t n = 1;
+    const char *p = spec;
+    while (*p) {
+        while (*p == ' ' || *p == '\t' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        size_t tl = strcspn(p, " \t\n");
+        const char *end = memchr(p, '(', tl);
+        if (!end)
+            end = p + tl;
+        const char *num = p;
+        for (const char *c = p; c < end; c++)
+            if (*c == ':')
+                num = c + 1;
+        if (*p != '[' && num < end && num[strspn(num, "0123456789")] == *end) {
+            uint64_t a = 0;
+            for (const char *c = num; c < end; c++)
+                a = a > (UINT64_MAX - 9) / 10 ? UINT64_MAX : a * 10 + (uint64_t)(*c - '0');
+            n = a && n > UINT64_MAX / a ? UINT64_MAX : n * a;
+        }
+        p += tl;
+    }
+    return n;
+}
+
 #define SYNTH_EXAMPLE "an hwloc synthetic description such as \"pack:2 core:8 pu:2\" " \
     "or \"pack:4 numa:2 core:6 pu:1\", or the path of an existing hwloc XML file"
 
@@ -460,6 +497,15 @@ struct pin_topology *pin_topology_load(const char *spec, char *err, size_t len)
                    q, strerror(st_errno));
             goto fail;
         } else {
+            uint64_t leaves = synth_leaves(spec);
+            if (leaves > PIN_MAX_SYNTH_PUS) {
+                char many[32];
+                snprintf(many, sizeof many, leaves == UINT64_MAX ? "more than 2^64" : "%llu",
+                         (unsigned long long)leaves);
+                seterr(err, len, "--topology: '%s' describes %s PUs; at most %u (hwloc's time to build a "
+                       "synthetic topology grows quadratically: 20 s at 65536 PUs)", q, many, PIN_MAX_SYNTH_PUS);
+                goto fail;
+            }
             if (hwloc_topology_set_synthetic(t->topo, spec) != 0 ||
                 hwloc_topology_load(t->topo) != 0) {
                 seterr(err, len, "--topology: '%s' is neither an existing file nor a valid "
@@ -563,12 +609,6 @@ int pin_plan_make(const struct pin_topology *t, const struct pin_spec *s, unsign
                 return -1;
             }
         }
-        if (threads > s->list_len) {
-            seterr(err, len, "--pin: %u threads but the list names only %u PU%s "
-                   "(list: needs one entry per thread; repeat PUs to oversubscribe)",
-                   threads, s->list_len, s->list_len == 1 ? "" : "s");
-            return -1;
-        }
     } else if (s->policy != PIN_DEFAULT && s->policy != PIN_COMPACT && s->policy != PIN_BALANCED) {
         seterr(err, len, "--pin: unknown policy %d", (int)s->policy);
         return -1;
@@ -597,8 +637,9 @@ int pin_plan_make(const struct pin_topology *t, const struct pin_spec *s, unsign
         over = threads > t->npu;
         break;
     case PIN_LIST:
+        /* more threads than entries: the list wraps around, like compact and balanced */
         for (unsigned i = 0; i < threads; i++) {
-            slot[i] = slot_of(find_pu(t, s->list[i]));
+            slot[i] = slot_of(find_pu(t, s->list[i % s->list_len]));
             for (unsigned j = 0; j < i && !over; j++)
                 if (slot[j].pu == slot[i].pu)
                     over = true;
@@ -611,6 +652,34 @@ int pin_plan_make(const struct pin_topology *t, const struct pin_spec *s, unsign
     out->numa_nodes = pin_topology_numa_nodes(t);
     out->oversubscribed = over;
     return 0;
+}
+
+void pin_plan_oversubscription(const struct pin_spec *s, const struct pin_plan *p, unsigned pus, char *buf,
+                               size_t len)
+{
+    if (!buf || len == 0)
+        return;
+    buf[0] = '\0';
+    if (!p)
+        return;
+    for (unsigned i = 0; p->slot && p->policy != PIN_DEFAULT && i < p->threads; i++)
+        for (unsigned j = 0; j < i; j++) {
+            if (p->slot[i].pu < 0 || p->slot[j].pu != p->slot[i].pu)
+                continue;
+            if (p->policy == PIN_LIST && s && s->list_len && i < s->list_len)
+                snprintf(buf, len, "the --pin list names CPU %d twice (threads %u and %u share it)", p->slot[i].pu,
+                         j, i);
+            else if (p->policy == PIN_LIST && s && s->list_len)
+                snprintf(buf, len, "%u threads on the %u CPU%s of the --pin list (it wraps around: threads %u and "
+                         "%u share CPU %d)", p->threads, s->list_len, s->list_len == 1 ? "" : "s", j, i,
+                         p->slot[i].pu);
+            else
+                snprintf(buf, len, "%u threads on %u usable CPUs (threads %u and %u share CPU %d)", p->threads, pus,
+                         j, i, p->slot[i].pu);
+            return;
+        }
+    if (p->threads > pus)
+        snprintf(buf, len, "%u threads on %u usable CPUs", p->threads, pus);
 }
 
 void pin_plan_free(struct pin_plan *p)

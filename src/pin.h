@@ -22,9 +22,10 @@
  *             holds several NUMA nodes (Opteron 6172: 2 per socket) the socket's
  *             "core j" alternates between its nodes, so balanced also spreads
  *             threads over memory controllers.
- *   list      list:0,2,4-7 - thread i runs on OS PU list[i]. Repeating a PU is
- *             allowed (it is flagged as oversubscribed). More threads than list
- *             entries, or a PU outside the topology / allowed set, is an error.
+ *   list      list:0,2,4-7 - thread i runs on OS PU list[i mod entries]:
+ *             more threads than entries wrap around, and repeating a PU is
+ *             allowed (both are flagged as oversubscribed). A PU outside the
+ *             topology / allowed set is an error.
  *
  * More threads than usable PUs: compact and balanced wrap around (thread k
  * takes the slot of thread k mod PUs) and the plan is marked oversubscribed;
@@ -101,11 +102,17 @@ struct pin_plan {
                                  default: threads > usable PUs) */
 };
 
-/* threads >= 1. On error (threads 0, list PU not available, list too short):
+/* threads >= 1. On error (threads 0, list PU not available):
  * one line into err starting "--pin: ", *out zeroed, return -1. */
 int  pin_plan_make(const struct pin_topology *t, const struct pin_spec *s, unsigned threads,
                    struct pin_plan *out, char *err, size_t len);
 void pin_plan_free(struct pin_plan *p);
+/* Why the plan is oversubscribed, for the driver's warning, e.g. "the --pin
+ * list names CPU 0 twice (threads 0 and 1 share it)", "4 threads on the 2 CPUs
+ * of the --pin list (it wraps around: ...)" or "3 threads on 2 usable CPUs";
+ * "" when no CPU carries two threads and threads <= pus. s may be NULL. */
+void pin_plan_oversubscription(const struct pin_spec *s, const struct pin_plan *p, unsigned pus, char *buf,
+                               size_t len);
 /* "# thread pu core socket numa" then one line per thread, e.g. "0 0 0 0 0",
  * space separated, "-" for -1. */
 void pin_plan_print(FILE *f, const struct pin_plan *p);

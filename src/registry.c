@@ -1,6 +1,6 @@
 /*
- * registry.c - the plain arrays of tables and locks (DESIGN.md "The table
- * interface"). An entry built on an optional library is guarded by the
+ * registry.c - the plain arrays of tables and locks (docs/design.md "Three
+ * layers"). An entry built on an optional library is guarded by the
  * HAVE_<LIB> macro Meson defines when it finds that library.
  */
 #include <string.h>
@@ -8,7 +8,7 @@
 #include "registry.h"
 
 /* tables */
-extern const struct cht_ops cht_table_null;
+extern const struct cht_ops cht_table_noop;
 extern const struct cht_ops cht_table_locked;
 extern const struct cht_ops cht_table_cuckoo;
 extern const struct cht_ops cht_table_dense;
@@ -28,7 +28,7 @@ extern const struct cht_ops cht_table_libcuckoo;
 #endif
 
 const struct cht_ops *const cht_tables[] = {
-    &cht_table_null,
+    &cht_table_noop,
     &cht_table_locked,
     &cht_table_cuckoo,
     &cht_table_dense,
@@ -88,6 +88,8 @@ const struct lock_ops *const cht_locks[] = {
 
 const struct cht_ops *registry_table(const char *name)
 {
+    if (strcmp(name, "null") == 0)   /* the noop table's old name (pandas reads "null" as NaN) */
+        name = "noop";
     for (unsigned i = 0; cht_tables[i]; i++)
         if (strcmp(cht_tables[i]->name, name) == 0)
             return cht_tables[i];
@@ -158,6 +160,10 @@ int registry_parse_table(const char *spec, struct table_choice *out, char *err, 
     }
     if (!colon)
         return 0;
+    if (!colon[1]) {
+        snprintf(err, len, "--table %s: expected key=val after ':'", out->ops->name);
+        return -1;
+    }
     snprintf(out->options_text, sizeof out->options_text, "%s", colon + 1);
     unsigned n = 0;
     for (char *save = NULL, *kv = strtok_r(colon + 1, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
@@ -176,6 +182,11 @@ int registry_parse_table(const char *spec, struct table_choice *out, char *err, 
             snprintf(err, len, "--table %s: unknown option '%s' (valid: %s)", out->ops->name, kv, names);
             return -1;
         }
+        for (unsigned j = 0; j < n; j++)
+            if (strcmp(out->options[j].key, kv) == 0) {
+                snprintf(err, len, "--table %s: option '%s' given twice (each key at most once)", out->ops->name, kv);
+                return -1;
+            }
         if (n == TABLE_MAX_OPTIONS) {
             snprintf(err, len, "--table %s: more than %d options", out->ops->name, TABLE_MAX_OPTIONS);
             return -1;

@@ -208,13 +208,14 @@ static void put_run_key(struct row *row, const struct record *rec)
     put_s(row, "timestamp", row->strbuf[0]);
     put_host(row, row->strbuf[1], sizeof row->strbuf[1]);
     put_s(row, "table", rec->table->ops->name);
-    put_s(row, "options", rec->table->options_text);
+    /* "-" for none: an empty cell would read as NaN in pandas and drop out of a groupby */
+    put_s(row, "options", rec->table->options_text[0] ? rec->table->options_text : "-");
     put_u(row, "threads", rec->threads);
     put_s(row, "pin", pin_policy_name(c->pin.policy));
     put_s(row, "mem", mem_name(c, row->strbuf[3], sizeof row->strbuf[3]));
     put_s(row, "dist", row->strbuf[2]);
     put_s(row, "workload", c->trace_path ? "trace" : workload_name(c->workload));
-    put_s(row, "trace", c->trace_path ? c->trace_path : "");
+    put_s(row, "trace", c->trace_path ? c->trace_path : "-");
     put_u(row, "seed", c->seed);
     put_s(row, "prefill", prefill_name(c->prefill));
     put_u(row, "update", c->update);

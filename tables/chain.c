@@ -444,7 +444,7 @@ static void chain_stats(void *tp, struct cht_stats *s)
 
 const struct cht_ops cht_table_chain = {
     .name = "chain",
-    .summary = "lock-free separate chaining, CAS at the chain head (HotRing's baseline), epoch-based reclamation",
+    .summary = "lock-free separate chaining, CAS at the chain head, epoch-based reclamation (the baseline of Chen et al., \"HotRing: A Hotspot-Aware In-Memory Key-Value Store\", FAST'20)",
     .caps = CHT_CAP_UPDATE,
     .options = chain_options,
     .create = chain_create,

@@ -149,7 +149,7 @@ struct clht_lb {
 static __thread unsigned lb_tid;
 
 static const struct cht_option_spec lb_options[] = {
-    { "lock", "any lock from --list as the chain locks (2048 stripes; default: TTAS in the bucket)" },
+    { "lock", "any lock from --list=locks as the chain locks (2048 stripes; default: TTAS in the bucket)" },
     CHT_HASH_OPTION,
     { NULL, NULL },
 };
@@ -789,7 +789,7 @@ static void lb_stats(void *tp, struct cht_stats *s)
 
 const struct cht_ops cht_table_clht_lb = {
     .name = "clht-lb",
-    .summary = "CLHT-LB: cache-line buckets, wait-free reads, per-chain locks (David et al., ASPLOS'15)",
+    .summary = "CLHT-LB: cache-line buckets, wait-free reads, per-chain locks (David, Guerraoui, Trigonakis, \"Asynchronized Concurrency: The Secret to Scaling Concurrent Search Data Structures\", ASPLOS'15)",
     .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE | CHT_CAP_LOCK_PARAM,
     .options = lb_options,
     .create = lb_create,

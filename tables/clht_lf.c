@@ -837,7 +837,7 @@ static void lf_stats(void *tp, struct cht_stats *s)
 
 const struct cht_ops cht_table_clht_lf = {
     .name = "clht-lf",
-    .summary = "CLHT-LF: cache-line buckets, lock-free snapshot CAS updates (David et al., ASPLOS'15)",
+    .summary = "CLHT-LF: cache-line buckets, lock-free snapshot CAS updates (David, Guerraoui, Trigonakis, \"Asynchronized Concurrency: The Secret to Scaling Concurrent Search Data Structures\", ASPLOS'15)",
     .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE,
     .options = lf_options,
     .create = lf_create,

@@ -91,7 +91,7 @@ struct clht_rtm {
 static __thread unsigned cr_tid;
 
 static const struct cht_option_spec cr_options[] = {
-    { "lock", "the one global lock, any lock from --list (default slr-scm-mcs, needs RTM)" },
+    { "lock", "the one global lock, any lock from --list=locks (default slr-scm-mcs, needs RTM)" },
     CHT_HASH_OPTION,
     { NULL, NULL },
 };
@@ -379,7 +379,7 @@ static void cr_stats(void *tp, struct cht_stats *s)
 
 const struct cht_ops cht_table_clht_rtm = {
     .name = "clht-rtm",
-    .summary = "CLHT buckets under one global lock, RTM-elided by default (lock=NAME, default slr-scm-mcs)",
+    .summary = "CLHT buckets under one global lock, RTM-elided by default (thesis \"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) ch. 4)",
     .caps = CHT_CAP_LOCK_PARAM | CHT_CAP_NEEDS_RTM | CHT_CAP_RESIZE | CHT_CAP_UPDATE,
     .options = cr_options,
     .available = cr_available,

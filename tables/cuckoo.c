@@ -154,7 +154,7 @@ static const struct cht_option_spec ck_options[] = {
     { "resize", "0|1: double the table when no cuckoo path is found (default 1); "
                 "0: the insert fails and counts stats full_failures" },
     { "prefetch", "0|1: prefetch all candidate buckets before reading (default 1)" },
-    { "lock", "any lock from --list as the stripe locks (default: the stripes' seqlock words)" },
+    { "lock", "any lock from --list=locks as the stripe locks (default: the stripes' seqlock words)" },
     CHT_HASH_OPTION,
     { NULL, NULL },
 };
@@ -913,7 +913,7 @@ static void ck_stats(void *tp, struct cht_stats *s)
 
 const struct cht_ops cht_table_cuckoo = {
     .name = "cuckoo",
-    .summary = "MRMW cuckoo hashing, optimistic reads, BFS kick paths (hashes=2..6, ways=1..8)",
+    .summary = "MRMW cuckoo hashing, optimistic reads, BFS kick paths (Li, Andersen, Kaminsky, Freedman, \"Algorithmic improvements for fast concurrent cuckoo hashing\", EuroSys'14; Alibaba indexlib's cuckoo notes)",
     .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE | CHT_CAP_LOCK_PARAM,
     .options = ck_options,
     .create = ck_create,

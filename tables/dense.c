@@ -356,7 +356,7 @@ static void dn_stats(void *tp, struct cht_stats *s)
 
 const struct cht_ops cht_table_dense = {
     .name = "dense",
-    .summary = "indexlib Dense: linear probing, fixed capacity, lock-free reads, key-striped writers",
+    .summary = "indexlib Dense: linear probing, fixed capacity, lock-free reads, key-striped writers (Alibaba indexlib's cuckoo hashing notes)",
     .caps = CHT_CAP_FIXED_CAP | CHT_CAP_UPDATE,
     .options = dn_options,
     .create = dn_create,

@@ -404,7 +404,7 @@ static void hop_stats(void *tp, struct cht_stats *s)
 
 const struct cht_ops cht_table_hopscotch = {
     .name = "hopscotch",
-    .summary = "concurrent hopscotch hashing (Herlihy/Shavit/Tzafrir): segment locks, optimistic reads, fixed capacity",
+    .summary = "concurrent hopscotch hashing: segment locks, optimistic reads, fixed capacity (Herlihy, Shavit, Tzafrir, \"Hopscotch Hashing\", DISC'08)",
     .caps = CHT_CAP_FIXED_CAP | CHT_CAP_UPDATE,
     .options = hop_options,
     .create = hop_create,

@@ -159,7 +159,7 @@ extern "C" const struct cht_ops cht_table_libcuckoo;
 /* positional (C++17 has no designated initialisers): constant-initialised */
 extern "C" const struct cht_ops cht_table_libcuckoo = {
     "libcuckoo",                             /* name */
-    "libcuckoo cuckoohash_map: 4-way bucketised cuckoo hashing, striped spin locks",
+    "libcuckoo cuckoohash_map: 4-way bucketised cuckoo hashing, striped spin locks (Li, Andersen, Kaminsky, Freedman, \"Algorithmic improvements for fast concurrent cuckoo hashing\", EuroSys'14)",
     CHT_CAP_RESIZE | CHT_CAP_UPDATE,         /* caps */
     lc_options,                              /* options */
     lc_available,                            /* available */

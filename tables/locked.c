@@ -39,7 +39,7 @@ struct locked_table {
 static __thread unsigned locked_tid;
 
 static const struct cht_option_spec locked_options[] = {
-    { "lock", "any lock from --list (default pthread-mutex)" },
+    { "lock", "any lock from --list=locks (default pthread-mutex)" },
     CHT_HASH_OPTION,
     { NULL, NULL },
 };
@@ -239,7 +239,7 @@ static void locked_stats(void *tp, struct cht_stats *s)
 
 const struct cht_ops cht_table_locked = {
     .name = "locked",
-    .summary = "serial linear-probing table under one lock (lock=NAME, default pthread-mutex)",
+    .summary = "serial linear-probing table under one lock: the coarse-grained baseline (thesis \"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) §3.4)",
     .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE | CHT_CAP_LOCK_PARAM,
     .options = locked_options,
     .create = locked_create,

@@ -327,7 +327,7 @@ static bool urcu_available(char *why, size_t len)
 
 const struct cht_ops cht_table_urcu = {
     .name = "urcu",
-    .summary = "liburcu rculfhash: lock-free resizable split-ordered table, RCU (memb) reads",
+    .summary = "liburcu rculfhash: lock-free resizable split-ordered table, RCU (memb) reads (Desnoyers et al., \"User-Level Implementations of Read-Copy Update\", IEEE TPDS 2012)",
     .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE,
     .options = urcu_options,
     .available = urcu_available,

@@ -134,10 +134,10 @@ p = run("-t", "locked", "--lock", "ticket", "--json", "-d", "20", "-i", "1000")
 r = records(p)
 check(p.returncode == 0 and len(r) == 1 and "lock=ticket" in r[0]["options"] and r[0]["size_ok"] == 1,
       f"-t locked --lock ticket: options {r[0]['options'] if r else None!r}")
-p = run("-t", "locked:lock=mcs,locked:hash=identity,null", "--lock", "ticket", "--json", "-d", "20", "-i", "1000")
+p = run("-t", "locked:lock=mcs,locked:hash=identity,noop", "--lock", "ticket", "--json", "-d", "20", "-i", "1000")
 r = records(p)
 check(p.returncode == 0 and [(x["table"], x["options"]) for x in r] ==
-      [("locked", "lock=mcs"), ("locked", "lock=ticket,hash=identity"), ("null", "")],
+      [("locked", "lock=mcs"), ("locked", "lock=ticket,hash=identity"), ("noop", "-")],
       f"--lock keeps a table's own lock, adds to other options, skips tables without a lock: "
       f"{[(x['table'], x['options']) for x in r]}")
 
@@ -168,7 +168,7 @@ BAD = [
     (["-t", "locked", "--write", "4"], "--write"),
     (["-t", "locked", "--lock", "nosuch"], "--lock"),
     (["-t", "locked", "--lock", "ticket,mcs"], "--lock"),
-    (["-t", "null", "--lock", "ticket"], "--lock"),
+    (["-t", "noop", "--lock", "ticket"], "--lock"),
 ]
 for args, flag in BAD:
     p = run(*args, "-d", "10", "--csv", bad_csv)

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int failures, checks;
@@ -242,6 +243,32 @@ static void test_topology_errors(void)
     }
     if (fd >= 0)
         unlink(tmp);
+
+    /* oversized synthetic topologies: refused at once, before hwloc (which takes 20 s for 65536 PUs) */
+    const struct { const char *spec, *want; } big[] = {
+        { "pack:64 core:64 pu:16", "--topology: 'pack:64 core:64 pu:16' describes 65536 PUs; at most 16384 "
+          "(hwloc's time to build a synthetic topology grows quadratically: 20 s at 65536 PUs)" },
+        { "pack:1 core:16385 pu:1", "--topology: 'pack:1 core:16385 pu:1' describes 16385 PUs; at most 16384 " },
+        { "2 128 128", "--topology: '2 128 128' describes 32768 PUs; at most 16384 " },
+        { "pack:2(memory=1GB) core:8192 pu:2", "--topology: 'pack:2(memory=1GB) core:8192 pu:2' describes 32768 PUs" },
+        { "pack:99999999999 core:99999999999 pu:99999", "--topology: 'pack:99999999999 core:99999999999 pu:99999' "
+          "describes more than 2^64 PUs; at most 16384 " },
+    };
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+        char err[512] = "", name[128];
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        struct pin_topology *t = pin_topology_load(big[i].spec, err, sizeof err);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+        snprintf(name, sizeof name, "reject oversized --topology '%s' at once", big[i].spec);
+        check(t == NULL && starts_with(err, big[i].want) && s < 0.5, name, "t %p %.2f s err '%s'", (void *)t, s, err);
+        pin_topology_free(t);
+    }
+    struct pin_topology *ok = pin_topology_load("pack:2 core:8(memory=1GB) pu:2", NULL, 0);
+    check(ok && pin_topology_pus(ok) == 32, "synthetic topology with attributes under the cap still loads", "%p",
+          (void *)ok);
+    pin_topology_free(ok);
 }
 
 /* ---- thesis machines ---- */
@@ -334,6 +361,20 @@ static void test_e5(void)
     }
 
     /* oversubscription wraps and flags */
+    if (make(t, PIN_COMPACT, 33, &p)) {
+        char why[192] = "";
+        pin_plan_oversubscription(NULL, &p, 32, why, sizeof why);
+        check(!strcmp(why, "33 threads on 32 usable CPUs (threads 0 and 32 share CPU 0)"),
+              "compact 33 on 32 PUs: the warning counts CPUs", "got '%s'", why);
+        pin_plan_free(&p);
+    }
+    if (make(t, PIN_DEFAULT, 40, &p)) {
+        char why[192] = "";
+        pin_plan_oversubscription(NULL, &p, 32, why, sizeof why);
+        check(!strcmp(why, "40 threads on 32 usable CPUs"), "default 40 on 32 PUs: the warning counts CPUs",
+              "got '%s'", why);
+        pin_plan_free(&p);
+    }
     if (make(t, PIN_COMPACT, 40, &p)) {
         bool ok = p.oversubscribed && p.threads == 40;
         for (unsigned i = 32; ok && i < 40; i++)
@@ -388,9 +429,20 @@ static void test_e5(void)
         ok = pin_plan_make(t, &s, 4, &p, err, sizeof err) == 0 && p.threads == 4 && p.slot[3].pu == 5;
         check(ok, "E5-2630 list of 6, 4 threads: first 4 entries", "%s", err);
         pin_plan_free(&p);
+        char why[192] = "";
+        pin_plan_oversubscription(&s, &p, 32, why, sizeof why);
+        check(!why[0], "E5-2630 list of 6, 4 threads: no oversubscription reason", "got '%s'", why);
+        pin_plan_free(&p);
         err[0] = 0;
-        check(pin_plan_make(t, &s, 7, &p, err, sizeof err) == -1 && starts_with(err, "--pin: ") &&
-              p.slot == NULL, "E5-2630 list of 6, 7 threads rejected", "err '%s'", err);
+        ok = pin_plan_make(t, &s, 13, &p, err, sizeof err) == 0 && p.threads == 13 && p.oversubscribed;
+        for (unsigned i = 0; ok && i < 13; i++)
+            ok = p.slot[i].pu == want[i % 6] && p.slot[i].core == want[i % 6] / 2;
+        check(ok, "E5-2630 list of 6, 13 threads: wraps around (thread k on entry k mod 6), oversubscribed",
+              "err '%s'", err);
+        pin_plan_oversubscription(&s, &p, 32, why, sizeof why);
+        check(!strcmp(why, "13 threads on the 6 CPUs of the --pin list (it wraps around: threads 0 and 6 share CPU 0)"),
+              "list of 6, 13 threads: the warning says the list wraps around", "got '%s'", why);
+        pin_plan_free(&p);
         pin_spec_free(&s);
     }
     if (pin_parse("list:20,99", &s, err, sizeof err) == 0) {
@@ -405,6 +457,10 @@ static void test_e5(void)
         check(ok && p.oversubscribed && p.slot[2].pu == 17 && p.slot[2].socket == 1 &&
               p.slot[2].core == 8, "E5-2630 list:3,3,17: repeated PU flags oversubscribed",
               "%s", err);
+        char why[192] = "";
+        pin_plan_oversubscription(&s, &p, 32, why, sizeof why);
+        check(!strcmp(why, "the --pin list names CPU 3 twice (threads 0 and 1 share it)"),
+              "list:3,3,17: the warning names the repeated CPU, not the CPU count", "got '%s'", why);
         pin_plan_free(&p);
         pin_spec_free(&s);
     }

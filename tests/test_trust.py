@@ -284,6 +284,8 @@ check(p.returncode == 1 and "needs about" in p.stderr and "ulimit -v" in p.stder
 # every table: a size that cannot fit under the limit is refused up front, never a crash or a hang
 listing = run("--list").stdout.splitlines()
 for line in listing:
+    if not line or line[0].isspace():   # a table's option lines
+        continue
     name = line.split()[0]
     if "unavailable" in line or name in ("null", "noop"):
         continue
