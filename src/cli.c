@@ -24,7 +24,7 @@ enum {
     OPT_TOPOLOGY, OPT_PRINT_PINNING, OPT_CSV, OPT_JSON, OPT_LIST,
     OPT_LATENCY, OPT_LATENCY_CSV, OPT_COUNTERS, OPT_LIKWID_MARKER, OPT_TIMELINE, OPT_TIMELINE_CSV,
     OPT_BENCH, OPT_LOCK, OPT_CS, OPT_NCS, OPT_RCS, OPT_WCS, OPT_WRITE, OPT_HANDOFF, OPT_WAITERS,
-    OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE,
+    OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE, OPT_SIZE, OPT_CEILING,
 };
 
 static const struct option long_options[] = {
@@ -69,6 +69,8 @@ static const struct option long_options[] = {
     { "keybuf", required_argument, NULL, OPT_KEYBUF },
     { "workload", required_argument, NULL, OPT_WORKLOAD },
     { "trace", required_argument, NULL, OPT_TRACE },
+    { "size", required_argument, NULL, OPT_SIZE },
+    { "ceiling", no_argument, NULL, OPT_CEILING },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -121,7 +123,10 @@ void cli_usage(FILE *f)
 "      --list[=locks]      list tables (or locks): source, options, availability\n"
 "      --lock NAME         without --bench: lock=NAME for every table taking a lock\n"
 "Lock-only benchmarks (no table; docs/cli.md \"Lock benchmarks\"):\n"
-"      --bench KIND        mutex (shared counters) | rwlock (RWBench, 64-int array)\n"
+"      --bench KIND        mutex (shared counters) | rwlock (RWBench, 64-int array) |\n"
+"                          memory (pointer-chase latency and MLP per --size; docs/cli.md)\n"
+"      --size LIST         --bench memory: working sets (default 16K..256M); -d: ms per point\n"
+"      --ceiling           add ceiling_mops/ceiling_frac: the machine's miss rate at the table's size\n"
 "      --lock LIST         locks to benchmark, comma separated (see --list=locks)\n"
 "      --cs N              mutex: work units inside the critical section (default 4)\n"
 "      --ncs N             work units outside it (default 32)\n"
@@ -459,6 +464,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             { OPT_LIKWID_MARKER, "--likwid-marker" }, { OPT_TIMELINE, "--timeline" },
             { OPT_TIMELINE_CSV, "--timeline-csv" }, { OPT_VERIFY, "--verify" }, { OPT_WARMUP, "--warmup" },
             { OPT_KEYBUF, "--keybuf" }, { OPT_WORKLOAD, "--workload" }, { OPT_TRACE, "--trace" },
+            { OPT_CEILING, "--ceiling" },
         };
         for (unsigned k = 0; k < sizeof table_only / sizeof table_only[0] && !table_flag; k++)
             if (table_only[k].c == c)
@@ -469,9 +475,40 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
                 cfg->bench = BENCH_MUTEX;
             else if (strcmp(optarg, "rwlock") == 0)
                 cfg->bench = BENCH_RWLOCK;
+            else if (strcmp(optarg, "memory") == 0)
+                cfg->bench = BENCH_MEMORY;
             else
-                return usage_error("--bench: expected mutex|rwlock (got '%s')", optarg);
+                return usage_error("--bench: expected mutex|rwlock|memory (got '%s')", optarg);
             break;
+        case OPT_CEILING:
+            cfg->ceiling = true;
+            break;
+        case OPT_SIZE: {
+            free(cfg->mem_sizes);
+            cfg->mem_sizes = NULL;
+            cfg->n_mem_sizes = 0;
+            char *copy = strdup(optarg), *save = NULL;
+            size_t cap = 0;
+            int bad = !*optarg || optarg[strlen(optarg) - 1] == ',' || strstr(optarg, ",,");
+            for (char *tok = strtok_r(copy, ",", &save); tok && !bad; tok = strtok_r(NULL, ",", &save)) {
+                uint64_t b;
+                if (!parse_size(tok, &b) || b < 4096 || b > (1ull << 40)) {
+                    bad = 1;
+                    break;
+                }
+                if (cfg->n_mem_sizes == cap) {
+                    cap = cap ? 2 * cap : 8;
+                    cfg->mem_sizes = realloc(cfg->mem_sizes, cap * sizeof *cfg->mem_sizes);
+                }
+                cfg->mem_sizes[cfg->n_mem_sizes++] = b;
+            }
+            free(copy);
+            if (bad || !cfg->n_mem_sizes)
+                return usage_error("--size: expected working-set sizes 4K..1T, comma separated, like 32K,1M,1G "
+                                   "(got '%s')", optarg);
+            lb_flag = lb_flag ? lb_flag : "--size";
+            break;
+        }
         case OPT_LOCK:
             lock_arg = optarg;
             break;
@@ -554,6 +591,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
                 return usage_error("--duration: expected milliseconds 1..86400000 (got '%s')", optarg);
             cfg->duration_ms = v;
             have_duration = true;
+            cfg->duration_ms_given = true;
             break;
         case OPT_OPS:
             if (!parse_size(optarg, &v) || v == 0)
@@ -718,8 +756,21 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     cfg->nthreads = (unsigned)n;
 
     if (cfg->bench != BENCH_TABLE && table_flag)   /* before the table flags' cross-checks */
-        return usage_error("%s: not used with --bench %s (a lock bench runs no table)", table_flag,
-                           cfg->bench == BENCH_MUTEX ? "mutex" : "rwlock");
+        return usage_error("%s: not used with --bench %s (%s)", table_flag,
+                           cfg->bench == BENCH_MUTEX ? "mutex" : cfg->bench == BENCH_RWLOCK ? "rwlock" : "memory",
+                           cfg->bench == BENCH_MEMORY ? "it measures the machine, not a table"
+                                                      : "a lock bench runs no table");
+    if (cfg->bench == BENCH_MEMORY) {
+        if (lb_flag && strcmp(lb_flag, "--size") != 0)
+            return usage_error("%s: not used with --bench memory (only -n, -d, -p, --size, --csv)", lb_flag);
+        if (lock_arg)
+            return usage_error("--lock: not used with --bench memory (only -n, -d, -p, --size, --csv)");
+        if (cfg->json)
+            return usage_error("--json: not used with --bench memory (use --csv)");
+        return 0;
+    }
+    if (cfg->mem_sizes)
+        return usage_error("--size: only with --bench memory");
     if (have_insert || have_remove) {
         if (have_insert && have_remove) {
             if (have_update && cfg->update != cfg->insert + cfg->remove)
@@ -832,6 +883,8 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
 
 void cli_free(struct bench_config *cfg)
 {
+    free(cfg->mem_sizes);
+    cfg->mem_sizes = NULL;
     free(cfg->threads);
     pin_spec_free(&cfg->pin);
 }

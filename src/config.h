@@ -15,7 +15,7 @@
 
 enum prefill_mode { PREFILL_SINGLE, PREFILL_PARALLEL };
 /* --bench: the table loop (default), or a lock-only benchmark (src/lockbench.c) */
-enum bench_kind { BENCH_TABLE = 0, BENCH_MUTEX, BENCH_RWLOCK };
+enum bench_kind { BENCH_TABLE = 0, BENCH_MUTEX, BENCH_RWLOCK, BENCH_MEMORY };
 #define MAX_BENCH_LOCKS 64
 enum mem_policy { MEM_LOCAL, MEM_INTERLEAVE, MEM_NODE };
 /* --verify: the key sweep after each run (docs/cli.md "The final check") */
@@ -81,6 +81,11 @@ struct bench_config {
     unsigned write_pct;          /* rwlock: probability of a write iteration, percent */
     unsigned handoff_bound;      /* lock_config.handoff_bound (--handoff, default 64) */
     unsigned waiter_threshold;   /* lock_config.waiter_threshold (--waiters, default 0) */
+    /* --bench memory (src/membench.c) and --ceiling */
+    uint64_t *mem_sizes;         /* --size LIST, bytes; NULL: the default list */
+    unsigned n_mem_sizes;
+    bool duration_ms_given;      /* -d was given (--bench memory: ms per point, default 200) */
+    bool ceiling;                /* --ceiling: ceiling_mops/ceiling_frac on every table row */
 };
 
 /* Exit codes */

@@ -15,6 +15,7 @@
 #include "runner.h"
 #include "util.h"
 #include "trace.h"
+#include "membench.h"
 
 static void list_tables(void)
 {
@@ -145,13 +146,21 @@ static void close_outputs(void)
 static int open_outputs(struct bench_config *cfg)
 {
     char kind[3][96], err[1024];
-    bool lock_bench = cfg->bench != BENCH_TABLE;
-    snprintf(kind[0], sizeof kind[0], lock_bench ? "chtbench lock-bench CSV (--bench), schema %d" : "chtbench table CSV (--csv), schema %d",
-             lock_bench ? LOCK_CSV_SCHEMA_VERSION : CSV_SCHEMA_VERSION);
+    bool lock_bench = cfg->bench == BENCH_MUTEX || cfg->bench == BENCH_RWLOCK;
+    if (cfg->bench == BENCH_MEMORY)
+        snprintf(kind[0], sizeof kind[0], "chtbench memory-bench CSV (--bench memory), schema %d",
+                 MEMBENCH_CSV_SCHEMA_VERSION);
+    else
+        snprintf(kind[0], sizeof kind[0], lock_bench ? "chtbench lock-bench CSV (--bench), schema %d"
+                                                     : "chtbench table CSV (--csv), schema %d",
+                 lock_bench ? LOCK_CSV_SCHEMA_VERSION : CSV_SCHEMA_VERSION);
     snprintf(kind[1], sizeof kind[1], "chtbench latency-histogram CSV (--latency-csv), schema %d", LATENCY_CSV_SCHEMA_VERSION);
     snprintf(kind[2], sizeof kind[2], "chtbench timeline CSV (--timeline-csv), schema %d", TIMELINE_CSV_SCHEMA_VERSION);
     const struct { const char *flag, *path, *header; struct outfile **slot; } want[3] = {
-        { "--csv", cfg->csv, lock_bench ? report_lock_csv_header_line() : report_csv_header_line(), &cfg->csv_out },
+        { "--csv", cfg->csv,
+          cfg->bench == BENCH_MEMORY ? membench_csv_header() : lock_bench ? report_lock_csv_header_line()
+                                                                          : report_csv_header_line(),
+          &cfg->csv_out },
         { "--latency-csv", cfg->latency_csv, report_latency_header_line(), &cfg->latency_out },
         { "--timeline-csv", cfg->timeline_csv, report_timeline_header_line(), &cfg->timeline_out },
     };
@@ -193,7 +202,7 @@ static int run_locks(struct bench_config *cfg)
     struct pin_plan *plans = make_plans(cfg, topo);
     int status = open_outputs(cfg);
     if (status == 0)
-        status = lockbench_main(cfg, topo, plans);
+        status = cfg->bench == BENCH_MEMORY ? membench_main(cfg, topo, plans) : lockbench_main(cfg, topo, plans);
     close_outputs();
     if (runner_interrupted && status != EXIT_USAGE) {
         fprintf(stderr, "chtbench: interrupted by %s: the repetitions that completed were recorded; the interrupted "
@@ -381,6 +390,10 @@ static int run_all(struct bench_config *cfg)
                     break;
                 }
                 report_outcome(cfg, &cfg->table[t], threads, rep, &r);
+                if (cfg->ceiling) {   /* off the clock: between repetitions, cached per machine */
+                    uint64_t bytes = r.table_bytes_after_prefill ? r.table_bytes_after_prefill : r.stats.bytes;
+                    r.ceiling_mops = bytes ? membench_ceiling(bytes, threads, topo, &plans[n]) : 0;
+                }
                 if (r.opbuf_wrapped && !wrap_noted) {
                     wrap_noted = true;
                     fprintf(stderr, "chtbench: note: the %llu ops per thread drawn before the run ran out and were "

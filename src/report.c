@@ -276,6 +276,8 @@ static void build_row(const struct record *rec, struct row *row)
     put_u(row, "keybuf_bytes", r->opbuf_len * 8 * rec->threads);
     put_u(row, "keybuf_wrapped", r->opbuf_wrapped);
     put_od(row, "keygen_ns", r->opbuf_len > 0, r->opbuf_len ? (double)r->opbuf_ns / ((double)r->opbuf_len * rec->threads) : 0);
+    put_od(row, "ceiling_mops", r->ceiling_mops > 0, r->ceiling_mops);
+    put_od(row, "ceiling_frac", r->ceiling_mops > 0, r->ceiling_mops > 0 ? r->mops / r->ceiling_mops : 0);
     put_u(row, "table_bytes", r->stats.bytes);
     put_u(row, "buckets", r->stats.buckets);
     put_u(row, "resizes", r->stats.resizes);

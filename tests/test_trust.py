@@ -270,7 +270,7 @@ p = run("-t", long_opt, "-i", "1K", "-d", "30", "--csv", f, "--latency=1", "--la
 ok = p.returncode == 0
 if ok:
     ok = all(rr["options"] == long_opt.split(":", 1)[1] for rr in rows(f) + rows(lat) + rows(tl))
-    ok = ok and len(rows(tl)) >= 10 and json.loads(p.stdout.splitlines()[0])["options"] == long_opt.split(":", 1)[1]
+    ok = ok and len(rows(tl)) >= 2 and json.loads(p.stdout.splitlines()[0])["options"] == long_opt.split(":", 1)[1]
 check(ok, f"1000-character options through CSV, latency, timeline and JSON writers (exit {p.returncode}: "
           f"{p.stderr.strip()[-160:]})")
 
@@ -280,6 +280,36 @@ p = subprocess.run(["bash", "-c", f"ulimit -v 1000000; exec {BIN} -t clht-lb -i 
                    capture_output=True, text=True, timeout=120)
 check(p.returncode == 1 and "needs about" in p.stderr and "ulimit -v" in p.stderr and not os.path.exists(f),
       f"ulimit -v 1 GB, -i 256M: refused before the prefill, exit 1, nothing written ({p.stderr.strip()[:140]})")
+
+# ---- the memory ceiling (issue 14): --bench memory and --ceiling ----
+mb = path("mem.csv")
+p = run("--bench", "memory", "--size", "64K,8M", "-d", "30", "--csv", mb)
+mrows = rows(mb) if os.path.exists(mb) else []
+pts = {(int(r["bytes"]), r["pages"], int(r["k"])): float(r["ns_per_load"]) for r in mrows}
+tput = {(int(r["bytes"]), r["pages"], int(r["k"])): float(r["mloads_per_s"]) for r in mrows}
+check(p.returncode == 0 and len(mrows) == 2 * 2 * 6 and {r["k"] for r in mrows} == {"1", "2", "4", "8", "16", "32"} and
+      all(r["run_id"] == mrows[0]["run_id"] for r in mrows), "--bench memory: 2 sizes x 2 page modes x k=1..32 rows")
+check(pts and pts[(8 << 20, "4k", 1)] > 1.5 * pts[(64 << 10, "4k", 1)] and
+      tput[(8 << 20, "4k", 8)] > 2 * tput[(8 << 20, "4k", 1)],
+      "a dependent load beyond L2 is slower than within L1, and 8 chases in flight beat 1 (memory-level parallelism)")
+p = run("--bench", "memory", "--size", "1M,", "-d", "10")
+check(p.returncode == 2 and "--size" in p.stderr, "--size with an empty element: exit 2")
+p = run("--bench", "memory", "-i", "1M")
+check(p.returncode == 2 and "--initial" in p.stderr, "--initial with --bench memory: exit 2")
+p = run("-t", "clht-lb", "--size", "1M")
+check(p.returncode == 2 and "--size" in p.stderr, "--size without --bench memory: exit 2")
+cwd = tempfile.mkdtemp(prefix="chtbench-ceiling-")
+os.mkdir(os.path.join(cwd, "results"))
+p = subprocess.run([os.path.abspath(BIN), "-t", "clht-lb", "-i", "64K", "-d", "50", "-R", "2", "--ceiling", "--json"],
+                   capture_output=True, text=True, cwd=cwd, timeout=120)
+recs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+cache = [f for f in os.listdir(os.path.join(cwd, "results")) if f.startswith("ceiling-")]
+check(p.returncode == 0 and len(recs) == 2 and all(r["ceiling_mops"] > 0 and
+      abs(r["ceiling_frac"] - r["mops"] / r["ceiling_mops"]) < 1e-3 * r["ceiling_frac"] for r in recs) and
+      recs[0]["ceiling_mops"] == recs[1]["ceiling_mops"] and len(cache) == 1,
+      "--ceiling: ceiling_mops measured once per (size, threads), cached in results/, ceiling_frac = mops / it")
+r = json.loads(run("-t", "clht-lb", "-i", "1K", "-d", "10", "--json").stdout.splitlines()[0])
+check(r["ceiling_mops"] is None and r["ceiling_frac"] is None, "without --ceiling the columns are empty")
 
 # every table: a size that cannot fit under the limit is refused up front, never a crash or a hang
 listing = run("--list").stdout.splitlines()

@@ -1,0 +1,49 @@
+/*
+ * membench.h - the machine's memory ceiling (docs/cli.md "Memory ceiling"):
+ * dependent-load latency (a pointer chase over a random cyclic permutation
+ * of cache lines) and independent-load throughput with k chases in flight
+ * per thread (the memory-level parallelism a core sustains), from L1-sized
+ * working sets to far beyond the last-level cache, with 4 KiB pages and
+ * with transparent huge pages.
+ */
+#ifndef CHT_MEMBENCH_H
+#define CHT_MEMBENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "config.h"
+#include "pin.h"
+
+#define MEMBENCH_MAX_K 32
+#define MEMBENCH_CSV_SCHEMA_VERSION 1
+
+/* the --bench memory CSV header (docs/csv.md "Memory-bench CSV") */
+const char *membench_csv_header(void);
+
+struct membench_point {
+    uint64_t bytes;            /* working set */
+    bool thp;                  /* madvise(MADV_HUGEPAGE) on the buffer */
+    unsigned threads;
+    unsigned k;                /* chases in flight per thread */
+    double ns_per_load;        /* per thread: elapsed / (loads of one thread) */
+    double mloads_per_s;       /* all threads: loads / elapsed / 10^6 */
+};
+
+/* One measurement: threads threads, each with k chases over one shared
+ * buffer of bytes, for about ms milliseconds. Returns 0, or -1 (err set). */
+int membench_measure(uint64_t bytes, bool thp, unsigned threads, unsigned k, unsigned ms,
+                     const struct pin_topology *topo, const struct pin_plan *plan, struct membench_point *out,
+                     char *err, size_t len);
+
+/* --bench memory: every (--size, page mode, --threads, k) to the console and --csv. */
+int membench_main(const struct bench_config *cfg, const struct pin_topology *topo, const struct pin_plan *plans);
+
+/* The ceiling of a table run: the best throughput over k of `threads`
+ * threads at working set `bytes` (rounded up to a power of two, at least
+ * 1 MiB), 4 KiB pages, in millions of cache-line misses per second; measured
+ * once per (size, threads) and cached in results/ceiling-HOST.csv. */
+double membench_ceiling(uint64_t bytes, unsigned threads, const struct pin_topology *topo,
+                        const struct pin_plan *plan);
+
+#endif
