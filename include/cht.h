@@ -98,7 +98,15 @@ struct cht_ops {
     bool  (*update)(void *t, cht_key_t k, cht_val_t v); /* only if present; NULL if unsupported */
     size_t (*size)(void *t);                            /* exact when quiescent */
     void  (*stats)(void *t, struct cht_stats *s);       /* may be NULL; may run beside operations */
+    /* Optional (NULL: the driver issues n single gets): looks up n keys at
+     * once, found[i] and vals[i] as get() would give them. Meant for
+     * software prefetching of every key's bucket before resolving any (DRAMHiT,
+     * EuroSys'23; indexlib's prefetching). --batch B, docs/cli.md. */
+    void  (*get_batch)(void *t, const cht_key_t *keys, size_t n, cht_val_t *vals, bool *found);
 };
+
+/* The most keys one get_batch call is given (--batch). */
+#define CHT_BATCH_MAX 64
 
 /* ---- option helpers for tables (header-only so tables need no driver code) ---- */
 

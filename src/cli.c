@@ -24,7 +24,7 @@ enum {
     OPT_TOPOLOGY, OPT_PRINT_PINNING, OPT_CSV, OPT_JSON, OPT_LIST,
     OPT_LATENCY, OPT_LATENCY_CSV, OPT_COUNTERS, OPT_LIKWID_MARKER, OPT_TIMELINE, OPT_TIMELINE_CSV,
     OPT_BENCH, OPT_LOCK, OPT_CS, OPT_NCS, OPT_RCS, OPT_WCS, OPT_WRITE, OPT_HANDOFF, OPT_WAITERS,
-    OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE, OPT_SIZE, OPT_CEILING,
+    OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE, OPT_SIZE, OPT_CEILING, OPT_BATCH,
 };
 
 static const struct option long_options[] = {
@@ -71,6 +71,7 @@ static const struct option long_options[] = {
     { "trace", required_argument, NULL, OPT_TRACE },
     { "size", required_argument, NULL, OPT_SIZE },
     { "ceiling", no_argument, NULL, OPT_CEILING },
+    { "batch", required_argument, NULL, OPT_BATCH },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -127,6 +128,7 @@ void cli_usage(FILE *f)
 "                          memory (pointer-chase latency and MLP per --size; docs/cli.md)\n"
 "      --size LIST         --bench memory: working sets (default 16K..256M); -d: ms per point\n"
 "      --ceiling           add ceiling_mops/ceiling_frac: the machine's miss rate at the table's size\n"
+"      --batch B           gets in batches of B (1..64) through the table's get_batch (default 1)\n"
 "      --lock LIST         locks to benchmark, comma separated (see --list=locks)\n"
 "      --cs N              mutex: work units inside the critical section (default 4)\n"
 "      --ncs N             work units outside it (default 32)\n"
@@ -342,6 +344,7 @@ static void defaults(struct bench_config *cfg)
     cfg->write_pct = 10;
     cfg->handoff_bound = 64;
     cfg->verify = VERIFY_AUTO;
+    cfg->batch = 1;
 }
 
 /* A work-unit count: 0..2^30, digits only (no sign). */
@@ -464,7 +467,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             { OPT_LIKWID_MARKER, "--likwid-marker" }, { OPT_TIMELINE, "--timeline" },
             { OPT_TIMELINE_CSV, "--timeline-csv" }, { OPT_VERIFY, "--verify" }, { OPT_WARMUP, "--warmup" },
             { OPT_KEYBUF, "--keybuf" }, { OPT_WORKLOAD, "--workload" }, { OPT_TRACE, "--trace" },
-            { OPT_CEILING, "--ceiling" },
+            { OPT_CEILING, "--ceiling" }, { OPT_BATCH, "--batch" },
         };
         for (unsigned k = 0; k < sizeof table_only / sizeof table_only[0] && !table_flag; k++)
             if (table_only[k].c == c)
@@ -482,6 +485,11 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             break;
         case OPT_CEILING:
             cfg->ceiling = true;
+            break;
+        case OPT_BATCH:
+            if (!parse_size(optarg, &v) || v < 1 || v > CHT_BATCH_MAX)
+                return usage_error("--batch: expected gets per batch 1..%d (got '%s')", CHT_BATCH_MAX, optarg);
+            cfg->batch = (unsigned)v;
             break;
         case OPT_SIZE: {
             free(cfg->mem_sizes);
@@ -813,6 +821,8 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         cfg->duration_ms = 0;
         have_warmup = true;
     }
+    if (cfg->batch > 1 && cfg->latency_every)
+        return usage_error("--batch: not with --latency (a batched get has no latency of its own)");
     if (cfg->workload) {
         /* YCSB: every key is loaded (range = initial), requests are scrambled zipfian (YCSB's
          * default, theta 0.99), the op mix is the workload's */

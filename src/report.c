@@ -272,6 +272,8 @@ static void build_row(const struct record *rec, struct row *row)
     put_d(row, "verify_s", r->verify_s);
     put_s(row, "outcome", report_outcome_name(r->outcome));
     put_u(row, "oversubscribed", rec->oversubscribed);
+    put_u(row, "batch", c->batch);
+    put_s(row, "get_batch", rec->table->ops->get_batch ? "table" : c->batch > 1 ? "single gets" : "-");
     put_u(row, "keybuf", r->opbuf_len);
     put_u(row, "keybuf_bytes", r->opbuf_len * 8 * rec->threads);
     put_u(row, "keybuf_wrapped", r->opbuf_wrapped);

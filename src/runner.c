@@ -172,7 +172,16 @@ static void prefill(struct worker *w)
     prefill_slice(w, first, per + (w->tid < extra));
 }
 
-enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2 };
+enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2, LOOP_BATCH = 4 };
+
+/* --batch without a table get_batch: n single gets */
+static const struct cht_ops *batch_fallback_ops;
+static void batch_fallback(void *t, const cht_key_t *keys, size_t n, cht_val_t *vals, bool *found)
+{
+    bool (*get)(void *, cht_key_t, cht_val_t *) = batch_fallback_ops->get;
+    for (size_t i = 0; i < n; i++)
+        found[i] = get(t, keys[i], &vals[i]);
+}
 
 /* ---------------- pre-generated op streams (docs/cli.md "What is timed") ----------------
  * A costly key distribution (Zipf: ~35 ns a draw, more than many tables'
@@ -242,6 +251,14 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     uint64_t opi = 0;
     uint64_t gs = 0, gf = 0, is = 0, inf = 0, rs = 0, rf = 0, us = 0, uf = 0;
     bool (*update)(void *, cht_key_t, cht_val_t) = s->ops->update;
+    /* LOOP_BATCH: gets queue up to `batch` keys, then one get_batch call; updates stay single */
+    void (*get_batch)(void *, const cht_key_t *, size_t, cht_val_t *, bool *) =
+        s->ops->get_batch ? s->ops->get_batch : batch_fallback;
+    const unsigned batch = (mode & LOOP_BATCH) ? p->cfg->batch : 1;
+    cht_key_t bkeys[(mode & LOOP_BATCH) ? CHT_BATCH_MAX : 1];
+    cht_val_t bvals[(mode & LOOP_BATCH) ? CHT_BATCH_MAX : 1];
+    bool bfound[(mode & LOOP_BATCH) ? CHT_BATCH_MAX : 1];
+    unsigned nb = 0;
     const bool latest = p->cfg->workload == WL_YCSB_D;
     /* LOOP_LAT */
     const uint64_t every = p->cfg->latency_every, overhead = p->cfg->lat_clock.overhead_cycles;
@@ -318,6 +335,17 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
             us += ok;
             uf += !ok;
             store = UPD_SUC + !ok;
+        } else if (mode & LOOP_BATCH) {
+            bkeys[nb++] = k;
+            if (nb == batch) {
+                get_batch(t, bkeys, nb, bvals, bfound);
+                for (unsigned i = 0; i < nb; i++) {
+                    gs += bfound[i];
+                    gf += !bfound[i];
+                }
+                nb = 0;
+            }
+            store = GET_SUC;
         } else {
             cht_val_t v;
             bool ok = get(t, k, &v);
@@ -336,6 +364,13 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
         if (mode & LOOP_TL) {
             if ((++done & 1023) == 0)
                 __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
+        }
+    }
+    if ((mode & LOOP_BATCH) && nb) {         /* the last, partial batch: inside the timed phase */
+        get_batch(t, bkeys, nb, bvals, bfound);
+        for (unsigned i = 0; i < nb; i++) {
+            gs += bfound[i];
+            gf += !bfound[i];
         }
     }
     if (!warm)
@@ -381,11 +416,14 @@ static void warmup_loop(struct worker *w)
 static void timed_loop(struct worker *w)
 {
     const struct bench_config *cfg = w->s->p->cfg;
-    int mode = (cfg->latency_every ? LOOP_LAT : 0) | (cfg->timeline_ms ? LOOP_TL : 0);
+    int mode = (cfg->latency_every ? LOOP_LAT : 0) | (cfg->timeline_ms ? LOOP_TL : 0) |
+               (cfg->batch > 1 ? LOOP_BATCH : 0);
     switch (mode) {
     case LOOP_PLAIN: LOOP_FOR_DIST(w, LOOP_PLAIN, false); break;
     case LOOP_LAT: LOOP_FOR_DIST(w, LOOP_LAT, false); break;
     case LOOP_TL: LOOP_FOR_DIST(w, LOOP_TL, false); break;
+    case LOOP_BATCH: LOOP_FOR_DIST(w, LOOP_BATCH, false); break;          /* --batch excludes --latency */
+    case LOOP_BATCH | LOOP_TL: LOOP_FOR_DIST(w, LOOP_BATCH | LOOP_TL, false); break;
     default: LOOP_FOR_DIST(w, LOOP_LAT | LOOP_TL, false); break;
     }
 }
@@ -783,6 +821,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
     s->p = p;
     fault_reset();
     s->ops = fault_wrap(p->table->ops);
+    batch_fallback_ops = s->ops;
     for (unsigned i = 0; i < p->threads; i++)
         nodes[i] = pin_plan_node(p->plan, i);
 

@@ -173,4 +173,5 @@ extern "C" const struct cht_ops cht_table_libcuckoo = {
     lc_update,                               /* update */
     lc_size,                                 /* size */
     lc_stats,                                /* stats */
+    NULL,                                    /* get_batch: single gets */
 };

@@ -175,4 +175,5 @@ extern "C" const struct cht_ops cht_table_tbb = {
     tbb_update,                              /* update */
     tbb_size,                                /* size */
     tbb_stats,                               /* stats */
+    NULL,                                    /* get_batch: single gets */
 };

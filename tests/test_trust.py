@@ -281,6 +281,22 @@ p = subprocess.run(["bash", "-c", f"ulimit -v 1000000; exec {BIN} -t clht-lb -i 
 check(p.returncode == 1 and "needs about" in p.stderr and "ulimit -v" in p.stderr and not os.path.exists(f),
       f"ulimit -v 1 GB, -i 256M: refused before the prefill, exit 1, nothing written ({p.stderr.strip()[:140]})")
 
+# ---- --batch: gets in batches, exact counts, same outcomes as single gets ----
+one = json.loads(run("-t", "clht-lb", "-i", "64K", "--ops", "100000", "-u", "0", "--json").stdout.splitlines()[0])
+bat = json.loads(run("-t", "clht-lb", "-i", "64K", "--ops", "100000", "-u", "0", "--batch", "16",
+                     "--json").stdout.splitlines()[0])
+check(bat["batch"] == 16 and bat["total_ops"] == 100000 and
+      (bat["get_suc"], bat["get_fail"]) == (one["get_suc"], one["get_fail"]),
+      "--batch 16, get-only: the same keys found as with single gets (same stream), every op counted")
+bat = json.loads(run("-t", "clht-lb", "-n", "2", "-i", "64K", "--ops", "100001", "-u", "20", "--batch", "7",
+                     "--json").stdout.splitlines()[0])
+check(bat["total_ops"] == 200002 and bat["size_ok"] == 1 and bat["verify_ok"] == 1,
+      "--batch 7 with updates, 2 threads: partial last batch done, accounting exact")
+p = run("-t", "clht-lb", "--batch", "65")
+check(p.returncode == 2 and "--batch" in p.stderr, "--batch 65: exit 2")
+p = run("-t", "clht-lb", "--batch", "8", "--latency")
+check(p.returncode == 2 and "--batch" in p.stderr and "--latency" in p.stderr, "--batch with --latency: exit 2")
+
 # ---- the memory ceiling (issue 14): --bench memory and --ceiling ----
 mb = path("mem.csv")
 p = run("--bench", "memory", "--size", "64K,8M", "-d", "30", "--csv", mb)
