@@ -879,6 +879,10 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         char why[256];
         if (!registry_choice_available(&cfg->table[t], why, sizeof why))
             return usage_error("--table: %s is not available here: %s", cfg->table[t].ops->name, why);
+        if ((cfg->workload || cfg->trace_path) && (cfg->table[t].ops->caps & CHT_CAP_APPROXIMATE))
+            return usage_error("%s: not with %s, a filter (its inserts and removes must follow the harness' "
+                               "membership: docs/cli.md \"The final check\")",
+                               cfg->workload ? "--workload" : "--trace", cfg->table[t].ops->name);
         bool needs_update = cfg->workload == WL_YCSB_A || cfg->workload == WL_YCSB_B || cfg->workload == WL_YCSB_F;
         if (needs_update && !cfg->table[t].ops->update)
             return usage_error("--workload %s: table %s has no update() (YCSB A, B and F update in place; "

@@ -271,6 +271,12 @@ static void build_row(const struct record *rec, struct row *row)
     put_ou(row, "verify_ok", r->verify_mode != VERIFY_OFF, r->verify_ok);
     put_d(row, "verify_s", r->verify_s);
     put_s(row, "outcome", report_outcome_name(r->outcome));
+    bool approx = (rec->table->ops->caps & CHT_CAP_APPROXIMATE) && r->verify_mode != VERIFY_OFF;
+    put_od(row, "fp_rate", approx, r->fp_rate);
+    put_ou(row, "fp_checked", approx, r->fp_checked);
+    put_ou(row, "false_negatives", approx, r->false_negatives);
+    put_od(row, "bits_per_item", (rec->table->ops->caps & CHT_CAP_APPROXIMATE) && r->final_size,
+           r->final_size ? (double)r->stats.bytes * 8 / (double)r->final_size : 0);
     put_u(row, "oversubscribed", rec->oversubscribed);
     put_u(row, "batch", c->batch);
     put_s(row, "get_batch", rec->table->ops->get_batch ? "table" : c->batch > 1 ? "single gets" : "-");

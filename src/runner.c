@@ -109,6 +109,7 @@ struct shared {
     alignas(CHT_CACHE_LINE) uint64_t hot_base;  /* hotspot: where the hot set starts (moves with shift=) */
     alignas(CHT_CACHE_LINE) uint64_t ycsb_next; /* YCSB D: the newest key inserted (keys above range are new) */
     alignas(CHT_CACHE_LINE) uint64_t verify_range; /* the final check's key range (YCSB D: grown) */
+    uint64_t *shadow;                        /* approximate tables: the keys present, one bit each */
     int shifter_stop;
     const struct keygen *verify_perm;        /* VERIFY_SAMPLE: the sample is verify_perm(1..verify_n) */
     enum verify_mode verify;
@@ -125,6 +126,7 @@ struct worker {
     uint64_t warm_count[N_OUTCOMES];
     uint64_t prefilled;          /* prefill inserts that succeeded */
     uint64_t verify_found;       /* keys of this worker's verify slice that get() found */
+    uint64_t verify_present, verify_present_found;   /* approximate tables: present keys, and of them found */
     uint64_t *opbuf;             /* --keybuf: pre-generated ops, (op << 62) | (key - 1); NULL: in the loop */
     uint64_t opbuf_ns;           /* time to fill it */
     bool opbuf_failed;           /* could not allocate it */
@@ -140,6 +142,38 @@ struct worker {
     int finished;                /* --timeline: the loop has ended */
 };
 
+/* ---------------- approximate tables (filters, CHT_CAP_APPROXIMATE) ----------------
+ * A filter cannot say whether a key is present (false positives) and may
+ * store a key twice (a multiset of fingerprints) or lose another key's
+ * fingerprint when asked to remove an absent key. So the harness keeps the
+ * truth: a bitmap of the keys present, and updates only where they are
+ * meaningful: an insert only of an absent key, a remove only of a present
+ * one (else counted as a failed insert / remove without calling the
+ * table). Updates are done by the key's owner thread ((k - 1) mod n; an
+ * update drawn for another thread's key goes to the nearest key of this
+ * thread's), so the bitmap and the filter never disagree under
+ * concurrency. The final check then finds every present key (no false
+ * negatives, exactly) and counts the absent keys answered "present": the
+ * false-positive rate. */
+static inline bool shadow_test(const uint64_t *bm, uint64_t k)
+{
+    return __atomic_load_n(&bm[(k - 1) >> 6], __ATOMIC_RELAXED) >> ((k - 1) & 63) & 1;
+}
+static inline void shadow_set(uint64_t *bm, uint64_t k, bool on)
+{
+    uint64_t bit = 1ull << ((k - 1) & 63);
+    if (on)
+        __atomic_fetch_or(&bm[(k - 1) >> 6], bit, __ATOMIC_RELAXED);
+    else
+        __atomic_fetch_and(&bm[(k - 1) >> 6], ~bit, __ATOMIC_RELAXED);
+}
+/* this thread's key nearest to k: keys k with (k - 1) mod n == tid */
+static inline cht_key_t owned_key(cht_key_t k, unsigned tid, unsigned n, uint64_t range)
+{
+    cht_key_t o = k - (k - 1) % n + tid;
+    return o > range ? (o > n ? o - n : 0) : o;
+}
+
 static void barrier(struct shared *s) { pthread_barrier_wait(&s->bar); }
 
 /* Prefill keys perm(first+1 .. first+n): distinct by construction, so each
@@ -154,6 +188,8 @@ static void prefill_slice(struct worker *w, uint64_t first, uint64_t n)
         bool ok = insert(s->table, k, k);
         done += ok;
         w->prefill_full |= !ok;
+        if (ok && s->shadow)
+            shadow_set(s->shadow, k, true);
     }
     w->prefilled = done;
 }
@@ -172,7 +208,8 @@ static void prefill(struct worker *w)
     prefill_slice(w, first, per + (w->tid < extra));
 }
 
-enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2, LOOP_BATCH = 4 };
+enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2, LOOP_BATCH = 4, LOOP_APPROX = 8 };
+
 
 /* --batch without a table get_batch: n single gets */
 static const struct cht_ops *batch_fallback_ops;
@@ -260,6 +297,8 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     bool bfound[(mode & LOOP_BATCH) ? CHT_BATCH_MAX : 1];
     unsigned nb = 0;
     const bool latest = p->cfg->workload == WL_YCSB_D;
+    uint64_t *const shadow = s->shadow;
+    const unsigned nthreads = p->threads;
     /* LOOP_LAT */
     const uint64_t every = p->cfg->latency_every, overhead = p->cfg->lat_clock.overhead_cycles;
     uint64_t countdown = every;
@@ -318,7 +357,25 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
                 t0 = lat_stamp_begin();
             }
         }
-        if (c < ins_below) {
+        if ((mode & LOOP_APPROX) && c < rem_below) {
+            k = owned_key(k, w->tid, nthreads, range);
+            bool present = k && shadow_test(shadow, k), ok = false;
+            if (c < ins_below) {
+                ok = k && !present && insert(t, k, k);
+                if (ok)
+                    shadow_set(shadow, k, true);
+                is += ok;
+                inf += !ok;
+                store = INS_SUC + !ok;
+            } else {
+                ok = present && remove(t, k);
+                if (ok)
+                    shadow_set(shadow, k, false);
+                rs += ok;
+                rf += !ok;
+                store = REM_SUC + !ok;
+            }
+        } else if (c < ins_below) {
             bool ok = insert(t, k, k);
             is += ok;
             inf += !ok;
@@ -410,7 +467,10 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
 /* --warmup: the same operations, uncounted in throughput, no measurement */
 static void warmup_loop(struct worker *w)
 {
-    LOOP_FOR_DIST(w, LOOP_PLAIN, true);
+    if (w->s->shadow)
+        LOOP_FOR_DIST(w, LOOP_APPROX, true);
+    else
+        LOOP_FOR_DIST(w, LOOP_PLAIN, true);
 }
 
 static void timed_loop(struct worker *w)
@@ -418,6 +478,10 @@ static void timed_loop(struct worker *w)
     const struct bench_config *cfg = w->s->p->cfg;
     int mode = (cfg->latency_every ? LOOP_LAT : 0) | (cfg->timeline_ms ? LOOP_TL : 0) |
                (cfg->batch > 1 ? LOOP_BATCH : 0);
+    if (w->s->shadow) {      /* a filter: one instantiation, with every measurement mode's code */
+        LOOP_FOR_DIST(w, LOOP_APPROX | LOOP_LAT | LOOP_TL, false);
+        return;
+    }
     switch (mode) {
     case LOOP_PLAIN: LOOP_FOR_DIST(w, LOOP_PLAIN, false); break;
     case LOOP_LAT: LOOP_FOR_DIST(w, LOOP_LAT, false); break;
@@ -439,13 +503,21 @@ static void verify_slice(struct worker *w)
     uint64_t per = s->verify_n / n, extra = s->verify_n % n;
     uint64_t first = w->tid * per + (w->tid < extra ? w->tid : extra), cnt = per + (w->tid < extra);
     bool (*get)(void *, cht_key_t, cht_val_t *) = s->ops->get;
-    uint64_t found = 0;
+    uint64_t found = 0, present = 0, present_found = 0;
     for (uint64_t j = first + 1; j <= first + cnt; j++) {
         cht_key_t k = s->verify == VERIFY_FULL ? j : keygen_scramble(s->verify_perm, j);
         cht_val_t v;
-        found += get(s->table, k, &v);
+        bool f = get(s->table, k, &v);
+        found += f;
+        if (s->shadow && k <= s->p->cfg->range) {
+            bool in = shadow_test(s->shadow, k);
+            present += in;
+            present_found += in && f;
+        }
     }
     w->verify_found = found;
+    w->verify_present = present;
+    w->verify_present_found = present_found;
 }
 
 static void *worker_main(void *arg)
@@ -680,7 +752,8 @@ static void choose_verify(const struct run_params *p, struct shared *s)
  * must lie within 6 standard deviations (+1) of it: that catches losing a
  * fraction above about 6*sqrt((1-q)/(m*q)) of the keys, q = P/r (0.6% at
  * q = 1/2, 3.3% at q = 1/32 with m = 2^20), never one key in a million. */
-static void verify_judge(const struct shared *s, struct run_result *r, uint64_t found)
+static void verify_judge(const struct shared *s, struct run_result *r, uint64_t found, uint64_t present_seen,
+                         uint64_t present_found)
 {
     bool approx = s->ops->caps & CHT_CAP_APPROXIMATE;
     uint64_t present = r->expected_size, range = s->p->cfg->range;
@@ -699,6 +772,23 @@ static void verify_judge(const struct shared *s, struct run_result *r, uint64_t 
         double tol = 6 * sqrt(var > 0 ? var : 0) + 1, f = (double)found;
         r->verify_expected = (uint64_t)llround(mu);
         r->verify_ok = approx ? f + tol >= mu : fabs(f - mu) <= tol;
+    }
+    if (s->shadow && s->verify != VERIFY_OFF) {
+        /* a filter: every key the harness knows present must be found (no false negative, exactly), the
+         * harness' count must be the expected one (full) or plausible (sample); the absent keys found are
+         * the false positives */
+        uint64_t absent = s->verify_n - present_seen, absent_found = found - present_found;
+        r->fp_checked = absent;
+        r->fp_rate = absent ? (double)absent_found / (double)absent : 0;
+        r->false_negatives = present_seen - present_found;
+        if (s->verify == VERIFY_FULL) {
+            r->verify_expected = present;
+            r->verify_ok = present_found == present_seen && present_seen == present;
+        } else {
+            double m = (double)s->verify_n, q = range ? (double)present / (double)range : 0;
+            double sd = sqrt(m * q * (1 - q) > 0 ? m * q * (1 - q) : 0);
+            r->verify_ok = present_found == present_seen && fabs((double)present_seen - m * q) <= 6 * sd + 1;
+        }
     }
 }
 
@@ -858,6 +948,15 @@ int runner_run(const struct run_params *p, struct run_result *r)
 
     choose_verify(p, s);
     s->ycsb_next = cfg->range;
+    if (s->ops->caps & CHT_CAP_APPROXIMATE) {
+        s->shadow = calloc((cfg->range + 63) / 64, sizeof *s->shadow);
+        if (!s->shadow) {
+            snprintf(r->error, sizeof r->error, "out of memory for the membership bitmap of a filter (%llu keys)",
+                     (unsigned long long)cfg->range);
+            s->ops->destroy(s->table);
+            goto out;
+        }
+    }
     runner_watch_stop(&s->warm_stop, &s->stop);
     pthread_barrier_init(&s->bar, NULL, p->threads + 1);
     unsigned started = 0;
@@ -905,7 +1004,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
     mem_policy_reset(cfg);
     pthread_barrier_destroy(&s->bar);
 
-    uint64_t t0 = UINT64_MAX, t1 = 0, found = 0, warm[N_OUTCOMES] = { 0 };
+    uint64_t t0 = UINT64_MAX, t1 = 0, found = 0, present_seen = 0, present_found = 0, warm[N_OUTCOMES] = { 0 };
     bool full = false;
     const char *pin_error = NULL;
     for (unsigned i = 0; i < p->threads; i++) {
@@ -920,6 +1019,8 @@ int runner_run(const struct run_params *p, struct run_result *r)
         full |= w[i].prefill_full;
         r->prefilled += w[i].prefilled;
         found += w[i].verify_found;
+        present_seen += w[i].verify_present;
+        present_found += w[i].verify_present_found;
         r->opbuf_ns += w[i].opbuf_ns;
         r->opbuf_wrapped |= w[i].opbuf_wrapped;
         if (w[i].opbuf_failed && !r->error[0])
@@ -941,7 +1042,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
     r->expected_size = r->prefilled + r->count[INS_SUC] + warm[INS_SUC] - r->count[REM_SUC] - warm[REM_SUC];
     r->size_ok = r->prefill_ok && r->final_size == r->expected_size;
     r->interrupted = runner_interrupted != 0;
-    verify_judge(s, r, found);
+    verify_judge(s, r, found, present_seen, present_found);
     if (full)
         snprintf(r->error, sizeof r->error, "prefill: the table refused %llu of %llu fresh keys",
                  (unsigned long long)(cfg->initial - r->prefilled), (unsigned long long)cfg->initial);
@@ -986,6 +1087,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
             lat_buf_free(&w[i].lat);
     }
     s->ops->destroy(s->table);
+    free(s->shadow);
     rc = 0;
     if (pin_error) {
         snprintf(r->error, sizeof r->error, "%s", pin_error);

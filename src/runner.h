@@ -52,6 +52,9 @@ struct run_result {
     struct timespec end_time;   /* CLOCK_REALTIME at the repetition's end */
     uint64_t opbuf_len;         /* ops pre-generated per thread (0: drawn in the loop) */
     double ceiling_mops;        /* --ceiling: the machine's independent-miss rate at the table's size (0: none) */
+    uint64_t fp_checked;        /* approximate tables: absent keys the final check asked */
+    double fp_rate;             /* ... the share of them answered "present" */
+    uint64_t false_negatives;   /* ... present keys not found (must be 0) */
     uint64_t opbuf_ns;          /* time all threads spent filling them (off the clock) */
     bool opbuf_wrapped;         /* some thread's timed loop went round its buffer */
     struct cht_stats stats;     /* of the table at the end (if it has stats()) */
