@@ -32,6 +32,9 @@
  * successful allocations: a bad_alloc after the node allocation means the
  * key is in (answer true; the map retries the segment at a later insert),
  * one before it means nothing changed (answer false, stats.alloc_failures).
+ * Once a segment allocation has failed, every later insert past the load
+ * factor retries it (and throws again) while nodes still fit: those inserts
+ * succeed, each at the price of a throw.
  * The "hang" itself was no deadlock: every refused insert throws, and each
  * throw under an exhausted address space costs failing mmap/munmap calls
  * in tbbmalloc and in the C++ runtime (about 10 us), so a prefill of
