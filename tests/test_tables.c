@@ -202,7 +202,7 @@ static int mode_oom(void)
     }
     unsigned in_a_row = 0;
     double t_ref = 0, t0 = now_s();
-    for (; k < max_keys && refused < 2000; k++) {
+    for (; k < max_keys && refused < 1000; k++) {
         double a = now_s();
         bool ok = ops->insert(t, k, k * 3);
         if (ok) {
@@ -225,7 +225,7 @@ static int mode_oom(void)
            choice.text, (double)cap / 1048576.0, accepted, refused, t_all,
            refused ? t_ref / (double)refused * 1e6 : 0.0, (unsigned long long)s.alloc_failures,
            (unsigned long long)s.full_failures);
-    CHECK(refused >= 2000, "%s: memory never ran out (%zu keys accepted under a %.0f MiB cap)", choice.text,
+    CHECK(refused >= 1000, "%s: memory never ran out (%zu keys accepted under a %.0f MiB cap)", choice.text,
           accepted, (double)cap / 1048576.0);
     CHECK(s.alloc_failures == refused, "%s: %zu inserts refused, stats.alloc_failures %llu", choice.text,
           refused, (unsigned long long)s.alloc_failures);
