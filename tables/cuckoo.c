@@ -843,7 +843,7 @@ static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
         return NULL;
     /* at most 2^55 buckets x 8 ways x 16 bytes = 2^62 bytes: no size_t overflow */
     uint64_t buckets = cht_initial_units(cfg, (double)ways, CK_MIN_BUCKETS, 1ull << 55, "buckets", err, len);
-    if (!buckets || (!resize && !cht_capacity_holds_initial(cfg, "cuckoo:resize=0", buckets * ways, err, len)))
+    if (!buckets || (!resize && !cht_capacity_holds_initial(cfg, buckets * ways, err, len)))
         return NULL;
 
     struct ck_table *t = calloc(1, sizeof *t);

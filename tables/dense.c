@@ -294,7 +294,7 @@ static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
         !cht_option_uint(cfg->options, "dense", "prefetch", 0, 1, &prefetch, err, len))
         return NULL;
     uint64_t cap = cht_initial_units(cfg, 1, DN_MIN_SLOTS, 1ull << 58, "slots", err, len);
-    if (!cap || !cht_capacity_holds_initial(cfg, "dense", cap, err, len))
+    if (!cap || !cht_capacity_holds_initial(cfg, cap, err, len))
         return NULL;
     struct dn_table *t = calloc(1, sizeof *t);
     if (!t) {

@@ -168,7 +168,7 @@ static void *hop_create(const struct cht_config *cfg, char *err, size_t len)
     if (!nb)
         return NULL;
     uint64_t nslots = nb + H - 1;
-    if (!cht_capacity_holds_initial(cfg, "hopscotch", nslots, err, len))
+    if (!cht_capacity_holds_initial(cfg, nslots, err, len))
         return NULL;
 
     uint64_t nsegs = segs ? cht_pow2_at_least(segs, 1) : (nb / 8 < 1024 ? nb / 8 : 1024);

@@ -70,15 +70,15 @@ static inline uint64_t cht_initial_buckets(const struct cht_config *cfg, unsigne
 /* A fixed-capacity table holds at most `capacity` keys: false, with err
  * naming --initial and --density, when the prefill of cfg->initial keys
  * cannot fit (a --density above 1 asks for more keys than slots). */
-static inline bool cht_capacity_holds_initial(const struct cht_config *cfg, const char *table,
-                                              uint64_t capacity, char *err, size_t len)
+static inline bool cht_capacity_holds_initial(const struct cht_config *cfg, uint64_t capacity,
+                                              char *err, size_t len)
 {
     if (cfg->initial <= capacity)
         return true;
     double density = cfg->density > 0 ? cfg->density : 0.5;
-    snprintf(err, len, "--table %s has a fixed capacity of %llu keys at --density %g, fewer than "
-             "--initial %zu: use --density <= 1 (or a resizable table)",
-             table, (unsigned long long)capacity, density, cfg->initial);
+    snprintf(err, len, "fixed capacity of %llu keys at --density %g is less than --initial %zu: "
+             "use --density <= 1 (or a resizable table)",
+             (unsigned long long)capacity, density, cfg->initial);
     return false;
 }
 
