@@ -71,7 +71,9 @@
  *
  * Availability: CPUID.(EAX=7,ECX=0):EBX bit 11, then up to 64 trial
  * transactions of which one must commit (with TSX disabled by microcode,
- * XBEGIN always aborts); CHT_RTM_DISABLE=1 in the environment forces "no".
+ * XBEGIN always aborts); CHT_RTM_DISABLE=1 in the environment forces "no",
+ * and so does a ThreadSanitizer build (TSan cannot model transactions: it
+ * would report every speculative critical section as a race).
  * available() reports the reason. XBEGIN is never executed when unavailable:
  * a lock created anyway (a caller that ignored available()) only uses its
  * fallback lock. The instructions are emitted with inline assembly, so no
@@ -88,6 +90,20 @@
 #define RTM_X86 1
 #else
 #define RTM_X86 0
+#endif
+
+/* ThreadSanitizer cannot model hardware transactions: its instrumentation
+ * runs inside them (its own bookkeeping aborts them or is rolled back) and it
+ * reports the speculative accesses as races. A TSan build never uses RTM. */
+#if defined(__SANITIZE_THREAD__)
+#define RTM_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RTM_UNDER_TSAN 1
+#endif
+#endif
+#ifndef RTM_UNDER_TSAN
+#define RTM_UNDER_TSAN 0
 #endif
 
 #define MAX_RETRIES 10
@@ -141,7 +157,11 @@ static void detect(void)
         snprintf(detect_why, sizeof detect_why, "RTM disabled by CHT_RTM_DISABLE=%s", env);
         return;
     }
-#if !RTM_X86
+#if RTM_UNDER_TSAN
+    snprintf(detect_why, sizeof detect_why,
+             "ThreadSanitizer build: TSan cannot model hardware transactions, so RTM is never used "
+             "(RTM locks run only their fallback lock)");
+#elif !RTM_X86
     snprintf(detect_why, sizeof detect_why, "RTM needs an x86 CPU");
 #else
     if (!cht_rtm_cpuid()) {

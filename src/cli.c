@@ -879,6 +879,10 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         char why[256];
         if (!registry_choice_available(&cfg->table[t], why, sizeof why))
             return usage_error("--table: %s is not available here: %s", cfg->table[t].ops->name, why);
+        if ((cfg->table[t].ops->caps & CHT_CAP_FIXED_CAP) && cfg->density > 1 &&
+            !(cfg->table[t].ops->caps & CHT_CAP_RESIZE))
+            return usage_error("--density: %g keys per slot, but table %s has a fixed capacity: it cannot hold "
+                               "--initial keys at a density above 1", cfg->density, cfg->table[t].ops->name);
         if ((cfg->workload || cfg->trace_path) && (cfg->table[t].ops->caps & CHT_CAP_APPROXIMATE))
             return usage_error("%s: not with %s, a filter (its inserts and removes must follow the harness' "
                                "membership: docs/cli.md \"The final check\")",

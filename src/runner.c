@@ -186,9 +186,12 @@ static void prefill_slice(struct worker *w, uint64_t first, uint64_t n)
     for (uint64_t j = first + 1; j <= first + n; j++) {
         cht_key_t k = keygen_scramble(s->p->perm, j);
         bool ok = insert(s->table, k, k);
-        done += ok;
-        w->prefill_full |= !ok;
-        if (ok && s->shadow)
+        if (!ok) {                   /* full or out of memory: the outcome says which; no point going on */
+            w->prefill_full = true;
+            break;
+        }
+        done++;
+        if (s->shadow)
             shadow_set(s->shadow, k, true);
     }
     w->prefilled = done;
@@ -1044,8 +1047,9 @@ int runner_run(const struct run_params *p, struct run_result *r)
     r->interrupted = runner_interrupted != 0;
     verify_judge(s, r, found, present_seen, present_found);
     if (full)
-        snprintf(r->error, sizeof r->error, "prefill: the table refused %llu of %llu fresh keys",
-                 (unsigned long long)(cfg->initial - r->prefilled), (unsigned long long)cfg->initial);
+        snprintf(r->error, sizeof r->error, "prefill: the table refused a fresh key after %llu of %llu (each "
+                 "prefill thread stops at its first refusal)",
+                 (unsigned long long)r->prefilled, (unsigned long long)cfg->initial);
     if (s->ops->stats) {
         s->ops->stats(s->table, &r->stats);
         r->has_stats = true;

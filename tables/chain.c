@@ -40,8 +40,15 @@
  * epochs; as usual for EBR, a thread stalled inside an operation stops the
  * epoch and so delays (never endangers) reclamation. destroy() frees chains
  * and bags (ASan clean). Per-thread state is indexed by the tid given to
- * thread_init, so concurrently running threads must use distinct tids (the
- * driver's contract).
+ * thread_init, so concurrently running threads must use distinct tids below
+ * max_threads (the driver's contract; debug builds assert it).
+ *
+ * Out of memory: an insert whose node cannot be allocated (malloc returns
+ * NULL, e.g. under ulimit -v) changes nothing, returns false and counts
+ * stats.alloc_failures (never full_failures: the table has no capacity
+ * limit). Each such insert retries malloc, which under an address-space
+ * limit costs a few failing system calls: a caller that keeps inserting
+ * after the first refusal pays that every time.
  *
  * Progress: insert and remove are lock-free (a CAS fails only when another
  * thread's CAS on the same chain succeeded). get and update are wait-free:
@@ -74,6 +81,7 @@ struct chain_thread {
     alignas(CHT_CACHE_LINE) uint64_t epoch;   /* 0: quiescent; (e << 1) | 1: active in epoch e */
     int64_t count;                            /* inserts - removes by this thread */
     uint64_t pending;                         /* nodes in the bags (read by stats) */
+    uint64_t alloc_failures;                  /* inserts refused: malloc returned NULL */
     unsigned since_scan;
     struct chain_bag bag[3];                  /* owner-only */
 };
@@ -202,13 +210,9 @@ static void *chain_create(const struct cht_config *cfg, char *err, size_t len)
     unsigned hash = CHT_HASH_MIX;
     if (!cht_option_enum(cfg->options, "chain", "hash", cht_hash_names, &hash, err, len))
         return NULL;
-    double density = cfg->density > 0 ? cfg->density : 0.5;
-    double wantf = (double)(cfg->initial ? cfg->initial : 1) / density;
-    if (wantf > (double)(1ull << 48)) {
-        snprintf(err, len, "out of memory (%.3g buckets requested)", wantf);
+    uint64_t nb = cht_initial_units(cfg, 1, CHAIN_MIN_BUCKETS, 1ull << 48, "buckets", err, len);
+    if (!nb)
         return NULL;
-    }
-    uint64_t nb = cht_pow2_at_least((uint64_t)wantf, CHAIN_MIN_BUCKETS);
     unsigned threads = cfg->max_threads ? cfg->max_threads : 1;
     size_t bytes = nb * sizeof(uintptr_t) + threads * sizeof(struct chain_thread);
     size_t phys = cht_phys_bytes();
@@ -259,8 +263,8 @@ static void chain_destroy(void *tp)
 
 static void chain_thread_init(void *tp, unsigned tid)
 {
-    (void)tp;
-    chain_tid = tid;
+    struct chain_table *t = tp;
+    chain_tid = cht_thread_slot(tid, t->threads);   /* asserts tid < max_threads */
 }
 
 static void chain_thread_exit(void *tp, unsigned tid)
@@ -322,8 +326,10 @@ static bool chain_insert(void *tp, cht_key_t k, cht_val_t v)
             break;
         if (!fresh) {
             fresh = malloc(sizeof *fresh);
-            if (!fresh)
+            if (!fresh) {               /* out of memory: refused, counted, nothing changed */
+                own_addu(&th->alloc_failures, 1);
                 break;
+            }
             __atomic_store_n(&fresh->key, k, __ATOMIC_RELAXED);
             __atomic_store_n(&fresh->val, v, __ATOMIC_RELAXED);
         }
@@ -434,12 +440,15 @@ static size_t chain_size(void *tp)
 static void chain_stats(void *tp, struct cht_stats *s)
 {
     struct chain_table *t = tp;
-    uint64_t pending = 0;
-    for (unsigned i = 0; i < t->threads; i++)
+    uint64_t pending = 0, alloc_failures = 0;
+    for (unsigned i = 0; i < t->threads; i++) {
         pending += __atomic_load_n(&t->th[i].pending, __ATOMIC_RELAXED);
+        alloc_failures += __atomic_load_n(&t->th[i].alloc_failures, __ATOMIC_RELAXED);
+    }
     s->bytes = sizeof *t + (t->mask + 1) * sizeof *t->bucket + t->threads * sizeof *t->th +
                (chain_size(t) + pending) * sizeof(struct chain_node);
     s->buckets = t->mask + 1;
+    s->alloc_failures = alloc_failures;
 }
 
 const struct cht_ops cht_table_chain = {

@@ -45,7 +45,13 @@
  *    pathological case), publish it with a release store and release the
  *    stripes. Readers that raced the resize see a changed version or a
  *    changed table pointer and retry, so they never see a torn state.
- *    resize=0: the insert fails and counts stats.full_failures.
+ *    resize=0: the insert fails and counts stats.full_failures; create()
+ *    refuses an --initial beyond the slot capacity (--density above 1).
+ *    Whether a kick path exists below that is a matter of chance (e.g.
+ *    ways=1 at the default density 0.5 sits at the 2-choice threshold and
+ *    refuses ~0.2% of 1M keys; ways>=2 none), so it is counted, not predicted.
+ *    resize=1 whose doubled array cannot be allocated: the insert fails
+ *    and counts stats.alloc_failures (out of memory, not full).
  *  - lock=NAME (any lock from locks/; CHT_CAP_LOCK_PARAM): writers exclude
  *    each other with CK_NSTRIPES external locks (a parallel array, one per
  *    stripe, each on a 64-byte-aligned stride of round_up(lock_size, 64)
@@ -122,7 +128,8 @@ struct ck_table {
     bool resize, prefetch;
     enum cht_hash_kind hash;
     uint64_t resizes;           /* atomic */
-    uint64_t full_failures;     /* atomic */
+    uint64_t full_failures;     /* atomic: resize=0 and no kick path */
+    uint64_t alloc_failures;    /* atomic: resize=1 but the doubled array could not be allocated */
     struct ck_stripe *stripe;   /* CK_NSTRIPES */
     struct cht_thread_counter *count;   /* threads */
     /* lock=NAME: NULL = the seqlock words are the locks */
@@ -706,8 +713,12 @@ ck_insert_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext)
         /* every candidate is full: make room along the shortest kick path */
         if (++tries <= CK_MAX_TRIES && ck_make_room(t, a, b))
             continue;
-        if (!t->resize || !ck_grow_cold(t, a)) {
+        if (!t->resize) {
             __atomic_fetch_add(&t->full_failures, 1, __ATOMIC_RELAXED);
+            return false;
+        }
+        if (!ck_grow_cold(t, a)) {
+            __atomic_fetch_add(&t->alloc_failures, 1, __ATOMIC_RELAXED);
             return false;
         }
         tries = 0;
@@ -830,13 +841,10 @@ static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
         !cht_option_uint(cfg->options, "cuckoo", "prefetch", 0, 1, &prefetch, err, len) ||
         !cht_option_enum(cfg->options, "cuckoo", "hash", cht_hash_names, &hash, err, len))
         return NULL;
-    double density = cfg->density > 0 ? cfg->density : 0.5;
-    double slots = (double)(cfg->initial ? cfg->initial : 1) / density;
-    double want = slots / (double)ways;
-    uint64_t buckets = want >= 0x1p62 ? 1ull << 62 : (uint64_t)want;
-    if ((double)buckets < want)
-        buckets++;                      /* ceil */
-    buckets = cht_pow2_at_least(buckets, CK_MIN_BUCKETS);
+    /* at most 2^55 buckets x 8 ways x 16 bytes = 2^62 bytes: no size_t overflow */
+    uint64_t buckets = cht_initial_units(cfg, (double)ways, CK_MIN_BUCKETS, 1ull << 55, "buckets", err, len);
+    if (!buckets || (!resize && !cht_capacity_holds_initial(cfg, buckets * ways, err, len)))
+        return NULL;
 
     struct ck_table *t = calloc(1, sizeof *t);
     if (!t) {
@@ -887,8 +895,8 @@ static void ck_destroy(void *tp)
 
 static void ck_thread_init(void *tp, unsigned tid)
 {
-    (void)tp;
-    ck_tid = tid;
+    struct ck_table *t = tp;
+    ck_tid = cht_thread_slot(tid, t->threads);   /* asserts tid < max_threads */
 }
 
 static size_t ck_size(void *tp)
@@ -909,6 +917,7 @@ static void ck_stats(void *tp, struct cht_stats *s)
     s->buckets = (size_t)(a->mask + 1) * t->ways;     /* slot capacity: size/buckets = occupancy */
     s->resizes = __atomic_load_n(&t->resizes, __ATOMIC_RELAXED);
     s->full_failures = __atomic_load_n(&t->full_failures, __ATOMIC_RELAXED);
+    s->alloc_failures = __atomic_load_n(&t->alloc_failures, __ATOMIC_RELAXED);
 }
 
 const struct cht_ops cht_table_cuckoo = {

@@ -40,6 +40,9 @@
  *  - Full: an insert that scans the whole array without a free slot (or a
  *    tombstone) returns false and counts stats.full_failures; every scan is
  *    bounded by the capacity, so nothing spins forever on a full table.
+ *    create() refuses an --initial that exceeds the capacity (--density
+ *    above 1 after rounding up to a power of two), and sizes beyond 2^58
+ *    slots or the machine's memory.
  *  - size(): per-thread cache-line-padded counters, summed.
  * Reclamation: none needed (one array for the table's lifetime).
  * Limitation (as in indexlib's Dense): tombstones are reclaimed only by
@@ -290,11 +293,9 @@ static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
     if (!cht_option_enum(cfg->options, "dense", "hash", cht_hash_names, &hash, err, len) ||
         !cht_option_uint(cfg->options, "dense", "prefetch", 0, 1, &prefetch, err, len))
         return NULL;
-    double density = cfg->density > 0 ? cfg->density : 0.5;
-    double want = (double)(cfg->initial ? cfg->initial : 1) / density;
-    uint64_t cap = DN_MIN_SLOTS;
-    while ((double)cap < want && cap < (1ull << 62))
-        cap <<= 1;
+    uint64_t cap = cht_initial_units(cfg, 1, DN_MIN_SLOTS, 1ull << 58, "slots", err, len);
+    if (!cap || !cht_capacity_holds_initial(cfg, cap, err, len))
+        return NULL;
     struct dn_table *t = calloc(1, sizeof *t);
     if (!t) {
         snprintf(err, len, "out of memory");
@@ -304,14 +305,15 @@ static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
     t->hash = hash;
     t->prefetch = prefetch;
     t->threads = cfg->max_threads ? cfg->max_threads : 1;
-    bool fits = cap <= (SIZE_MAX / 2) / sizeof(struct dn_slot) &&
-                cap * sizeof(struct dn_slot) <= cht_phys_bytes();   /* else fail cleanly */
+    bool fits = cap * sizeof(struct dn_slot) <= cht_phys_bytes();   /* else fail cleanly */
     t->raw = fits ? calloc(1, cap * sizeof(struct dn_slot) + CHT_CACHE_LINE) : NULL;
     t->keylock = cht_alloc_zeroed(DN_KEYLOCKS * sizeof(struct dn_word));
     t->region = cht_alloc_zeroed(DN_REGIONS * sizeof(struct dn_word));
     t->count = cht_thread_counters_new(t->threads);
     if (!t->raw || !t->keylock || !t->region || !t->count) {
-        snprintf(err, len, "out of memory (%llu slots)", (unsigned long long)cap);
+        snprintf(err, len, "out of memory: %llu slots of %zu bytes for --initial %zu at --density %g",
+                 (unsigned long long)cap, sizeof(struct dn_slot), cfg->initial,
+                 cfg->density > 0 ? cfg->density : 0.5);
         free(t->raw);
         free(t->keylock);
         free(t->region);
@@ -335,8 +337,8 @@ static void dn_destroy(void *tp)
 
 static void dn_thread_init(void *tp, unsigned tid)
 {
-    (void)tp;
-    dn_tid = tid;
+    struct dn_table *t = tp;
+    dn_tid = cht_thread_slot(tid, t->threads);   /* asserts tid < max_threads */
 }
 
 static size_t dn_size(void *tp)

@@ -12,7 +12,11 @@
  * before the free slot whose own home still covers the free slot moves into it,
  * and the slot it left becomes the free one. When no key can be moved the
  * table is full for this key: as in the original the table does not grow, the
- * insert returns false and counts stats.full_failures. Neighbourhoods do not
+ * insert returns false and counts stats.full_failures. create() refuses an
+ * --initial larger than the slot count (--density above 1); whether a
+ * neighbourhood overflows below that is a matter of chance (e.g. h=8 at the
+ * default density 0.5 refuses a few dozen of 1M keys, h=16 none), so it is
+ * counted, not predicted. Neighbourhoods do not
  * wrap around: the slot array has N + H - 1 entries, so buckets near the end
  * spill into a tail of H - 1 extra slots (this keeps lock order monotonic).
  *
@@ -160,14 +164,12 @@ static void *hop_create(const struct cht_config *cfg, char *err, size_t len)
         !cht_option_uint(cfg->options, "hopscotch", "segments", 1, 1u << 20, &segs, err, len))
         return NULL;
 
-    double density = cfg->density > 0 ? cfg->density : 0.5;
-    double wantf = (double)(cfg->initial ? cfg->initial : 1) / density;
-    if (wantf > (double)(1ull << 48)) {
-        snprintf(err, len, "out of memory (%.3g slots requested)", wantf);
+    uint64_t nb = cht_initial_units(cfg, 1, HOP_MIN_BUCKETS, 1ull << 48, "buckets", err, len);
+    if (!nb)
         return NULL;
-    }
-    uint64_t nb = cht_pow2_at_least((uint64_t)wantf, HOP_MIN_BUCKETS);
     uint64_t nslots = nb + H - 1;
+    if (!cht_capacity_holds_initial(cfg, nslots, err, len))
+        return NULL;
 
     uint64_t nsegs = segs ? cht_pow2_at_least(segs, 1) : (nb / 8 < 1024 ? nb / 8 : 1024);
     if (nsegs > nb)
@@ -224,8 +226,8 @@ static void hop_destroy(void *tp)
 
 static void hop_thread_init(void *tp, unsigned tid)
 {
-    (void)tp;
-    hop_tid = tid;
+    struct hop_table *t = tp;
+    hop_tid = cht_thread_slot(tid, t->threads);   /* asserts tid < max_threads */
 }
 
 /* ---- lookups ---- */

@@ -20,9 +20,26 @@
  *
  * No exception crosses the C ABI: create() returns NULL with "out of memory"
  * on std::bad_alloc (and refuses sizes that cannot fit in physical memory
- * before building); an insert whose expansion fails (std::bad_alloc, or
- * libcuckoo's load_factor_too_low / maximum_hashpower_exceeded) answers false
- * and counts the failure in stats.full_failures.
+ * before building). An insert whose expansion fails answers false and is
+ * counted by cause: std::bad_alloc (the doubled bucket array or lock array
+ * could not be allocated; the key was not added, libcuckoo expands before
+ * it places the key) in stats.alloc_failures, libcuckoo's
+ * load_factor_too_low / maximum_hashpower_exceeded (the table may not grow
+ * any further) in stats.full_failures.
+ *
+ * libcuckoo 0.3.1 does not survive a std::bad_alloc while doubling:
+ * cuckoo_fast_double swaps the bucket array out (old_buckets_.swap(buckets_))
+ * and only then allocates the new one, so when that allocation throws the
+ * map is left without buckets and its next operation dereferences NULL
+ * (measured: SIGSEGV in the insert after the first refusal under
+ * RLIMIT_AS). The adapter therefore marks the table broken at the first
+ * bad_alloc: from then on every insert is refused and counted in
+ * alloc_failures, and get/remove/update answer false without touching the
+ * map (its keys live on in the swapped-out array, unreachable through the
+ * API; size() still counts them, destroy() frees them). The run is lost
+ * either way; this turns a crash into a reported out-of-memory outcome. The
+ * driver refuses runs whose estimated memory does not fit before the
+ * prefill.
  */
 #include <new>
 #include <atomic>
@@ -43,7 +60,8 @@ using lc_map = libcuckoo::cuckoohash_map<uint64_t, uint64_t, lc_hash>;
 struct lc_table {
     lc_map map;
     size_t initial_buckets = 0;   /* bucket_count() right after construction */
-    std::atomic<uint64_t> insert_failures{0};
+    std::atomic<uint64_t> full_failures{0}, alloc_failures{0};
+    std::atomic<bool> broken{false};    /* a doubling threw bad_alloc: see the top comment */
     lc_table(size_t n, const lc_hash &h) : map(n, h) { initial_buckets = map.bucket_count(); }
 };
 
@@ -96,7 +114,7 @@ bool lc_get(void *tp, cht_key_t k, cht_val_t *v)
 {
     lc_table *t = static_cast<lc_table *>(tp);
     uint64_t got;
-    if (!t->map.find(k, got))
+    if (t->broken.load(std::memory_order_relaxed) || !t->map.find(k, got))
         return false;
     if (v)
         *v = got;
@@ -106,23 +124,33 @@ bool lc_get(void *tp, cht_key_t k, cht_val_t *v)
 bool lc_insert(void *tp, cht_key_t k, cht_val_t v)
 {
     lc_table *t = static_cast<lc_table *>(tp);
+    if (t->broken.load(std::memory_order_relaxed)) {
+        t->alloc_failures.fetch_add(1, std::memory_order_relaxed);
+        return false;
+    }
     try {
         return t->map.insert(k, v);
+    } catch (const std::bad_alloc &) {
+        t->broken.store(true, std::memory_order_relaxed);
+        t->alloc_failures.fetch_add(1, std::memory_order_relaxed);
+        return false;
     } catch (const std::exception &) {
-        /* bad_alloc during expansion, load_factor_too_low, maximum_hashpower_exceeded */
-        t->insert_failures.fetch_add(1, std::memory_order_relaxed);
+        /* load_factor_too_low, maximum_hashpower_exceeded: may not grow */
+        t->full_failures.fetch_add(1, std::memory_order_relaxed);
         return false;
     }
 }
 
 bool lc_remove(void *tp, cht_key_t k)
 {
-    return static_cast<lc_table *>(tp)->map.erase(k);
+    lc_table *t = static_cast<lc_table *>(tp);
+    return !t->broken.load(std::memory_order_relaxed) && t->map.erase(k);
 }
 
 bool lc_update(void *tp, cht_key_t k, cht_val_t v)
 {
-    return static_cast<lc_table *>(tp)->map.update(k, v);
+    lc_table *t = static_cast<lc_table *>(tp);
+    return !t->broken.load(std::memory_order_relaxed) && t->map.update(k, v);
 }
 
 size_t lc_size(void *tp)
@@ -143,7 +171,8 @@ void lc_stats(void *tp, struct cht_stats *s)
         s->resizes++;
     s->bytes = sizeof *t + buckets * lc_map::slot_per_bucket() * slot_bytes +
                (buckets < max_locks ? buckets : max_locks) * lock_bytes;
-    s->full_failures = t->insert_failures.load(std::memory_order_relaxed);
+    s->full_failures = t->full_failures.load(std::memory_order_relaxed);
+    s->alloc_failures = t->alloc_failures.load(std::memory_order_relaxed);
 }
 
 bool lc_available(char *why, size_t len)

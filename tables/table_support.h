@@ -10,6 +10,7 @@
 #ifndef CHT_TABLE_SUPPORT_H
 #define CHT_TABLE_SUPPORT_H
 
+#include <assert.h>
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -33,20 +34,52 @@ static inline uint64_t cht_pow2_at_least(uint64_t n, uint64_t min)
     return c;
 }
 
-/* Buckets of `slots` keys each for cfg->initial keys at cfg->density (default
- * 0.5), rounded up to a power of two; 0, with err set, when more than
- * max_buckets (a power of two) would be needed. */
+/* Units (buckets, slots) of `per_unit` keys each for cfg->initial keys at
+ * cfg->density (default 0.5), rounded up to a power of two and at least min
+ * (a power of two); 0, with err set, when more than max_units (a power of
+ * two) would be needed. The comparison is made in floating point before any
+ * conversion, so a huge --initial or a tiny --density is refused instead of
+ * reaching an undefined float-to-integer conversion. `unit` names the unit
+ * in the message ("buckets", "slots"). */
+static inline uint64_t cht_initial_units(const struct cht_config *cfg, double per_unit, uint64_t min,
+                                         uint64_t max_units, const char *unit, char *err, size_t len)
+{
+    double density = cfg->density > 0 ? cfg->density : 0.5;
+    double want = (double)(cfg->initial ? cfg->initial : 1) / density / per_unit;
+    if (!(want <= (double)max_units)) {     /* also catches NaN and inf */
+        snprintf(err, len, "--initial %zu at --density %g needs %.3g %s, more than the 2^%d this table "
+                 "can address: lower --initial or raise --density",
+                 cfg->initial, density, want, unit, __builtin_ctzll(max_units));
+        return 0;
+    }
+    uint64_t n = want < 1 ? 1 : (uint64_t)want;
+    if ((double)n < want)
+        n++;                                /* ceil */
+    return cht_pow2_at_least(n, min);
+}
+
+/* Buckets of `slots` keys each for cfg->initial keys at cfg->density,
+ * rounded up to a power of two; 0, with err set, when more than max_buckets
+ * (a power of two) would be needed. */
 static inline uint64_t cht_initial_buckets(const struct cht_config *cfg, unsigned slots,
                                            uint64_t max_buckets, char *err, size_t len)
 {
+    return cht_initial_units(cfg, slots, 1, max_buckets, "buckets", err, len);
+}
+
+/* A fixed-capacity table holds at most `capacity` keys: false, with err
+ * naming --initial and --density, when the prefill of cfg->initial keys
+ * cannot fit (a --density above 1 asks for more keys than slots). */
+static inline bool cht_capacity_holds_initial(const struct cht_config *cfg, uint64_t capacity,
+                                              char *err, size_t len)
+{
+    if (cfg->initial <= capacity)
+        return true;
     double density = cfg->density > 0 ? cfg->density : 0.5;
-    double want = (double)(cfg->initial ? cfg->initial : 1) / density / slots;
-    if (!(want <= (double)max_buckets)) {
-        snprintf(err, len, "out of memory (%zu keys at density %g need more than 2^%d buckets)",
-                 cfg->initial, density, __builtin_ctzll(max_buckets));
-        return 0;
-    }
-    return cht_pow2_at_least(want < 1 ? 1 : (uint64_t)(want + 0.999999), 1);
+    snprintf(err, len, "fixed capacity of %llu keys at --density %g is less than --initial %zu: "
+             "use --density <= 1 (or a resizable table)",
+             (unsigned long long)capacity, density, cfg->initial);
+    return false;
 }
 
 /* ---------------- allocation ---------------- */
@@ -95,9 +128,15 @@ static inline void cht_free_large(void *p, size_t bytes, bool mapped)
 
 /* ---------------- per-thread counters ---------------- */
 
-/* The slot of thread id tid among n per-thread slots (ids past n share). */
+/* The slot of thread id tid among n per-thread slots (n = max_threads).
+ * Thread ids must be < n (the driver's contract, cht.h): per-thread slots
+ * are owned by one thread each, and two threads on one slot corrupt it
+ * (double frees in reclamation bags, lost counts). Debug builds assert it;
+ * with NDEBUG an out-of-range id is folded into range so that it cannot
+ * index past the array, which is still a caller bug, never a feature. */
 static inline unsigned cht_thread_slot(unsigned tid, unsigned n)
 {
+    assert(tid < n && "thread id >= max_threads: per-thread slots are not shared");
     return tid < n ? tid : tid % n;
 }
 

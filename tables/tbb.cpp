@@ -19,12 +19,34 @@
  *
  * No exception crosses the C ABI: create() returns NULL with "out of memory"
  * on std::bad_alloc (and refuses sizes that cannot fit in physical memory
- * before building), insert() answers false and counts the failure.
+ * before building); insert() catches std::bad_alloc.
+ *
+ * Out of memory in insert (issue 13, "tbb hangs in prefill" under ulimit -v):
+ * oneTBB 2021.8's insert allocates the node, links it, and only then, when
+ * the load factor is reached, allocates the next bucket segment
+ * (concurrent_hash_map::lookup -> insert_new_node, then enable_segment at
+ * check_growth); a std::bad_alloc from the segment therefore escapes an
+ * insert that DID add the key (size() counts it). The old adapter answered
+ * false for it, so the driver's size check failed ("SIZE MISMATCH"). The
+ * map is built with counting_allocator, which counts the current thread's
+ * successful allocations: a bad_alloc after the node allocation means the
+ * key is in (answer true; the map retries the segment at a later insert),
+ * one before it means nothing changed (answer false, stats.alloc_failures).
+ * Once a segment allocation has failed, every later insert past the load
+ * factor retries it (and throws again) while nodes still fit: those inserts
+ * succeed, each at the price of a throw.
+ * The "hang" itself was no deadlock: every refused insert throws, and each
+ * throw under an exhausted address space costs failing mmap/munmap calls
+ * in tbbmalloc and in the C++ runtime (about 10 us), so a prefill of
+ * millions of keys that goes on after the first refusal takes minutes; the
+ * driver must stop inserting at the first refusal (measured in
+ * tests/test_tables.c, mode oom).
  */
 #include <new>
 #include <unistd.h>
 #include <oneapi/tbb/concurrent_hash_map.h>
 #include <oneapi/tbb/spin_rw_mutex.h>
+#include <oneapi/tbb/tbb_allocator.h>
 #include "cht.h"
 #include "cht_hash.h"
 
@@ -36,7 +58,32 @@ struct tbb_hash_compare {
     bool equal(const uint64_t &a, const uint64_t &b) const { return a == b; }
 };
 
-using tbb_map = tbb::concurrent_hash_map<uint64_t, uint64_t, tbb_hash_compare>;
+/* Successful allocations of the calling thread since tbb_insert reset it. */
+thread_local unsigned tl_allocs;
+
+/* tbb::tbb_allocator (tbbmalloc when present, as the map's default) that
+ * counts the calling thread's successful allocations (see the top comment). */
+template <typename T>
+struct counting_allocator {
+    using value_type = T;
+    counting_allocator() noexcept = default;
+    template <typename U>
+    counting_allocator(const counting_allocator<U> &) noexcept {}
+    T *allocate(std::size_t n)
+    {
+        T *p = tbb::tbb_allocator<T>().allocate(n);     /* throws std::bad_alloc */
+        tl_allocs++;
+        return p;
+    }
+    void deallocate(T *p, std::size_t n) noexcept { tbb::tbb_allocator<T>().deallocate(p, n); }
+    template <typename U>
+    bool operator==(const counting_allocator<U> &) const noexcept { return true; }
+    template <typename U>
+    bool operator!=(const counting_allocator<U> &) const noexcept { return false; }
+};
+
+using tbb_map = tbb::concurrent_hash_map<uint64_t, uint64_t, tbb_hash_compare,
+                                         counting_allocator<std::pair<const uint64_t, uint64_t>>>;
 
 struct tbb_table {
     tbb_map map;
@@ -104,9 +151,12 @@ bool tbb_get(void *tp, cht_key_t k, cht_val_t *v)
 bool tbb_insert(void *tp, cht_key_t k, cht_val_t v)
 {
     tbb_table *t = static_cast<tbb_table *>(tp);
+    tl_allocs = 0;
     try {
         return t->map.insert(tbb_map::value_type(k, v));
     } catch (const std::bad_alloc &) {
+        if (tl_allocs)
+            return true;    /* the node is linked; only the bucket segment failed */
         t->alloc_failures.fetch_add(1, std::memory_order_relaxed);
         return false;
     }
@@ -145,7 +195,7 @@ void tbb_stats(void *tp, struct cht_stats *s)
     for (size_t b = t->initial_buckets; b && b < buckets; b *= 2)
         s->resizes++;
     s->bytes = sizeof *t + buckets * bucket_bytes + t->map.size() * node_bytes;
-    s->full_failures = t->alloc_failures.load(std::memory_order_relaxed);
+    s->alloc_failures = t->alloc_failures.load(std::memory_order_relaxed);
 }
 
 bool tbb_available(char *why, size_t len)

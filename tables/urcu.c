@@ -50,6 +50,21 @@
  *
  * Keys are hashed with cht_hash_mix (option hash=identity hands the key
  * itself to rculfhash, which splits on the bit-reversed hash).
+ *
+ * Out of memory: the adapter's own node malloc() returning NULL refuses the
+ * insert and counts stats.alloc_failures (the table is never "full"). But
+ * liburcu 0.13 itself does not fail cleanly: allocations inside the library
+ * end the process - urcu_die() (SIGABRT, "Unrecoverable error: Cannot
+ * allocate memory") when the call_rcu worker thread or its data cannot be
+ * created (call_rcu_data_init, at the first call_rcu, i.e. the first
+ * successful remove), and a failed bucket-table
+ * allocation in cds_lfht_new or in an automatic resize (run by the library's
+ * worker thread) is not reported to the caller. Measured: ulimit -v 400000
+ * with -i 4M aborts with SIGABRT. create() therefore refuses sizes whose
+ * buckets and prefilled nodes cannot fit in physical memory (and probes the
+ * bucket array), and the driver refuses runs whose estimated memory exceeds
+ * the address-space limit before the prefill; a run that still exhausts
+ * memory mid-way dies inside liburcu, which this adapter cannot prevent.
  */
 #define _LGPL_SOURCE
 #include <unistd.h>
@@ -83,7 +98,7 @@ static __thread unsigned urcu_tid;
 
 static inline void urcu_count(struct urcu_table *t, int64_t d)
 {
-    cht_thread_counter_add(&t->count[urcu_tid % t->threads].n, d);
+    cht_thread_counter_add(&t->count[cht_thread_slot(urcu_tid, t->threads)].n, d);
 }
 
 static const struct cht_option_spec urcu_options[] = {
@@ -127,9 +142,9 @@ static void *urcu_create(const struct cht_config *cfg, char *err, size_t len)
     unsigned hash = CHT_HASH_MIX;
     if (!cht_option_enum(cfg->options, "urcu", "hash", cht_hash_names, &hash, err, len))
         return NULL;
-    double density = cfg->density > 0 ? cfg->density : 0.5;
-    double want = (double)(cfg->initial ? cfg->initial : 1) / density;
-    uint64_t buckets = want >= 0x1p62 ? (1ull << 62) : cht_pow2_at_least((uint64_t)want, 1);
+    uint64_t buckets = cht_initial_units(cfg, 1, 1, 1ull << 48, "buckets", err, len);
+    if (!buckets)
+        return NULL;
 
     /* rculfhash allocates its bucket array inside cds_lfht_new and asserts
      * (or crashes) instead of returning NULL when that fails, so refuse a
@@ -200,8 +215,8 @@ static void urcu_destroy(void *tp)
 
 static void urcu_thread_init(void *tp, unsigned tid)
 {
-    (void)tp;
-    urcu_tid = tid;
+    struct urcu_table *t = tp;
+    urcu_tid = cht_thread_slot(tid, t->threads);   /* asserts tid < max_threads */
     if (urcu_reg_depth++ == 0)
         urcu_memb_register_thread();
 }
@@ -315,7 +330,7 @@ static void urcu_stats(void *tp, struct cht_stats *s)
     size_t n = cht_count_as_size(cht_thread_counters_sum(t->count, t->threads));
     s->bytes = sizeof *t + n * sizeof(struct urcu_node) + t->init_buckets * sizeof(struct cds_lfht_node);
     s->buckets = 0;
-    s->full_failures = __atomic_load_n(&t->alloc_failures, __ATOMIC_RELAXED);
+    s->alloc_failures = __atomic_load_n(&t->alloc_failures, __ATOMIC_RELAXED);
 }
 
 static bool urcu_available(char *why, size_t len)

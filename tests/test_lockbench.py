@@ -98,10 +98,10 @@ for pct, key in [("0", "writes"), ("100", "reads")]:
 # ---- the invariant check can fail: no locking at all must be caught ----
 for bench, extra in [("mutex", []), ("rwlock", ["--write", "50"])]:
     csvp = os.path.join(tmp, f"broken-{bench}.csv")
-    for attempt in range(4):   # lost updates need two threads truly in parallel: a loaded machine may not give that
+    for attempt in range(6):   # lost updates need two threads truly in parallel: a loaded machine may not give that
         if os.path.exists(csvp):
             os.unlink(csvp)
-        p = run("--bench", bench, "--lock", "ticket", "-n", "8", "-d", "300", *extra, "--csv", csvp, "--json",
+        p = run("--bench", bench, "--lock", "ticket", "-n", "8", "-d", str(300 * (attempt + 1)), *extra, "--csv", csvp, "--json",
                 env={"CHTBENCH_LOCKBENCH_NO_LOCK": "1"})
         if p.returncode == 1:
             break
