@@ -279,7 +279,7 @@ static void build_row(const struct record *rec, struct row *row)
            r->final_size ? (double)r->stats.bytes * 8 / (double)r->final_size : 0);
     put_u(row, "oversubscribed", rec->oversubscribed);
     put_u(row, "batch", c->batch);
-    put_s(row, "get_batch", rec->table->ops->get_batch ? "table" : c->batch > 1 ? "single gets" : "-");
+    put_s(row, "get_batch", c->batch <= 1 ? "-" : rec->table->ops->get_batch ? "table" : "single gets");
     put_u(row, "keybuf", r->opbuf_len);
     put_u(row, "keybuf_bytes", r->opbuf_len * 8 * rec->threads);
     put_u(row, "keybuf_wrapped", r->opbuf_wrapped);

@@ -457,10 +457,130 @@ static int mode_rtm_aborts(void)
     return 0;
 }
 
+/* ---------------- batch: get_batch == n gets ----------------
+ * One thread: after random inserts and removes, get_batch of every batch
+ * size 1..CHT_BATCH_MAX over present and absent keys answers exactly as
+ * get() does (found and value). Then 2 writers churn the even keys while
+ * 2 readers batch-get odd keys that never change: each must be found with
+ * its value in every batch (no lost or torn answer under concurrency). */
+struct bt_arg {
+    void *t;
+    unsigned tid;
+    uint64_t n;
+    int writer;
+    uint64_t errors;
+    int *stop;
+};
+
+static void *bt_thread(void *arg)
+{
+    struct bt_arg *a = arg;
+    if (ops->thread_init)
+        ops->thread_init(a->t, a->tid);
+    uint64_t x = 88172645463325252ull + a->tid;
+    cht_key_t keys[CHT_BATCH_MAX];
+    cht_val_t vals[CHT_BATCH_MAX];
+    bool found[CHT_BATCH_MAX];
+    while (!__atomic_load_n(a->stop, __ATOMIC_RELAXED)) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        if (a->writer) {
+            cht_key_t k = 2 + 2 * (x % a->n);            /* even keys */
+            if (x >> 63)
+                ops->insert(a->t, k, k * 3);
+            else
+                ops->remove(a->t, k);
+        } else {
+            unsigned b = 1 + (unsigned)(x % CHT_BATCH_MAX);
+            for (unsigned i = 0; i < b; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                keys[i] = 1 + 2 * (x % a->n);              /* odd keys: always present */
+            }
+            ops->get_batch(a->t, keys, b, vals, found);
+            for (unsigned i = 0; i < b; i++)
+                a->errors += !found[i] || vals[i] != keys[i] * 3;
+        }
+    }
+    if (ops->thread_exit)
+        ops->thread_exit(a->t, a->tid);
+    return NULL;
+}
+
+static int mode_batch(void)
+{
+    if (!ops->get_batch) {
+        printf("SKIP %s has no get_batch\n", choice.text);
+        return SKIP;
+    }
+    char err[256];
+    const uint64_t n = 20000;
+    void *t = make(2 * n, 0.5, 5, err, sizeof err);
+    CHECK(t, "%s: create: %s", choice.text, err);
+    if (!t)
+        return 1;
+    if (ops->thread_init)
+        ops->thread_init(t, 0);
+    uint64_t x = 12345, mismatches = 0, checked = 0;
+    for (uint64_t i = 0; i < 3 * n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        cht_key_t k = 1 + x % (2 * n);
+        if (i % 3 == 2)
+            ops->remove(t, k);
+        else
+            ops->insert(t, k, k * 3);
+    }
+    cht_key_t keys[CHT_BATCH_MAX];
+    cht_val_t vals[CHT_BATCH_MAX];
+    bool found[CHT_BATCH_MAX];
+    for (unsigned b = 1; b <= CHT_BATCH_MAX; b++)
+        for (unsigned round = 0; round < 50; round++) {
+            for (unsigned i = 0; i < b; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                keys[i] = 1 + x % (4 * n);                  /* about 3/8 present */
+            }
+            ops->get_batch(t, keys, b, vals, found);
+            for (unsigned i = 0; i < b; i++) {
+                cht_val_t v = 0;
+                bool f = ops->get(t, keys[i], &v);
+                mismatches += f != found[i] || (f && v != vals[i]);
+                checked++;
+            }
+        }
+    CHECK(mismatches == 0, "%s: get_batch differs from get() for %llu of %llu keys", choice.text,
+          (unsigned long long)mismatches, (unsigned long long)checked);
+    /* concurrent: odd keys 1..2n-1 present throughout */
+    for (uint64_t k = 1; k < 2 * n; k += 2) {
+        ops->remove(t, k);
+        ops->insert(t, k, k * 3);
+    }
+    if (ops->thread_exit)
+        ops->thread_exit(t, 0);
+    int stop = 0;
+    struct bt_arg a[4];
+    pthread_t th[4];
+    for (unsigned i = 0; i < 4; i++) {
+        a[i] = (struct bt_arg){ .t = t, .tid = i + 1, .n = n, .writer = i < 2, .stop = &stop };
+        pthread_create(&th[i], NULL, bt_thread, &a[i]);
+    }
+    struct timespec ts = { 0, 300000000 };
+    nanosleep(&ts, NULL);
+    __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+    uint64_t errors = 0;
+    for (unsigned i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        errors += a[i].errors;
+    }
+    CHECK(errors == 0, "%s: %llu stable keys missed or torn in concurrent batches", choice.text,
+          (unsigned long long)errors);
+    ops->destroy(t);
+    printf("%s: get_batch == get() on %llu keys; concurrent batches clean\n", choice.text,
+           (unsigned long long)checked);
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: %s tid-bound|oom|sizes|rtm-aborts TABLE[:opts]\n", argv[0]);
+        fprintf(stderr, "usage: %s tid-bound|oom|sizes|rtm-aborts|batch TABLE[:opts]\n", argv[0]);
         return 2;
     }
     char err[512];
@@ -488,6 +608,8 @@ int main(int argc, char **argv)
         return mode_sizes();
     if (rtm_mode)
         return mode_rtm_aborts();
+    if (strcmp(argv[1], "batch") == 0)
+        return mode_batch();
     fprintf(stderr, "unknown mode %s\n", argv[1]);
     return 2;
 }
