@@ -410,7 +410,7 @@ static bool lbx_setup(struct clht_lb *h, const struct cht_config *cfg, char *err
 
 static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    unsigned hash = CHT_HASH_MIX;
+    unsigned hash = CHT_HASH_DEFAULT;
     if (!cht_option_enum(cfg->options, "clht-lb", "hash", cht_hash_names, &hash, err, len))
         return NULL;
     uint64_t nb = cht_initial_buckets(cfg, LB_SLOTS, LB_MAX_BUCKETS, err, len);

@@ -354,7 +354,7 @@ static bool release_slot(struct clht_lf *h, struct lf_table *T, struct lf_bucket
 
 static void *lf_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    unsigned hash = CHT_HASH_MIX;
+    unsigned hash = CHT_HASH_DEFAULT;
     if (!cht_option_enum(cfg->options, "clht-lf", "hash", cht_hash_names, &hash, err, len))
         return NULL;
     uint64_t nb = cht_initial_buckets(cfg, LF_SLOTS, LF_MAX_BUCKETS, err, len);

@@ -124,7 +124,7 @@ static void urcu_leave(bool registered_here)
 
 static void *urcu_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    unsigned hash = CHT_HASH_MIX;
+    unsigned hash = CHT_HASH_DEFAULT;
     if (!cht_option_enum(cfg->options, "urcu", "hash", cht_hash_names, &hash, err, len))
         return NULL;
     double density = cfg->density > 0 ? cfg->density : 0.5;
