@@ -133,7 +133,7 @@ struct clht_lb {
     alignas(64) struct lb_table *cur;   /* read by every operation */
     enum cht_hash_kind hash;
     unsigned nthreads;
-    struct ebr *ebr;
+    struct reclaim *rc;         /* reclamation domain (ebr.h: QSBR by default) */
     struct cht_thread_counter *count;
     /* lock=NAME (same cache line as cur): NULL = built-in TTAS in the sync word */
     const struct lock_ops *lk;
@@ -146,7 +146,7 @@ struct clht_lb {
     size_t retired_bytes;       /* old tables waiting for reclamation */
 };
 
-static __thread unsigned lb_tid;
+static __thread unsigned lb_tid __attribute__((tls_model("initial-exec")));
 
 static const struct cht_option_spec lb_options[] = {
     { "lock", "any lock from --list as the chain locks (2048 stripes; default: TTAS in the bucket)" },
@@ -349,23 +349,39 @@ chain_unlock(struct clht_lb *h, struct lb_bucket *head, uint64_t idx, void *ctx,
 
 /* ---------------- search (ASCY1) ---------------- */
 
-static inline bool lb_search(const struct lb_bucket *b, cht_key_t k, cht_val_t *out)
+/* Slot j of b held k at our first look: read the value and validate it (the
+ * key still k and slot j's removal counter unchanged around the value read).
+ * The sync word is read only here, on a hit: a removal clears the key before
+ * it bumps the counter and holds the chain lock across both, so a removal
+ * that overlaps [s1, s2] is seen either in the counter or in the re-read key. */
+static inline __attribute__((always_inline)) bool
+lb_slot_read(const struct lb_bucket *b, const unsigned j, cht_key_t k, cht_val_t *out)
 {
+    uint64_t s1 = LD(&b->sync);
+    cht_val_t v = LD(&b->val[j]);
+    if (LD(&b->key[j]) != k)
+        return false;           /* removed while we read: absent at that moment */
+    uint64_t s2 = LD(&b->sync);
+    if ((s1 ^ s2) & LB_CNT_MASK(j))
+        return false;           /* removed (and maybe re-added) meanwhile */
+    if (out)
+        *out = v;
+    return true;
+}
+
+/* The read-only search: per bucket the three keys, unrolled (the paper's
+ * loop over ENTRIES_PER_BUCKET), then `next`. */
+static inline __attribute__((always_inline)) bool
+lb_search(const struct lb_bucket *b, cht_key_t k, cht_val_t *out)
+{
+    _Static_assert(LB_SLOTS == 3, "the scan below is unrolled for 3 slots");
     do {
-        uint64_t s1 = LD(&b->sync);
-        for (unsigned j = 0; j < LB_SLOTS; j++) {
-            if (LD(&b->key[j]) == k) {
-                cht_val_t v = LD(&b->val[j]);
-                if (LD(&b->key[j]) != k)
-                    return false;       /* removed while we read: absent at that moment */
-                uint64_t s2 = LD(&b->sync);
-                if ((s1 ^ s2) & LB_CNT_MASK(j))
-                    return false;       /* removed (and maybe re-added) meanwhile */
-                if (out)
-                    *out = v;
-                return true;
-            }
-        }
+        if (LD(&b->key[0]) == k)
+            return lb_slot_read(b, 0, k, out);
+        if (LD(&b->key[1]) == k)
+            return lb_slot_read(b, 1, k, out);
+        if (LD(&b->key[2]) == k)
+            return lb_slot_read(b, 2, k, out);
         b = LD(&b->next);
     } while (b);
     return false;
@@ -426,12 +442,12 @@ static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
     h->hash = hash;
     h->nthreads = threads;
     h->count = cht_thread_counters_new(threads);
-    h->ebr = ebr_create(threads);
+    h->rc = reclaim_create(threads);
     struct lb_table *T = table_new(nb);
-    if (!h->count || !h->ebr || !T) {
+    if (!h->count || !h->rc || !T) {
         snprintf(err, len, "out of memory (%llu buckets of 64 bytes)", (unsigned long long)nb);
         free(h->count);
-        ebr_destroy(h->ebr);
+        reclaim_destroy(h->rc);
         if (T)
             table_free(T);
         free(h);
@@ -449,7 +465,7 @@ static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
 static void lb_destroy(void *tp)
 {
     struct clht_lb *h = tp;
-    ebr_destroy(h->ebr);            /* frees retired tables */
+    reclaim_destroy(h->rc);            /* frees retired tables */
     table_free(h->cur);
     if (h->lk) {
         for (unsigned i = 0; i < LB_STRIPES; i++)
@@ -465,13 +481,14 @@ static void lb_thread_init(void *tp, unsigned tid)
 {
     struct clht_lb *h = tp;
     lb_tid = cht_thread_slot(tid, h->nthreads);
+    reclaim_thread_init(h->rc, lb_tid);
 }
 
 static void lb_thread_exit(void *tp, unsigned tid)
 {
     struct clht_lb *h = tp;
     (void)tid;
-    ebr_thread_offline(h->ebr, lb_tid);
+    reclaim_thread_exit(h->rc, lb_tid);
 }
 
 /* ---------------- resize ---------------- */
@@ -559,7 +576,7 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     ST(&h->cur, N);                 /* publish; spinning updaters move over */
     __atomic_add_fetch(&h->resizes, 1, __ATOMIC_RELAXED);
     ST(&h->resize_lock, 0);
-    ebr_retire(h->ebr, &T->retire, table_free_node);
+    reclaim_retire(h->rc, &T->retire, table_free_node);
     return;
 
 fail:                               /* out of memory: keep chaining in T */
@@ -576,15 +593,36 @@ fail:                               /* out of memory: keep chaining in T */
 
 /* ---------------- operations ---------------- */
 
+static inline __attribute__((always_inline)) bool lb_get_impl(struct clht_lb *h, cht_key_t k, cht_val_t *v)
+{
+    uint64_t hv = cht_hash(h->hash, k);
+    reclaim_begin(h->rc, lb_tid);
+    struct lb_table *T = LD(&h->cur);
+    bool found = lb_search(&T->b[hv & T->mask], k, v);
+    reclaim_end(h->rc, lb_tid);
+    return found;
+}
+
+/* Every QSBR_EVERY operations of a thread: announce a quiescent point (ebr.h).
+ * Out of line, and reached from get by a tail call with nothing live after
+ * it, so that get's common path saves no registers and calls nothing. */
+static __attribute__((noinline, cold)) void lb_quiescent(struct clht_lb *h)
+{
+    reclaim_quiescent(h->rc, lb_tid);
+}
+
+static __attribute__((noinline)) bool lb_quiescent_ret(struct clht_lb *h, bool ret)
+{
+    lb_quiescent(h);
+    return ret;
+}
+
 static bool lb_get(void *tp, cht_key_t k, cht_val_t *v)
 {
     struct clht_lb *h = tp;
-    unsigned tid = lb_tid;
-    uint64_t hv = cht_hash(h->hash, k);
-    ebr_enter(h->ebr, tid);
-    struct lb_table *T = LD(&h->cur);
-    bool found = lb_search(&T->b[hv & T->mask], k, v);
-    ebr_exit(h->ebr, tid);
+    bool found = lb_get_impl(h, k, v);
+    if (reclaim_due())
+        return lb_quiescent_ret(h, found);     /* the end of an operation: quiescent */
     return found;
 }
 
@@ -596,7 +634,7 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
     uint64_t hv = cht_hash(h->hash, k);
     bool ok = false, grow = false;
     struct lb_table *T;
-    ebr_enter(h->ebr, tid);
+    reclaim_begin(h->rc, tid);
     for (;;) {
         T = LD(&h->cur);
         struct lb_bucket *head = &T->b[hv & T->mask];
@@ -647,7 +685,7 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
     }
     if (ok)
         cht_thread_counter_add(&h->count[tid].n, 1);
-    ebr_exit(h->ebr, tid);
+    reclaim_end(h->rc, tid);
     if (grow)
         lb_resize(h, T);
     return ok;
@@ -660,7 +698,7 @@ lb_remove_impl(struct clht_lb *h, cht_key_t k, const bool ext)
     void *ctx = ext ? lbx_ctx(h) : NULL;
     uint64_t hv = cht_hash(h->hash, k);
     bool ok = false;
-    ebr_enter(h->ebr, tid);
+    reclaim_begin(h->rc, tid);
     for (;;) {
         struct lb_table *T = LD(&h->cur);
         struct lb_bucket *head = &T->b[hv & T->mask];
@@ -687,7 +725,7 @@ lb_remove_impl(struct clht_lb *h, cht_key_t k, const bool ext)
     }
     if (ok)
         cht_thread_counter_add(&h->count[tid].n, -1);
-    ebr_exit(h->ebr, tid);
+    reclaim_end(h->rc, tid);
     return ok;
 }
 
@@ -698,7 +736,7 @@ lb_update_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
     void *ctx = ext ? lbx_ctx(h) : NULL;
     uint64_t hv = cht_hash(h->hash, k);
     bool ok = false;
-    ebr_enter(h->ebr, tid);
+    reclaim_begin(h->rc, tid);
     for (;;) {
         struct lb_table *T = LD(&h->cur);
         struct lb_bucket *head = &T->b[hv & T->mask];
@@ -716,7 +754,7 @@ lb_update_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
         chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
         break;
     }
-    ebr_exit(h->ebr, tid);
+    reclaim_end(h->rc, tid);
     return ok;
 }
 
@@ -728,6 +766,8 @@ static __attribute__((noinline)) bool lb_insert_ext(struct clht_lb *h, cht_key_t
 static bool lb_insert(void *tp, cht_key_t k, cht_val_t v)
 {
     struct clht_lb *h = tp;
+    if (reclaim_due())
+        lb_quiescent(h);
     if (__builtin_expect(h->lk != NULL, 0))
         return lb_insert_ext(h, k, v);
     return lb_insert_impl(h, k, v, false);
@@ -741,6 +781,8 @@ static __attribute__((noinline)) bool lb_remove_ext(struct clht_lb *h, cht_key_t
 static bool lb_remove(void *tp, cht_key_t k)
 {
     struct clht_lb *h = tp;
+    if (reclaim_due())
+        lb_quiescent(h);
     if (__builtin_expect(h->lk != NULL, 0))
         return lb_remove_ext(h, k);
     return lb_remove_impl(h, k, false);
@@ -754,6 +796,8 @@ static __attribute__((noinline)) bool lb_update_ext(struct clht_lb *h, cht_key_t
 static bool lb_update(void *tp, cht_key_t k, cht_val_t v)
 {
     struct clht_lb *h = tp;
+    if (reclaim_due())
+        lb_quiescent(h);
     if (__builtin_expect(h->lk != NULL, 0))
         return lb_update_ext(h, k, v);
     return lb_update_impl(h, k, v, false);
@@ -777,9 +821,9 @@ static void lb_stats(void *tp, struct cht_stats *s)
         spin_wait(&spins);
     }
     struct lb_table *T = LD(&h->cur);
-    s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->ebr +
+    s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->rc +
                (h->lk ? (size_t)h->lstride * LB_STRIPES + (size_t)h->cstride * h->nthreads : 0) +
-               sizeof *h->ebr->slot * h->ebr->nslots + table_bytes(T) +
+               sizeof *h->rc->slot * h->rc->nslots + table_bytes(T) +
                LDR(&h->retired_bytes);
     s->buckets = T->nb;
     s->resizes = LDR(&h->resizes);

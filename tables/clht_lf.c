@@ -137,7 +137,7 @@ struct clht_lf {
     alignas(64) struct lf_table *cur;
     enum cht_hash_kind hash;
     unsigned nthreads;
-    struct ebr *ebr;
+    struct reclaim *rc;         /* reclamation domain (ebr.h: QSBR by default) */
     struct cht_thread_counter *count;
     alignas(64) uint32_t resize_lock;
     uint64_t resizes;
@@ -145,7 +145,7 @@ struct clht_lf {
     size_t retired_bytes;
 };
 
-static __thread unsigned lf_tid;
+static __thread unsigned lf_tid __attribute__((tls_model("initial-exec")));
 
 static const struct cht_option_spec lf_options[] = {
     CHT_HASH_OPTION,
@@ -370,12 +370,12 @@ static void *lf_create(const struct cht_config *cfg, char *err, size_t len)
     h->hash = hash;
     h->nthreads = threads;
     h->count = cht_thread_counters_new(threads);
-    h->ebr = ebr_create(threads);
+    h->rc = reclaim_create(threads);
     struct lf_table *T = table_new(nb);
-    if (!h->count || !h->ebr || !T) {
+    if (!h->count || !h->rc || !T) {
         snprintf(err, len, "out of memory (%llu buckets of 64 bytes)", (unsigned long long)nb);
         free(h->count);
-        ebr_destroy(h->ebr);
+        reclaim_destroy(h->rc);
         if (T)
             table_free(T);
         free(h);
@@ -389,7 +389,7 @@ static void *lf_create(const struct cht_config *cfg, char *err, size_t len)
 static void lf_destroy(void *tp)
 {
     struct clht_lf *h = tp;
-    ebr_destroy(h->ebr);
+    reclaim_destroy(h->rc);
     table_free(h->cur);
     free(h->count);
     free(h);
@@ -399,13 +399,14 @@ static void lf_thread_init(void *tp, unsigned tid)
 {
     struct clht_lf *h = tp;
     lf_tid = cht_thread_slot(tid, h->nthreads);
+    reclaim_thread_init(h->rc, lf_tid);
 }
 
 static void lf_thread_exit(void *tp, unsigned tid)
 {
     struct clht_lf *h = tp;
     (void)tid;
-    ebr_thread_offline(h->ebr, lf_tid);
+    reclaim_thread_exit(h->rc, lf_tid);
 }
 
 /* ---------------- resize ---------------- */
@@ -546,7 +547,7 @@ static void lf_resize(struct clht_lf *h, struct lf_table *seen)
     ST(&h->cur, N);
     __atomic_add_fetch(&h->resizes, 1, __ATOMIC_RELAXED);
     ST(&h->resize_lock, 0);
-    ebr_retire(h->ebr, &T->retire, table_free_node);
+    reclaim_retire(h->rc, &T->retire, table_free_node);
     return;
 
 fail:
@@ -568,7 +569,7 @@ static bool lf_get(void *tp, cht_key_t k, cht_val_t *out)
     unsigned tid = lf_tid;
     uint64_t hv = cht_hash(h->hash, k);
     bool found = false;
-    ebr_enter(h->ebr, tid);
+    reclaim_begin(h->rc, tid);
     struct lf_table *T = LD(&h->cur);
     struct lf_bucket *S = &T->b[hv & T->mask];
     while (S) {
@@ -612,7 +613,7 @@ static bool lf_get(void *tp, cht_key_t k, cht_val_t *out)
         if (S == SENTINEL)
             S = NULL;
     }
-    ebr_exit(h->ebr, tid);
+    reclaim_end(h->rc, tid);
     return found;
 }
 
@@ -624,7 +625,7 @@ static bool lf_insert(void *tp, cht_key_t k, cht_val_t v)
     bool ok = false, grow = false;
     struct lf_table *T;
     struct scan r;
-    ebr_enter(h->ebr, tid);
+    reclaim_begin(h->rc, tid);
 restart:
     for (;;) {
         T = LD(&h->cur);
@@ -695,7 +696,7 @@ restart:
 done:
     if (ok)
         cht_thread_counter_add(&h->count[tid].n, 1);
-    ebr_exit(h->ebr, tid);
+    reclaim_end(h->rc, tid);
     if (grow)
         lf_resize(h, T);
     return ok;
@@ -708,7 +709,7 @@ static bool lf_remove(void *tp, cht_key_t k)
     uint64_t hv = cht_hash(h->hash, k);
     bool ok = false;
     struct scan r;
-    ebr_enter(h->ebr, tid);
+    reclaim_begin(h->rc, tid);
     for (;;) {
         struct lf_table *T = LD(&h->cur);
         int res = chain_scan(&T->b[hv & T->mask], k, &r);
@@ -726,7 +727,7 @@ static bool lf_remove(void *tp, cht_key_t k)
     }
     if (ok)
         cht_thread_counter_add(&h->count[tid].n, -1);
-    ebr_exit(h->ebr, tid);
+    reclaim_end(h->rc, tid);
     return ok;
 }
 
@@ -739,7 +740,7 @@ static bool lf_update(void *tp, cht_key_t k, cht_val_t v)
     struct lf_table *T;
     struct scan r;
     unsigned spins = 0;
-    ebr_enter(h->ebr, tid);
+    reclaim_begin(h->rc, tid);
 restart:
     for (;;) {
         T = LD(&h->cur);
@@ -803,7 +804,7 @@ restart:
         }
     }
 done:
-    ebr_exit(h->ebr, tid);
+    reclaim_end(h->rc, tid);
     if (grow)
         lf_resize(h, T);
     return ok;
@@ -826,8 +827,8 @@ static void lf_stats(void *tp, struct cht_stats *s)
         spin_wait(&spins);
     }
     struct lf_table *T = LD(&h->cur);
-    s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->ebr +
-               sizeof *h->ebr->slot * h->ebr->nslots + table_bytes(T) +
+    s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->rc +
+               sizeof *h->rc->slot * h->rc->nslots + table_bytes(T) +
                LDR(&h->retired_bytes);
     s->buckets = T->nb;
     s->resizes = LDR(&h->resizes);
