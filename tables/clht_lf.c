@@ -315,8 +315,12 @@ static int chain_scan(struct lf_bucket *S, cht_key_t k, struct scan *r)
     }
 }
 
-/* Links a fresh bucket after `last`. Returns false only when out of memory. */
-static bool append(struct clht_lf *h, struct lf_table *T, struct lf_bucket *last, bool *grow)
+/* Links a fresh bucket after `last`. Returns false only when out of memory.
+ * *grow = T when this append took T's overflow past its threshold: the caller
+ * resizes that table, not whatever table is current by then (another thread
+ * may have replaced T meanwhile; resizing the new one would be spurious). */
+static bool append(struct clht_lf *h, struct lf_table *T, struct lf_bucket *last,
+                   struct lf_table **grow)
 {
     struct lf_bucket *o = cht_alloc_zeroed(sizeof *o);
     if (!o) {
@@ -329,7 +333,7 @@ static bool append(struct clht_lf *h, struct lf_table *T, struct lf_bucket *last
         return true;
     }
     if (__atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LDR(&T->thresh))
-        *grow = true;
+        *grow = T;
     return true;
 }
 
@@ -563,15 +567,10 @@ fail:
 
 /* ---------------- operations ---------------- */
 
-static bool lf_get(void *tp, cht_key_t k, cht_val_t *out)
+/* get's general path, from segment S on: segments of several buckets and
+ * sealed segments (rare: chains longer than one bucket). */
+static __attribute__((noinline)) bool lf_get_chain(struct lf_bucket *S, cht_key_t k, cht_val_t *out)
 {
-    struct clht_lf *h = tp;
-    unsigned tid = lf_tid;
-    uint64_t hv = cht_hash(h->hash, k);
-    bool found = false;
-    reclaim_begin(h->rc, tid);
-    struct lf_table *T = LD(&h->cur);
-    struct lf_bucket *S = &T->b[hv & T->mask];
     while (S) {
         uint64_t w = LD(&S->sync);
         uint64_t m = valid_bits(w);
@@ -604,26 +603,97 @@ static bool lf_get(void *tp, cht_key_t k, cht_val_t *out)
         if (hit >= 0) {
             if (out)
                 *out = v;
-            found = true;
-            break;
+            return true;
         }
         if (!(w & W_SEALED))
-            break;                      /* the last segment */
+            return false;               /* the last segment */
         S = LD(&b->next);               /* b is the segment's fifth bucket */
         if (S == SENTINEL)
             S = NULL;
     }
-    reclaim_end(h->rc, tid);
+    return false;
+}
+
+/* Every QSBR_EVERY operations of a thread: announce a quiescent point (ebr.h);
+ * get reaches it by a tail call with nothing live after it (a leaf fast path). */
+static __attribute__((noinline, cold)) void lf_quiescent(struct clht_lf *h)
+{
+    reclaim_quiescent(h->rc, lf_tid);
+}
+
+static __attribute__((noinline)) bool lf_quiescent_ret(struct clht_lf *h, bool ret)
+{
+    lf_quiescent(h);
+    return ret;
+}
+
+/* get from a head bucket that has a successor (a longer segment, a sealed
+ * one, or a frozen chain's sentinel): the general path, then the end of the
+ * operation. */
+static __attribute__((noinline)) bool lf_get_long(struct clht_lf *h, struct lf_bucket *S,
+                                                  cht_key_t k, cht_val_t *out)
+{
+    bool found = lf_get_chain(S, k, out);
+    reclaim_end(h->rc, lf_tid);
+    if (reclaim_due())
+        lf_quiescent(h);
+    return found;
+}
+
+/* The paper's get: one snapshot read, the three slots of the head bucket
+ * (unrolled: the key first, its VALID bit only on a match), the value on a
+ * hit, and the snapshot again. If the head bucket has no successor (`next`
+ * read after the snapshot is NULL), the snapshot has no VALID slot beyond it
+ * and no later segment: slots beyond the head only become VALID by a CAS on
+ * the snapshot after the bucket holding them was linked, and a sealed segment
+ * has five buckets. Otherwise the general path (lf_get_long) runs; it is
+ * reached by a tail call, so the common path saves no registers. */
+static bool lf_get(void *tp, cht_key_t k, cht_val_t *out)
+{
+    _Static_assert(LF_SLOTS == 3, "the scan below is unrolled for 3 slots");
+    struct clht_lf *h = tp;
+    uint64_t hv = cht_hash(h->hash, k);
+    reclaim_begin(h->rc, lf_tid);
+    struct lf_table *T = LD(&h->cur);
+    struct lf_bucket *S = &T->b[hv & T->mask];
+    bool found;
+    for (;;) {
+        uint64_t w = LD(&S->sync);
+        if (__builtin_expect(LD(&S->next) != NULL, 0))
+            return lf_get_long(h, S, k, out);
+        cht_val_t v = 0;
+        found = false;
+        if (LD(&S->key[0]) == k && st_get(w, 0) == ST_VALID) {
+            v = LD(&S->val[0]);
+            found = true;
+        } else if (LD(&S->key[1]) == k && st_get(w, 1) == ST_VALID) {
+            v = LD(&S->val[1]);
+            found = true;
+        } else if (LD(&S->key[2]) == k && st_get(w, 2) == ST_VALID) {
+            v = LD(&S->val[2]);
+            found = true;
+        }
+        if (__builtin_expect(LD(&S->sync) != w, 0))
+            continue;                   /* changed under us: read it again */
+        if (found && out)
+            *out = v;
+        break;
+    }
+    reclaim_end(h->rc, lf_tid);
+    if (reclaim_due())
+        return lf_quiescent_ret(h, found);     /* the end of an operation: quiescent */
     return found;
 }
 
 static bool lf_insert(void *tp, cht_key_t k, cht_val_t v)
 {
     struct clht_lf *h = tp;
+    if (reclaim_due())
+        lf_quiescent(h);
     unsigned tid = lf_tid;
     uint64_t hv = cht_hash(h->hash, k);
-    bool ok = false, grow = false;
-    struct lf_table *T;
+    bool ok = false;
+    struct lf_table *T, *grow = NULL;
     struct scan r;
     reclaim_begin(h->rc, tid);
 restart:
@@ -662,8 +732,11 @@ restart:
         if (!CAS(&S->sync, &w, cw))
             continue;
         struct lf_bucket *b = r.g.bk[p / LF_SLOTS];
-        STR(&b->key[p % LF_SLOTS], k);
-        STR(&b->val[p % LF_SLOTS], v);
+        /* release: a reader whose acquire load reads these also sees the claim
+         * (then its snapshot re-check fails), on any CPU, not only on
+         * multi-copy-atomic ones (free on x86) */
+        ST(&b->key[p % LF_SLOTS], k);
+        ST(&b->val[p % LF_SLOTS], v);
         for (;;) {
             if (CAS(&S->sync, &cw, st_set(cw, p, ST_VALID) + W_VER)) {
                 ok = true;
@@ -698,13 +771,15 @@ done:
         cht_thread_counter_add(&h->count[tid].n, 1);
     reclaim_end(h->rc, tid);
     if (grow)
-        lf_resize(h, T);
+        lf_resize(h, grow);
     return ok;
 }
 
 static bool lf_remove(void *tp, cht_key_t k)
 {
     struct clht_lf *h = tp;
+    if (reclaim_due())
+        lf_quiescent(h);
     unsigned tid = lf_tid;
     uint64_t hv = cht_hash(h->hash, k);
     bool ok = false;
@@ -734,10 +809,12 @@ static bool lf_remove(void *tp, cht_key_t k)
 static bool lf_update(void *tp, cht_key_t k, cht_val_t v)
 {
     struct clht_lf *h = tp;
+    if (reclaim_due())
+        lf_quiescent(h);
     unsigned tid = lf_tid;
     uint64_t hv = cht_hash(h->hash, k);
-    bool ok = false, grow = false;
-    struct lf_table *T;
+    bool ok = false;
+    struct lf_table *T, *grow = NULL;
     struct scan r;
     unsigned spins = 0;
     reclaim_begin(h->rc, tid);
@@ -769,8 +846,11 @@ restart:
         if (!CAS(&S->sync, &w, cw))
             continue;
         struct lf_bucket *b = r.g.bk[p / LF_SLOTS];
-        STR(&b->key[p % LF_SLOTS], k);
-        STR(&b->val[p % LF_SLOTS], v);
+        /* release: a reader whose acquire load reads these also sees the claim
+         * (then its snapshot re-check fails), on any CPU, not only on
+         * multi-copy-atomic ones (free on x86) */
+        ST(&b->key[p % LF_SLOTS], k);
+        ST(&b->val[p % LF_SLOTS], v);
         for (;;) {
             uint64_t sw = st_set(st_set(cw, a, ST_EMPTY), p, ST_VALID) + W_VER;
             if (CAS(&S->sync, &cw, sw)) {
@@ -806,7 +886,7 @@ restart:
 done:
     reclaim_end(h->rc, tid);
     if (grow)
-        lf_resize(h, T);
+        lf_resize(h, grow);
     return ok;
 }
 
