@@ -315,6 +315,12 @@ static int chain_scan(struct lf_bucket *S, cht_key_t k, struct scan *r)
     }
 }
 
+/* Test hook: tests/test_clht_grow.c defines it to play another thread that
+ * resizes T right after this append crossed T's threshold. */
+#ifndef LF_TEST_AFTER_GROW
+#define LF_TEST_AFTER_GROW(h, T) ((void)0)
+#endif
+
 /* Links a fresh bucket after `last`. Returns false only when out of memory.
  * *grow = T when this append took T's overflow past its threshold: the caller
  * resizes that table, not whatever table is current by then (another thread
@@ -332,8 +338,10 @@ static bool append(struct clht_lf *h, struct lf_table *T, struct lf_bucket *last
         free(o);                    /* lost the race (or the chain froze): never visible */
         return true;
     }
-    if (__atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LDR(&T->thresh))
+    if (__atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LDR(&T->thresh)) {
         *grow = T;
+        LF_TEST_AFTER_GROW(h, T);
+    }
     return true;
 }
 
