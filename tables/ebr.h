@@ -66,6 +66,7 @@
 #ifndef CHT_EBR_H
 #define CHT_EBR_H
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdalign.h>
@@ -268,7 +269,16 @@ static inline void reclaim_thread_exit(struct qsbr *q, unsigned tid)
     (void)q; (void)tid;
 #endif
 }
-static inline void reclaim_begin(struct qsbr *q, unsigned tid) { (void)q; (void)tid; }
+/* Debug builds check the contract QSBR relies on: operations only between
+ * thread_init and thread_exit (an offline thread's reads are not protected). */
+static inline void reclaim_begin(struct qsbr *q, unsigned tid)
+{
+#if !defined(CHT_RECLAIM_NONE)
+    assert(__atomic_load_n(&q->slot[tid].seen, __ATOMIC_RELAXED) != 0 &&
+           "table operation outside thread_init/thread_exit");
+#endif
+    (void)q; (void)tid;
+}
 static inline void reclaim_end(struct qsbr *q, unsigned tid) { (void)q; (void)tid; }
 static inline bool reclaim_due(void)
 {
