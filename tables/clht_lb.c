@@ -8,21 +8,22 @@
  *
  * Layout. A bucket is exactly one 64-byte cache line, 64-byte aligned:
  *   sync (8 B) | key[3] | val[3] | next.
- * Keys hash with cht_hash (option hash=mix|identity, default mix) onto a
+ * Keys hash with cht_hash (option hash=fold|mix|identity, default fold) onto a
  * power-of-two array of buckets; a full chain grows by linking a new bucket
  * through `next`. Key 0 marks an empty slot. The head bucket's sync word holds
  * the chain's lock (bit 0) and, in every bucket of the chain, three 20-bit
  * per-slot removal counters (bits 4-23, 24-43, 44-63).
  *
  * Operations (the ASCY patterns, thesis lines 657-663):
- *  - get (ASCY1) never writes, waits or retries: per slot it reads the bucket's
- *    sync word, the key, the value, the key again and the sync word again. If
- *    the key is still k and slot j's removal counter did not move, the value
+ *  - get (ASCY1) never writes, waits or retries: per bucket it compares the
+ *    three keys (unrolled) and follows `next`; on a match in slot j it reads
+ *    the bucket's sync word, the value, the key again and the sync word again.
+ *    If the key is still k and slot j's removal counter did not move, the value
  *    belongs to k: the counter closes the ABA hole of the plain key/value/key
  *    snapshot (k removed, the slot reused by k2, then by k again while the
  *    reader sat between two loads would return k2's value). Otherwise k was
  *    removed during the read, so "absent" is a correct (linearizable) answer.
- *    A get's only store is to its own padded reclamation slot (below).
+ *    A get makes no shared store at all (reclamation below).
  *  - insert/remove/update (ASCY2/3) first parse the chain with the same
  *    read-only search; an insert of a present key or a remove/update of an
  *    absent key returns without any shared write and without the lock. Otherwise
@@ -76,11 +77,17 @@
  * buckets; large bucket arrays are anonymous mappings (zeroed lazily).
  *
  * Reclamation: old tables (bucket arrays and overflow buckets) are retired to
- * epoch-based reclamation (ebr.h): every operation runs inside ebr_enter/exit
- * on the thread's padded slot, set up by thread_init; a retired table is freed
- * after two epoch advances, i.e. once every operation that could have read it
- * has finished. Overflow buckets are never unlinked while their table is live,
- * so nothing else needs reclaiming. destroy() frees everything.
+ * quiescent-state-based reclamation (ebr.h, QSBR): a thread is online from
+ * thread_init to thread_exit and announces a quiescent point at the start or
+ * end of every QSBR_EVERY-th operation (a thread-local countdown: one
+ * decrement and branch per operation, no shared access); a retired table is
+ * freed once every online thread has announced since. The announcement is out
+ * of line (get reaches it by a tail call), so get's common path is a leaf
+ * function. Build with -DCHT_RECLAIM_EBR for the epoch scheme (enter/exit on
+ * every operation) or -DCHT_RECLAIM_NONE (unsafe; no reclamation during a run)
+ * to measure what reclamation costs. Overflow buckets are never unlinked while
+ * their table is live, so nothing else needs reclaiming. destroy() frees
+ * everything.
  *
  * size(): per-thread, cache-line-padded counters (+1/-1 on successful
  * insert/remove), summed: exact when quiescent, no shared counter on the hot path.

@@ -10,7 +10,7 @@
  * chains, and never waits for space.
  *
  * Layout. A bucket is one 64-byte line: sync | key[3] | val[3] | next. Keys hash
- * with cht_hash (option hash=mix|identity, default mix). A chain is a list of
+ * with cht_hash (option hash=fold|mix|identity, default fold). A chain is a list of
  * buckets grouped into *segments* of up to five consecutive buckets (15 slots).
  * The sync word of a segment's first bucket is the segment's snapshot:
  *   bits 0-29   15 slot states, 2 bits each: EMPTY, CLAIMED (being inserted), VALID
@@ -24,11 +24,13 @@
  * different buckets would otherwise both publish).
  *
  * Operations.
- *  - get: reads the snapshot, the keys of VALID slots and the matching value,
- *    then the snapshot again; if it changed it re-reads that segment. Never
- *    writes (except the thread's own reclamation slot) and never waits; it
- *    retries only when an update changed the same segment during its few loads
- *    (lock-free, not wait-free).
+ *  - get: the paper's shape: reads the head bucket's snapshot, compares the
+ *    three keys (unrolled; a match counts only if its slot is VALID in the
+ *    snapshot), reads the value on a hit, and reads the snapshot again; if it
+ *    changed it starts over. A head bucket with a successor (a longer segment,
+ *    a sealed one) goes to the general loop over segments. Never writes and
+ *    never waits; it retries only when an update changed the same segment
+ *    during its few loads (lock-free, not wait-free).
  *  - insert(k): parses the chain read-only (ASCY2/3: a present key returns with
  *    no write). Inserts go only to the chain's last, unsealed segment: CAS the
  *    snapshot to mark an EMPTY slot CLAIMED, write key and value, then publish
@@ -72,9 +74,14 @@
  * between two loads of one operation.
  *
  * Reclamation: retired tables (bucket arrays and overflow buckets) go through
- * epoch-based reclamation (ebr.h); each operation runs inside ebr_enter/exit on
- * the thread's padded slot (thread_init). Buckets lost in an append race were
- * never visible and are freed at once. destroy() frees everything.
+ * quiescent-state-based reclamation (ebr.h, QSBR; as in clht_lb.c: a
+ * thread-local countdown per operation, an announcement every QSBR_EVERY
+ * operations, online from thread_init to thread_exit). Buckets lost in an
+ * append race were never visible and are freed at once. destroy() frees
+ * everything.
+ * Memory order: key and value are stored with release stores after the claim
+ * CAS, so a reader that reads them (acquire) also sees the claim, and its
+ * snapshot re-check fails, on CPUs that are not multi-copy atomic too.
  *
  * size(): per-thread padded counters (+1 publish, -1 remove), summed.
  */
