@@ -78,16 +78,19 @@
  *
  * Reclamation: old tables (bucket arrays and overflow buckets) are retired to
  * quiescent-state-based reclamation (ebr.h, QSBR): a thread is online from
- * thread_init to thread_exit and announces a quiescent point at the start or
- * end of every QSBR_EVERY-th operation (a thread-local countdown: one
- * decrement and branch per operation, no shared access); a retired table is
- * freed once every online thread has announced since. The announcement is out
- * of line (get reaches it by a tail call), so get's common path is a leaf
- * function. Build with -DCHT_RECLAIM_EBR for the epoch scheme (enter/exit on
- * every operation) or -DCHT_RECLAIM_NONE (unsafe; no reclamation during a run)
- * to measure what reclamation costs. Overflow buckets are never unlinked while
- * their table is live, so nothing else needs reclaiming. destroy() frees
- * everything.
+ * thread_init to thread_exit and announces a quiescent point at the start of
+ * every QSBR_EVERY-th insert/remove/update (a thread-local countdown: one
+ * decrement and branch, no shared access; the announcement itself is out of
+ * line); a retired table is freed once every online thread has announced
+ * since. get does no reclamation work at all: it compiles to the same code as
+ * with reclamation compiled out. The price: a thread that only reads while
+ * others resize holds the retired tables until it updates or goes offline
+ * (thread_exit) - memory, never safety; with doubling resizes they add up to
+ * less than the live table, and only updates retire anything. Build with
+ * -DCHT_RECLAIM_EBR for the epoch scheme (enter/exit on every operation) or
+ * -DCHT_RECLAIM_NONE (unsafe; no reclamation during a run) to measure what
+ * reclamation costs. Overflow buckets are never unlinked while their table is
+ * live, so nothing else needs reclaiming. destroy() frees everything.
  *
  * size(): per-thread, cache-line-padded counters (+1/-1 on successful
  * insert/remove), summed: exact when quiescent, no shared counter on the hot path.
@@ -610,27 +613,16 @@ static inline __attribute__((always_inline)) bool lb_get_impl(struct clht_lb *h,
     return found;
 }
 
-/* Every QSBR_EVERY operations of a thread: announce a quiescent point (ebr.h).
- * Out of line, and reached from get by a tail call with nothing live after
- * it, so that get's common path saves no registers and calls nothing. */
+/* Every QSBR_EVERY update operations of a thread: announce a quiescent point
+ * (ebr.h). get does no reclamation work at all (see the top comment). */
 static __attribute__((noinline, cold)) void lb_quiescent(struct clht_lb *h)
 {
     reclaim_quiescent(h->rc, lb_tid);
 }
 
-static __attribute__((noinline)) bool lb_quiescent_ret(struct clht_lb *h, bool ret)
-{
-    lb_quiescent(h);
-    return ret;
-}
-
 static bool lb_get(void *tp, cht_key_t k, cht_val_t *v)
 {
-    struct clht_lb *h = tp;
-    bool found = lb_get_impl(h, k, v);
-    if (reclaim_due())
-        return lb_quiescent_ret(h, found);     /* the end of an operation: quiescent */
-    return found;
+    return lb_get_impl(tp, k, v);
 }
 
 static inline __attribute__((always_inline)) bool

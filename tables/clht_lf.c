@@ -74,11 +74,11 @@
  * between two loads of one operation.
  *
  * Reclamation: retired tables (bucket arrays and overflow buckets) go through
- * quiescent-state-based reclamation (ebr.h, QSBR; as in clht_lb.c: a
- * thread-local countdown per operation, an announcement every QSBR_EVERY
- * operations, online from thread_init to thread_exit). Buckets lost in an
- * append race were never visible and are freed at once. destroy() frees
- * everything.
+ * quiescent-state-based reclamation (ebr.h, QSBR), as in clht_lb.c: online
+ * from thread_init to thread_exit, a quiescent point announced at the start of
+ * every QSBR_EVERY-th insert/remove/update, nothing at all in get. Buckets
+ * lost in an append race were never visible and are freed at once. destroy()
+ * frees everything.
  * Memory order: key and value are stored with release stores after the claim
  * CAS, so a reader that reads them (acquire) also sees the claim, and its
  * snapshot re-check fails, on CPUs that are not multi-copy atomic too.
@@ -629,17 +629,11 @@ static __attribute__((noinline)) bool lf_get_chain(struct lf_bucket *S, cht_key_
     return false;
 }
 
-/* Every QSBR_EVERY operations of a thread: announce a quiescent point (ebr.h);
- * get reaches it by a tail call with nothing live after it (a leaf fast path). */
+/* Every QSBR_EVERY update operations of a thread: announce a quiescent point
+ * (ebr.h). get does no reclamation work (as in clht_lb.c). */
 static __attribute__((noinline, cold)) void lf_quiescent(struct clht_lf *h)
 {
     reclaim_quiescent(h->rc, lf_tid);
-}
-
-static __attribute__((noinline)) bool lf_quiescent_ret(struct clht_lf *h, bool ret)
-{
-    lf_quiescent(h);
-    return ret;
 }
 
 /* get from a head bucket that has a successor (a longer segment, a sealed
@@ -650,8 +644,6 @@ static __attribute__((noinline)) bool lf_get_long(struct clht_lf *h, struct lf_b
 {
     bool found = lf_get_chain(S, k, out);
     reclaim_end(h->rc, lf_tid);
-    if (reclaim_due())
-        lf_quiescent(h);
     return found;
 }
 
@@ -695,8 +687,6 @@ static bool lf_get(void *tp, cht_key_t k, cht_val_t *out)
         break;
     }
     reclaim_end(h->rc, lf_tid);
-    if (reclaim_due())
-        return lf_quiescent_ret(h, found);     /* the end of an operation: quiescent */
     return found;
 }
 
