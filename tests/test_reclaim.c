@@ -21,8 +21,9 @@
  *                                place is spurious. A coarse concurrent check
  *                                (each legitimate resize here grows 4x, which
  *                                can hide a spurious one: before the fix of
- *                                issue 13.9 it failed about 1 run in 90 on a
- *                                2-vCPU VM); the deterministic regression test
+ *                                issue 13.9 about 1 run in 90 had an extra
+ *                                resize on a 2-vCPU VM and this check did not
+ *                                flag it); the deterministic regression test
  *                                for 13.9 is test_clht_grow.c.
  * Scale with CHT_TEST_SCALE (percent).
  */
