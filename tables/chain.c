@@ -207,7 +207,7 @@ static void ebr_retire(struct chain_table *t, struct chain_thread *th, struct ch
 
 static void *chain_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    unsigned hash = CHT_HASH_MIX;
+    unsigned hash = CHT_HASH_DEFAULT;
     if (!cht_option_enum(cfg->options, "chain", "hash", cht_hash_names, &hash, err, len))
         return NULL;
     uint64_t nb = cht_initial_units(cfg, 1, CHAIN_MIN_BUCKETS, 1ull << 48, "buckets", err, len);

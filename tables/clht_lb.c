@@ -8,21 +8,22 @@
  *
  * Layout. A bucket is exactly one 64-byte cache line, 64-byte aligned:
  *   sync (8 B) | key[3] | val[3] | next.
- * Keys hash with cht_hash (option hash=mix|identity, default mix) onto a
+ * Keys hash with cht_hash (option hash=fold|mix|identity, default fold) onto a
  * power-of-two array of buckets; a full chain grows by linking a new bucket
  * through `next`. Key 0 marks an empty slot. The head bucket's sync word holds
  * the chain's lock (bit 0) and, in every bucket of the chain, three 20-bit
  * per-slot removal counters (bits 4-23, 24-43, 44-63).
  *
  * Operations (the ASCY patterns, thesis lines 657-663):
- *  - get (ASCY1) never writes, waits or retries: per slot it reads the bucket's
- *    sync word, the key, the value, the key again and the sync word again. If
- *    the key is still k and slot j's removal counter did not move, the value
+ *  - get (ASCY1) never writes, waits or retries: per bucket it compares the
+ *    three keys (unrolled) and follows `next`; on a match in slot j it reads
+ *    the bucket's sync word, the value, the key again and the sync word again.
+ *    If the key is still k and slot j's removal counter did not move, the value
  *    belongs to k: the counter closes the ABA hole of the plain key/value/key
  *    snapshot (k removed, the slot reused by k2, then by k again while the
  *    reader sat between two loads would return k2's value). Otherwise k was
  *    removed during the read, so "absent" is a correct (linearizable) answer.
- *    A get's only store is to its own padded reclamation slot (below).
+ *    A get makes no shared store at all (reclamation below).
  *  - insert/remove/update (ASCY2/3) first parse the chain with the same
  *    read-only search; an insert of a present key or a remove/update of an
  *    absent key returns without any shared write and without the lock. Otherwise
@@ -76,11 +77,20 @@
  * buckets; large bucket arrays are anonymous mappings (zeroed lazily).
  *
  * Reclamation: old tables (bucket arrays and overflow buckets) are retired to
- * epoch-based reclamation (ebr.h): every operation runs inside ebr_enter/exit
- * on the thread's padded slot, set up by thread_init; a retired table is freed
- * after two epoch advances, i.e. once every operation that could have read it
- * has finished. Overflow buckets are never unlinked while their table is live,
- * so nothing else needs reclaiming. destroy() frees everything.
+ * quiescent-state-based reclamation (ebr.h, QSBR): a thread is online from
+ * thread_init to thread_exit and announces a quiescent point at the start of
+ * every QSBR_EVERY-th insert/remove/update (a thread-local countdown: one
+ * decrement and branch, no shared access; the announcement itself is out of
+ * line); a retired table is freed once every online thread has announced
+ * since. get does no reclamation work at all: it compiles to the same code as
+ * with reclamation compiled out. The price: a thread that only reads while
+ * others resize holds the retired tables until it updates or goes offline
+ * (thread_exit) - memory, never safety; with doubling resizes they add up to
+ * less than the live table, and only updates retire anything. Build with
+ * -DCHT_RECLAIM_EBR for the epoch scheme (enter/exit on every operation) or
+ * -DCHT_RECLAIM_NONE (unsafe; no reclamation during a run) to measure what
+ * reclamation costs. Overflow buckets are never unlinked while their table is
+ * live, so nothing else needs reclaiming. destroy() frees everything.
  *
  * size(): per-thread, cache-line-padded counters (+1/-1 on successful
  * insert/remove), summed: exact when quiescent, no shared counter on the hot path.
@@ -133,7 +143,7 @@ struct clht_lb {
     alignas(64) struct lb_table *cur;   /* read by every operation */
     enum cht_hash_kind hash;
     unsigned nthreads;
-    struct ebr *ebr;
+    struct reclaim *rc;         /* reclamation domain (ebr.h: QSBR by default) */
     struct cht_thread_counter *count;
     /* lock=NAME (same cache line as cur): NULL = built-in TTAS in the sync word */
     const struct lock_ops *lk;
@@ -146,7 +156,7 @@ struct clht_lb {
     size_t retired_bytes;       /* old tables waiting for reclamation */
 };
 
-static __thread unsigned lb_tid;
+static __thread unsigned lb_tid __attribute__((tls_model("initial-exec")));
 
 static const struct cht_option_spec lb_options[] = {
     { "lock", "any lock from --list=locks as the chain locks (2048 stripes; default: TTAS in the bucket)" },
@@ -349,23 +359,39 @@ chain_unlock(struct clht_lb *h, struct lb_bucket *head, uint64_t idx, void *ctx,
 
 /* ---------------- search (ASCY1) ---------------- */
 
-static inline bool lb_search(const struct lb_bucket *b, cht_key_t k, cht_val_t *out)
+/* Slot j of b held k at our first look: read the value and validate it (the
+ * key still k and slot j's removal counter unchanged around the value read).
+ * The sync word is read only here, on a hit: a removal clears the key before
+ * it bumps the counter and holds the chain lock across both, so a removal
+ * that overlaps [s1, s2] is seen either in the counter or in the re-read key. */
+static inline __attribute__((always_inline)) bool
+lb_slot_read(const struct lb_bucket *b, const unsigned j, cht_key_t k, cht_val_t *out)
 {
+    uint64_t s1 = LD(&b->sync);
+    cht_val_t v = LD(&b->val[j]);
+    if (LD(&b->key[j]) != k)
+        return false;           /* removed while we read: absent at that moment */
+    uint64_t s2 = LD(&b->sync);
+    if ((s1 ^ s2) & LB_CNT_MASK(j))
+        return false;           /* removed (and maybe re-added) meanwhile */
+    if (out)
+        *out = v;
+    return true;
+}
+
+/* The read-only search: per bucket the three keys, unrolled (the paper's
+ * loop over ENTRIES_PER_BUCKET), then `next`. */
+static inline __attribute__((always_inline)) bool
+lb_search(const struct lb_bucket *b, cht_key_t k, cht_val_t *out)
+{
+    _Static_assert(LB_SLOTS == 3, "the scan below is unrolled for 3 slots");
     do {
-        uint64_t s1 = LD(&b->sync);
-        for (unsigned j = 0; j < LB_SLOTS; j++) {
-            if (LD(&b->key[j]) == k) {
-                cht_val_t v = LD(&b->val[j]);
-                if (LD(&b->key[j]) != k)
-                    return false;       /* removed while we read: absent at that moment */
-                uint64_t s2 = LD(&b->sync);
-                if ((s1 ^ s2) & LB_CNT_MASK(j))
-                    return false;       /* removed (and maybe re-added) meanwhile */
-                if (out)
-                    *out = v;
-                return true;
-            }
-        }
+        if (LD(&b->key[0]) == k)
+            return lb_slot_read(b, 0, k, out);
+        if (LD(&b->key[1]) == k)
+            return lb_slot_read(b, 1, k, out);
+        if (LD(&b->key[2]) == k)
+            return lb_slot_read(b, 2, k, out);
         b = LD(&b->next);
     } while (b);
     return false;
@@ -410,7 +436,7 @@ static bool lbx_setup(struct clht_lb *h, const struct cht_config *cfg, char *err
 
 static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    unsigned hash = CHT_HASH_MIX;
+    unsigned hash = CHT_HASH_DEFAULT;
     if (!cht_option_enum(cfg->options, "clht-lb", "hash", cht_hash_names, &hash, err, len))
         return NULL;
     uint64_t nb = cht_initial_buckets(cfg, LB_SLOTS, LB_MAX_BUCKETS, err, len);
@@ -426,12 +452,12 @@ static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
     h->hash = hash;
     h->nthreads = threads;
     h->count = cht_thread_counters_new(threads);
-    h->ebr = ebr_create(threads);
+    h->rc = reclaim_create(threads);
     struct lb_table *T = table_new(nb);
-    if (!h->count || !h->ebr || !T) {
+    if (!h->count || !h->rc || !T) {
         snprintf(err, len, "out of memory (%llu buckets of 64 bytes)", (unsigned long long)nb);
         free(h->count);
-        ebr_destroy(h->ebr);
+        reclaim_destroy(h->rc);
         if (T)
             table_free(T);
         free(h);
@@ -449,7 +475,7 @@ static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
 static void lb_destroy(void *tp)
 {
     struct clht_lb *h = tp;
-    ebr_destroy(h->ebr);            /* frees retired tables */
+    reclaim_destroy(h->rc);            /* frees retired tables */
     table_free(h->cur);
     if (h->lk) {
         for (unsigned i = 0; i < LB_STRIPES; i++)
@@ -465,13 +491,14 @@ static void lb_thread_init(void *tp, unsigned tid)
 {
     struct clht_lb *h = tp;
     lb_tid = cht_thread_slot(tid, h->nthreads);
+    reclaim_thread_init(h->rc, lb_tid);
 }
 
 static void lb_thread_exit(void *tp, unsigned tid)
 {
     struct clht_lb *h = tp;
     (void)tid;
-    ebr_thread_offline(h->ebr, lb_tid);
+    reclaim_thread_exit(h->rc, lb_tid);
 }
 
 /* ---------------- resize ---------------- */
@@ -559,7 +586,7 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     ST(&h->cur, N);                 /* publish; spinning updaters move over */
     __atomic_add_fetch(&h->resizes, 1, __ATOMIC_RELAXED);
     ST(&h->resize_lock, 0);
-    ebr_retire(h->ebr, &T->retire, table_free_node);
+    reclaim_retire(h->rc, &T->retire, table_free_node);
     return;
 
 fail:                               /* out of memory: keep chaining in T */
@@ -576,16 +603,26 @@ fail:                               /* out of memory: keep chaining in T */
 
 /* ---------------- operations ---------------- */
 
-static bool lb_get(void *tp, cht_key_t k, cht_val_t *v)
+static inline __attribute__((always_inline)) bool lb_get_impl(struct clht_lb *h, cht_key_t k, cht_val_t *v)
 {
-    struct clht_lb *h = tp;
-    unsigned tid = lb_tid;
     uint64_t hv = cht_hash(h->hash, k);
-    ebr_enter(h->ebr, tid);
+    reclaim_begin(h->rc, lb_tid);
     struct lb_table *T = LD(&h->cur);
     bool found = lb_search(&T->b[hv & T->mask], k, v);
-    ebr_exit(h->ebr, tid);
+    reclaim_end(h->rc, lb_tid);
     return found;
+}
+
+/* Every QSBR_EVERY update operations of a thread: announce a quiescent point
+ * (ebr.h). get does no reclamation work at all (see the top comment). */
+static __attribute__((noinline, cold)) void lb_quiescent(struct clht_lb *h)
+{
+    reclaim_quiescent(h->rc, lb_tid);
+}
+
+static bool lb_get(void *tp, cht_key_t k, cht_val_t *v)
+{
+    return lb_get_impl(tp, k, v);
 }
 
 static inline __attribute__((always_inline)) bool
@@ -596,7 +633,7 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
     uint64_t hv = cht_hash(h->hash, k);
     bool ok = false, grow = false;
     struct lb_table *T;
-    ebr_enter(h->ebr, tid);
+    reclaim_begin(h->rc, tid);
     for (;;) {
         T = LD(&h->cur);
         struct lb_bucket *head = &T->b[hv & T->mask];
@@ -647,7 +684,7 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
     }
     if (ok)
         cht_thread_counter_add(&h->count[tid].n, 1);
-    ebr_exit(h->ebr, tid);
+    reclaim_end(h->rc, tid);
     if (grow)
         lb_resize(h, T);
     return ok;
@@ -660,7 +697,7 @@ lb_remove_impl(struct clht_lb *h, cht_key_t k, const bool ext)
     void *ctx = ext ? lbx_ctx(h) : NULL;
     uint64_t hv = cht_hash(h->hash, k);
     bool ok = false;
-    ebr_enter(h->ebr, tid);
+    reclaim_begin(h->rc, tid);
     for (;;) {
         struct lb_table *T = LD(&h->cur);
         struct lb_bucket *head = &T->b[hv & T->mask];
@@ -687,7 +724,7 @@ lb_remove_impl(struct clht_lb *h, cht_key_t k, const bool ext)
     }
     if (ok)
         cht_thread_counter_add(&h->count[tid].n, -1);
-    ebr_exit(h->ebr, tid);
+    reclaim_end(h->rc, tid);
     return ok;
 }
 
@@ -698,7 +735,7 @@ lb_update_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
     void *ctx = ext ? lbx_ctx(h) : NULL;
     uint64_t hv = cht_hash(h->hash, k);
     bool ok = false;
-    ebr_enter(h->ebr, tid);
+    reclaim_begin(h->rc, tid);
     for (;;) {
         struct lb_table *T = LD(&h->cur);
         struct lb_bucket *head = &T->b[hv & T->mask];
@@ -716,7 +753,7 @@ lb_update_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
         chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
         break;
     }
-    ebr_exit(h->ebr, tid);
+    reclaim_end(h->rc, tid);
     return ok;
 }
 
@@ -728,6 +765,8 @@ static __attribute__((noinline)) bool lb_insert_ext(struct clht_lb *h, cht_key_t
 static bool lb_insert(void *tp, cht_key_t k, cht_val_t v)
 {
     struct clht_lb *h = tp;
+    if (reclaim_due())
+        lb_quiescent(h);
     if (__builtin_expect(h->lk != NULL, 0))
         return lb_insert_ext(h, k, v);
     return lb_insert_impl(h, k, v, false);
@@ -741,6 +780,8 @@ static __attribute__((noinline)) bool lb_remove_ext(struct clht_lb *h, cht_key_t
 static bool lb_remove(void *tp, cht_key_t k)
 {
     struct clht_lb *h = tp;
+    if (reclaim_due())
+        lb_quiescent(h);
     if (__builtin_expect(h->lk != NULL, 0))
         return lb_remove_ext(h, k);
     return lb_remove_impl(h, k, false);
@@ -754,6 +795,8 @@ static __attribute__((noinline)) bool lb_update_ext(struct clht_lb *h, cht_key_t
 static bool lb_update(void *tp, cht_key_t k, cht_val_t v)
 {
     struct clht_lb *h = tp;
+    if (reclaim_due())
+        lb_quiescent(h);
     if (__builtin_expect(h->lk != NULL, 0))
         return lb_update_ext(h, k, v);
     return lb_update_impl(h, k, v, false);
@@ -777,9 +820,9 @@ static void lb_stats(void *tp, struct cht_stats *s)
         spin_wait(&spins);
     }
     struct lb_table *T = LD(&h->cur);
-    s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->ebr +
+    s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->rc +
                (h->lk ? (size_t)h->lstride * LB_STRIPES + (size_t)h->cstride * h->nthreads : 0) +
-               sizeof *h->ebr->slot * h->ebr->nslots + table_bytes(T) +
+               sizeof *h->rc->slot * h->rc->nslots + table_bytes(T) +
                LDR(&h->retired_bytes);
     s->buckets = T->nb;
     s->resizes = LDR(&h->resizes);

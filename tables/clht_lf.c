@@ -10,7 +10,7 @@
  * chains, and never waits for space.
  *
  * Layout. A bucket is one 64-byte line: sync | key[3] | val[3] | next. Keys hash
- * with cht_hash (option hash=mix|identity, default mix). A chain is a list of
+ * with cht_hash (option hash=fold|mix|identity, default fold). A chain is a list of
  * buckets grouped into *segments* of up to five consecutive buckets (15 slots).
  * The sync word of a segment's first bucket is the segment's snapshot:
  *   bits 0-29   15 slot states, 2 bits each: EMPTY, CLAIMED (being inserted), VALID
@@ -24,11 +24,13 @@
  * different buckets would otherwise both publish).
  *
  * Operations.
- *  - get: reads the snapshot, the keys of VALID slots and the matching value,
- *    then the snapshot again; if it changed it re-reads that segment. Never
- *    writes (except the thread's own reclamation slot) and never waits; it
- *    retries only when an update changed the same segment during its few loads
- *    (lock-free, not wait-free).
+ *  - get: the paper's shape: reads the head bucket's snapshot, compares the
+ *    three keys (unrolled; a match counts only if its slot is VALID in the
+ *    snapshot), reads the value on a hit, and reads the snapshot again; if it
+ *    changed it starts over. A head bucket with a successor (a longer segment,
+ *    a sealed one) goes to the general loop over segments. Never writes and
+ *    never waits; it retries only when an update changed the same segment
+ *    during its few loads (lock-free, not wait-free).
  *  - insert(k): parses the chain read-only (ASCY2/3: a present key returns with
  *    no write). Inserts go only to the chain's last, unsealed segment: CAS the
  *    snapshot to mark an EMPTY slot CLAIMED, write key and value, then publish
@@ -72,9 +74,14 @@
  * between two loads of one operation.
  *
  * Reclamation: retired tables (bucket arrays and overflow buckets) go through
- * epoch-based reclamation (ebr.h); each operation runs inside ebr_enter/exit on
- * the thread's padded slot (thread_init). Buckets lost in an append race were
- * never visible and are freed at once. destroy() frees everything.
+ * quiescent-state-based reclamation (ebr.h, QSBR), as in clht_lb.c: online
+ * from thread_init to thread_exit, a quiescent point announced at the start of
+ * every QSBR_EVERY-th insert/remove/update, nothing at all in get. Buckets
+ * lost in an append race were never visible and are freed at once. destroy()
+ * frees everything.
+ * Memory order: key and value are stored with release stores after the claim
+ * CAS, so a reader that reads them (acquire) also sees the claim, and its
+ * snapshot re-check fails, on CPUs that are not multi-copy atomic too.
  *
  * size(): per-thread padded counters (+1 publish, -1 remove), summed.
  */
@@ -137,7 +144,7 @@ struct clht_lf {
     alignas(64) struct lf_table *cur;
     enum cht_hash_kind hash;
     unsigned nthreads;
-    struct ebr *ebr;
+    struct reclaim *rc;         /* reclamation domain (ebr.h: QSBR by default) */
     struct cht_thread_counter *count;
     alignas(64) uint32_t resize_lock;
     uint64_t resizes;
@@ -145,7 +152,7 @@ struct clht_lf {
     size_t retired_bytes;
 };
 
-static __thread unsigned lf_tid;
+static __thread unsigned lf_tid __attribute__((tls_model("initial-exec")));
 
 static const struct cht_option_spec lf_options[] = {
     CHT_HASH_OPTION,
@@ -315,8 +322,18 @@ static int chain_scan(struct lf_bucket *S, cht_key_t k, struct scan *r)
     }
 }
 
-/* Links a fresh bucket after `last`. Returns false only when out of memory. */
-static bool append(struct clht_lf *h, struct lf_table *T, struct lf_bucket *last, bool *grow)
+/* Test hook: tests/test_clht_grow.c defines it to play another thread that
+ * resizes T right after this append crossed T's threshold. */
+#ifndef LF_TEST_AFTER_GROW
+#define LF_TEST_AFTER_GROW(h, T) ((void)0)
+#endif
+
+/* Links a fresh bucket after `last`. Returns false only when out of memory.
+ * *grow = T when this append took T's overflow past its threshold: the caller
+ * resizes that table, not whatever table is current by then (another thread
+ * may have replaced T meanwhile; resizing the new one would be spurious). */
+static bool append(struct clht_lf *h, struct lf_table *T, struct lf_bucket *last,
+                   struct lf_table **grow)
 {
     struct lf_bucket *o = cht_alloc_zeroed(sizeof *o);
     if (!o) {
@@ -328,8 +345,10 @@ static bool append(struct clht_lf *h, struct lf_table *T, struct lf_bucket *last
         free(o);                    /* lost the race (or the chain froze): never visible */
         return true;
     }
-    if (__atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LDR(&T->thresh))
-        *grow = true;
+    if (__atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LDR(&T->thresh)) {
+        *grow = T;
+        LF_TEST_AFTER_GROW(h, T);
+    }
     return true;
 }
 
@@ -354,7 +373,7 @@ static bool release_slot(struct clht_lf *h, struct lf_table *T, struct lf_bucket
 
 static void *lf_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    unsigned hash = CHT_HASH_MIX;
+    unsigned hash = CHT_HASH_DEFAULT;
     if (!cht_option_enum(cfg->options, "clht-lf", "hash", cht_hash_names, &hash, err, len))
         return NULL;
     uint64_t nb = cht_initial_buckets(cfg, LF_SLOTS, LF_MAX_BUCKETS, err, len);
@@ -370,12 +389,12 @@ static void *lf_create(const struct cht_config *cfg, char *err, size_t len)
     h->hash = hash;
     h->nthreads = threads;
     h->count = cht_thread_counters_new(threads);
-    h->ebr = ebr_create(threads);
+    h->rc = reclaim_create(threads);
     struct lf_table *T = table_new(nb);
-    if (!h->count || !h->ebr || !T) {
+    if (!h->count || !h->rc || !T) {
         snprintf(err, len, "out of memory (%llu buckets of 64 bytes)", (unsigned long long)nb);
         free(h->count);
-        ebr_destroy(h->ebr);
+        reclaim_destroy(h->rc);
         if (T)
             table_free(T);
         free(h);
@@ -389,7 +408,7 @@ static void *lf_create(const struct cht_config *cfg, char *err, size_t len)
 static void lf_destroy(void *tp)
 {
     struct clht_lf *h = tp;
-    ebr_destroy(h->ebr);
+    reclaim_destroy(h->rc);
     table_free(h->cur);
     free(h->count);
     free(h);
@@ -399,13 +418,14 @@ static void lf_thread_init(void *tp, unsigned tid)
 {
     struct clht_lf *h = tp;
     lf_tid = cht_thread_slot(tid, h->nthreads);
+    reclaim_thread_init(h->rc, lf_tid);
 }
 
 static void lf_thread_exit(void *tp, unsigned tid)
 {
     struct clht_lf *h = tp;
     (void)tid;
-    ebr_thread_offline(h->ebr, lf_tid);
+    reclaim_thread_exit(h->rc, lf_tid);
 }
 
 /* ---------------- resize ---------------- */
@@ -546,7 +566,7 @@ static void lf_resize(struct clht_lf *h, struct lf_table *seen)
     ST(&h->cur, N);
     __atomic_add_fetch(&h->resizes, 1, __ATOMIC_RELAXED);
     ST(&h->resize_lock, 0);
-    ebr_retire(h->ebr, &T->retire, table_free_node);
+    reclaim_retire(h->rc, &T->retire, table_free_node);
     return;
 
 fail:
@@ -562,15 +582,10 @@ fail:
 
 /* ---------------- operations ---------------- */
 
-static bool lf_get(void *tp, cht_key_t k, cht_val_t *out)
+/* get's general path, from segment S on: segments of several buckets and
+ * sealed segments (rare: chains longer than one bucket). */
+static __attribute__((noinline)) bool lf_get_chain(struct lf_bucket *S, cht_key_t k, cht_val_t *out)
 {
-    struct clht_lf *h = tp;
-    unsigned tid = lf_tid;
-    uint64_t hv = cht_hash(h->hash, k);
-    bool found = false;
-    ebr_enter(h->ebr, tid);
-    struct lf_table *T = LD(&h->cur);
-    struct lf_bucket *S = &T->b[hv & T->mask];
     while (S) {
         uint64_t w = LD(&S->sync);
         uint64_t m = valid_bits(w);
@@ -603,28 +618,89 @@ static bool lf_get(void *tp, cht_key_t k, cht_val_t *out)
         if (hit >= 0) {
             if (out)
                 *out = v;
-            found = true;
-            break;
+            return true;
         }
         if (!(w & W_SEALED))
-            break;                      /* the last segment */
+            return false;               /* the last segment */
         S = LD(&b->next);               /* b is the segment's fifth bucket */
         if (S == SENTINEL)
             S = NULL;
     }
-    ebr_exit(h->ebr, tid);
+    return false;
+}
+
+/* Every QSBR_EVERY update operations of a thread: announce a quiescent point
+ * (ebr.h). get does no reclamation work (as in clht_lb.c). */
+static __attribute__((noinline, cold)) void lf_quiescent(struct clht_lf *h)
+{
+    reclaim_quiescent(h->rc, lf_tid);
+}
+
+/* get from a head bucket that has a successor (a longer segment, a sealed
+ * one, or a frozen chain's sentinel): the general path, then the end of the
+ * operation. */
+static __attribute__((noinline)) bool lf_get_long(struct clht_lf *h, struct lf_bucket *S,
+                                                  cht_key_t k, cht_val_t *out)
+{
+    bool found = lf_get_chain(S, k, out);
+    reclaim_end(h->rc, lf_tid);
+    return found;
+}
+
+/* The paper's get: one snapshot read, the three slots of the head bucket
+ * (unrolled: the key first, its VALID bit only on a match), the value on a
+ * hit, and the snapshot again. If the head bucket has no successor (`next`
+ * read after the snapshot is NULL), the snapshot has no VALID slot beyond it
+ * and no later segment: slots beyond the head only become VALID by a CAS on
+ * the snapshot after the bucket holding them was linked, and a sealed segment
+ * has five buckets. Otherwise the general path (lf_get_long) runs; it is
+ * reached by a tail call, so the common path saves no registers. */
+static bool lf_get(void *tp, cht_key_t k, cht_val_t *out)
+{
+    _Static_assert(LF_SLOTS == 3, "the scan below is unrolled for 3 slots");
+    struct clht_lf *h = tp;
+    uint64_t hv = cht_hash(h->hash, k);
+    reclaim_begin(h->rc, lf_tid);
+    struct lf_table *T = LD(&h->cur);
+    struct lf_bucket *S = &T->b[hv & T->mask];
+    bool found;
+    for (;;) {
+        uint64_t w = LD(&S->sync);
+        if (__builtin_expect(LD(&S->next) != NULL, 0))
+            return lf_get_long(h, S, k, out);
+        cht_val_t v = 0;
+        found = false;
+        if (LD(&S->key[0]) == k && st_get(w, 0) == ST_VALID) {
+            v = LD(&S->val[0]);
+            found = true;
+        } else if (LD(&S->key[1]) == k && st_get(w, 1) == ST_VALID) {
+            v = LD(&S->val[1]);
+            found = true;
+        } else if (LD(&S->key[2]) == k && st_get(w, 2) == ST_VALID) {
+            v = LD(&S->val[2]);
+            found = true;
+        }
+        if (__builtin_expect(LD(&S->sync) != w, 0))
+            continue;                   /* changed under us: read it again */
+        if (found && out)
+            *out = v;
+        break;
+    }
+    reclaim_end(h->rc, lf_tid);
     return found;
 }
 
 static bool lf_insert(void *tp, cht_key_t k, cht_val_t v)
 {
     struct clht_lf *h = tp;
+    if (reclaim_due())
+        lf_quiescent(h);
     unsigned tid = lf_tid;
     uint64_t hv = cht_hash(h->hash, k);
-    bool ok = false, grow = false;
-    struct lf_table *T;
+    bool ok = false;
+    struct lf_table *T, *grow = NULL;
     struct scan r;
-    ebr_enter(h->ebr, tid);
+    reclaim_begin(h->rc, tid);
 restart:
     for (;;) {
         T = LD(&h->cur);
@@ -661,8 +737,11 @@ restart:
         if (!CAS(&S->sync, &w, cw))
             continue;
         struct lf_bucket *b = r.g.bk[p / LF_SLOTS];
-        STR(&b->key[p % LF_SLOTS], k);
-        STR(&b->val[p % LF_SLOTS], v);
+        /* release: a reader whose acquire load reads these also sees the claim
+         * (then its snapshot re-check fails), on any CPU, not only on
+         * multi-copy-atomic ones (free on x86) */
+        ST(&b->key[p % LF_SLOTS], k);
+        ST(&b->val[p % LF_SLOTS], v);
         for (;;) {
             if (CAS(&S->sync, &cw, st_set(cw, p, ST_VALID) + W_VER)) {
                 ok = true;
@@ -695,20 +774,22 @@ restart:
 done:
     if (ok)
         cht_thread_counter_add(&h->count[tid].n, 1);
-    ebr_exit(h->ebr, tid);
+    reclaim_end(h->rc, tid);
     if (grow)
-        lf_resize(h, T);
+        lf_resize(h, grow);
     return ok;
 }
 
 static bool lf_remove(void *tp, cht_key_t k)
 {
     struct clht_lf *h = tp;
+    if (reclaim_due())
+        lf_quiescent(h);
     unsigned tid = lf_tid;
     uint64_t hv = cht_hash(h->hash, k);
     bool ok = false;
     struct scan r;
-    ebr_enter(h->ebr, tid);
+    reclaim_begin(h->rc, tid);
     for (;;) {
         struct lf_table *T = LD(&h->cur);
         int res = chain_scan(&T->b[hv & T->mask], k, &r);
@@ -726,20 +807,22 @@ static bool lf_remove(void *tp, cht_key_t k)
     }
     if (ok)
         cht_thread_counter_add(&h->count[tid].n, -1);
-    ebr_exit(h->ebr, tid);
+    reclaim_end(h->rc, tid);
     return ok;
 }
 
 static bool lf_update(void *tp, cht_key_t k, cht_val_t v)
 {
     struct clht_lf *h = tp;
+    if (reclaim_due())
+        lf_quiescent(h);
     unsigned tid = lf_tid;
     uint64_t hv = cht_hash(h->hash, k);
-    bool ok = false, grow = false;
-    struct lf_table *T;
+    bool ok = false;
+    struct lf_table *T, *grow = NULL;
     struct scan r;
     unsigned spins = 0;
-    ebr_enter(h->ebr, tid);
+    reclaim_begin(h->rc, tid);
 restart:
     for (;;) {
         T = LD(&h->cur);
@@ -768,8 +851,11 @@ restart:
         if (!CAS(&S->sync, &w, cw))
             continue;
         struct lf_bucket *b = r.g.bk[p / LF_SLOTS];
-        STR(&b->key[p % LF_SLOTS], k);
-        STR(&b->val[p % LF_SLOTS], v);
+        /* release: a reader whose acquire load reads these also sees the claim
+         * (then its snapshot re-check fails), on any CPU, not only on
+         * multi-copy-atomic ones (free on x86) */
+        ST(&b->key[p % LF_SLOTS], k);
+        ST(&b->val[p % LF_SLOTS], v);
         for (;;) {
             uint64_t sw = st_set(st_set(cw, a, ST_EMPTY), p, ST_VALID) + W_VER;
             if (CAS(&S->sync, &cw, sw)) {
@@ -803,9 +889,9 @@ restart:
         }
     }
 done:
-    ebr_exit(h->ebr, tid);
+    reclaim_end(h->rc, tid);
     if (grow)
-        lf_resize(h, T);
+        lf_resize(h, grow);
     return ok;
 }
 
@@ -826,8 +912,8 @@ static void lf_stats(void *tp, struct cht_stats *s)
         spin_wait(&spins);
     }
     struct lf_table *T = LD(&h->cur);
-    s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->ebr +
-               sizeof *h->ebr->slot * h->ebr->nslots + table_bytes(T) +
+    s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->rc +
+               sizeof *h->rc->slot * h->rc->nslots + table_bytes(T) +
                LDR(&h->retired_bytes);
     s->buckets = T->nb;
     s->resizes = LDR(&h->resizes);

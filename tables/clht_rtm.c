@@ -162,7 +162,7 @@ static void cr_destroy(void *tp)
 
 static void *cr_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    unsigned hash = CHT_HASH_MIX;
+    unsigned hash = CHT_HASH_DEFAULT;
     if (!cht_option_enum(cfg->options, "clht-rtm", "hash", cht_hash_names, &hash, err, len))
         return NULL;
     const struct lock_ops *lk = cfg->lock ? cfg->lock : &lock_ops_slr_scm_mcs;

@@ -834,7 +834,7 @@ static bool ckx_setup(struct ck_table *t, const struct cht_config *cfg, char *er
 static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
 {
     uint64_t hashes = 2, ways = 4, resize = 1, prefetch = 1;
-    unsigned hash = CHT_HASH_MIX;
+    unsigned hash = CHT_HASH_DEFAULT;
     if (!cht_option_uint(cfg->options, "cuckoo", "hashes", 2, CK_MAX_HASHES, &hashes, err, len) ||
         !cht_option_uint(cfg->options, "cuckoo", "ways", 1, CK_MAX_WAYS, &ways, err, len) ||
         !cht_option_uint(cfg->options, "cuckoo", "resize", 0, 1, &resize, err, len) ||

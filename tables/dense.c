@@ -303,7 +303,7 @@ static bool dn_update(void *tp, cht_key_t k, cht_val_t v)
 
 static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    unsigned hash = CHT_HASH_MIX;
+    unsigned hash = CHT_HASH_DEFAULT;
     uint64_t prefetch = 1;
     if (!cht_option_enum(cfg->options, "dense", "hash", cht_hash_names, &hash, err, len) ||
         !cht_option_uint(cfg->options, "dense", "prefetch", 0, 1, &prefetch, err, len))

@@ -1,5 +1,6 @@
 /*
- * ebr.c - epoch-based reclamation; the scheme and the API are described in ebr.h.
+ * ebr.c - epoch-based and quiescent-state-based reclamation; the schemes and
+ * the API are described in ebr.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -155,4 +156,117 @@ void ebr_destroy(struct ebr *e)
     pthread_mutex_destroy(&e->lock);
     free(e->slot);
     free(e);
+}
+
+/* ---------------- QSBR ---------------- */
+
+struct qsbr *qsbr_create(unsigned max_threads)
+{
+    unsigned n = max_threads ? max_threads : 1;
+    struct qsbr *q = aligned_alloc(64, sizeof *q);
+    if (!q)
+        return NULL;
+    memset(q, 0, sizeof *q);
+    q->slot = aligned_alloc(64, sizeof *q->slot * n);
+    if (!q->slot) {
+        free(q);
+        return NULL;
+    }
+    memset(q->slot, 0, sizeof *q->slot * n);
+    q->nslots = n;
+    q->period = 1;
+    pthread_mutex_init(&q->lock, NULL);
+    return q;
+}
+
+void qsbr_online(struct qsbr *q, unsigned tid)
+{
+    __atomic_store_n(&q->slot[tid].seen, __atomic_load_n(&q->period, __ATOMIC_ACQUIRE),
+                     __ATOMIC_RELEASE);
+    full_barrier();             /* the announcement before any read of the table */
+}
+
+/* Frees what every online thread has passed a quiescent point since; caller
+ * holds q->lock. */
+static void qsbr_free_safe(struct qsbr *q)
+{
+    uint64_t min = UINT64_MAX;
+    for (unsigned i = 0; i < q->nslots; i++) {
+        uint64_t s = __atomic_load_n(&q->slot[i].seen, __ATOMIC_ACQUIRE);
+        if (s && s < min)
+            min = s;
+    }
+    struct ebr_node **pp = &q->limbo;
+    while (*pp) {
+        struct ebr_node *n = *pp;
+        if (n->epoch < min) {
+            *pp = n->next;
+            __atomic_store_n(&q->pending, q->pending - 1, __ATOMIC_RELAXED);
+            n->free_fn(n);
+        } else {
+            pp = &n->next;
+        }
+    }
+}
+
+void qsbr_collect(struct qsbr *q)
+{
+    pthread_mutex_lock(&q->lock);
+    qsbr_free_safe(q);
+    pthread_mutex_unlock(&q->lock);
+}
+
+void qsbr_collect_try(struct qsbr *q)
+{
+    if (pthread_mutex_trylock(&q->lock) != 0)
+        return;                 /* someone else is collecting or retiring */
+    qsbr_free_safe(q);
+    pthread_mutex_unlock(&q->lock);
+}
+
+void qsbr_offline(struct qsbr *q, unsigned tid)
+{
+    __atomic_store_n(&q->slot[tid].seen, 0, __ATOMIC_RELEASE);
+    qsbr_collect(q);
+}
+
+void qsbr_retire(struct qsbr *q, struct ebr_node *node, void (*free_fn)(struct ebr_node *))
+{
+    /* the caller's unlinking store before the period read and the slot reads */
+    full_barrier();
+    pthread_mutex_lock(&q->lock);
+    uint64_t p = __atomic_load_n(&q->period, __ATOMIC_RELAXED);
+    node->epoch = p;
+    node->free_fn = free_fn;
+    node->next = q->limbo;
+    q->limbo = node;
+    __atomic_store_n(&q->pending, q->pending + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&q->period, p + 1, __ATOMIC_RELEASE);
+    qsbr_free_safe(q);
+    pthread_mutex_unlock(&q->lock);
+}
+
+size_t qsbr_pending(struct qsbr *q)
+{
+    pthread_mutex_lock(&q->lock);
+    size_t n = (size_t)q->pending;
+    pthread_mutex_unlock(&q->lock);
+    return n;
+}
+
+void qsbr_destroy(struct qsbr *q)
+{
+    if (!q)
+        return;
+    pthread_mutex_lock(&q->lock);
+    while (q->limbo) {
+        struct ebr_node *n = q->limbo;
+        q->limbo = n->next;
+        n->free_fn(n);
+    }
+    q->pending = 0;
+    pthread_mutex_unlock(&q->lock);
+    pthread_mutex_destroy(&q->lock);
+    free(q->slot);
+    free(q);
 }

@@ -157,7 +157,7 @@ static inline void st(uint64_t *p, uint64_t v)
 
 static void *hop_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    unsigned hash = CHT_HASH_MIX;
+    unsigned hash = CHT_HASH_DEFAULT;
     uint64_t H = 32, segs = 0;
     if (!cht_option_enum(cfg->options, "hopscotch", "hash", cht_hash_names, &hash, err, len) ||
         !cht_option_uint(cfg->options, "hopscotch", "h", 8, 64, &H, err, len) ||

@@ -46,7 +46,7 @@ static const struct cht_option_spec locked_options[] = {
 
 static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    unsigned hash = CHT_HASH_MIX;
+    unsigned hash = CHT_HASH_DEFAULT;
     if (!cht_option_enum(cfg->options, "locked", "hash", cht_hash_names, &hash, err, len))
         return NULL;
     const struct lock_ops *lk = cfg->lock ? cfg->lock : &lock_ops_pthread_mutex;

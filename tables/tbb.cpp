@@ -105,7 +105,7 @@ const struct cht_option_spec tbb_options[] = {
 
 void *tbb_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    unsigned hash = CHT_HASH_MIX;
+    unsigned hash = CHT_HASH_DEFAULT;
     if (!cht_option_enum(cfg->options, "tbb", "hash", cht_hash_names, &hash, err, len))
         return NULL;
     double density = cfg->density > 0 ? cfg->density : 0.5;

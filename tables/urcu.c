@@ -139,7 +139,7 @@ static void urcu_leave(bool registered_here)
 
 static void *urcu_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    unsigned hash = CHT_HASH_MIX;
+    unsigned hash = CHT_HASH_DEFAULT;
     if (!cht_option_enum(cfg->options, "urcu", "hash", cht_hash_names, &hash, err, len))
         return NULL;
     uint64_t buckets = cht_initial_units(cfg, 1, 1, 1ull << 48, "buckets", err, len);
