@@ -24,7 +24,7 @@ enum {
     OPT_TOPOLOGY, OPT_PRINT_PINNING, OPT_CSV, OPT_JSON, OPT_LIST,
     OPT_LATENCY, OPT_LATENCY_CSV, OPT_COUNTERS, OPT_LIKWID_MARKER, OPT_TIMELINE, OPT_TIMELINE_CSV,
     OPT_BENCH, OPT_LOCK, OPT_CS, OPT_NCS, OPT_RCS, OPT_WCS, OPT_WRITE, OPT_HANDOFF, OPT_WAITERS,
-    OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE, OPT_SIZE, OPT_CEILING, OPT_BATCH,
+    OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE, OPT_SIZE, OPT_CEILING, OPT_BATCH, OPT_HUGEPAGES,
 };
 
 static const struct option long_options[] = {
@@ -72,6 +72,7 @@ static const struct option long_options[] = {
     { "size", required_argument, NULL, OPT_SIZE },
     { "ceiling", no_argument, NULL, OPT_CEILING },
     { "batch", required_argument, NULL, OPT_BATCH },
+    { "hugepages", required_argument, NULL, OPT_HUGEPAGES },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -129,6 +130,7 @@ void cli_usage(FILE *f)
 "      --size LIST         --bench memory: working sets (default 16K..256M); -d: ms per point\n"
 "      --ceiling           add ceiling_mops/ceiling_frac: the machine's miss rate at the table's size\n"
 "      --batch B           gets in batches of B (1..64) through the table's get_batch (default 1)\n"
+"      --hugepages MODE    off | thp: transparent huge pages for every table's memory (default off)\n"
 "      --lock LIST         locks to benchmark, comma separated (see --list=locks)\n"
 "      --cs N              mutex: work units inside the critical section (default 4)\n"
 "      --ncs N             work units outside it (default 32)\n"
@@ -467,7 +469,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             { OPT_LIKWID_MARKER, "--likwid-marker" }, { OPT_TIMELINE, "--timeline" },
             { OPT_TIMELINE_CSV, "--timeline-csv" }, { OPT_VERIFY, "--verify" }, { OPT_WARMUP, "--warmup" },
             { OPT_KEYBUF, "--keybuf" }, { OPT_WORKLOAD, "--workload" }, { OPT_TRACE, "--trace" },
-            { OPT_CEILING, "--ceiling" }, { OPT_BATCH, "--batch" },
+            { OPT_CEILING, "--ceiling" }, { OPT_BATCH, "--batch" }, { OPT_HUGEPAGES, "--hugepages" },
         };
         for (unsigned k = 0; k < sizeof table_only / sizeof table_only[0] && !table_flag; k++)
             if (table_only[k].c == c)
@@ -485,6 +487,14 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             break;
         case OPT_CEILING:
             cfg->ceiling = true;
+            break;
+        case OPT_HUGEPAGES:
+            if (strcmp(optarg, "off") == 0)
+                cfg->hugepages = false;
+            else if (strcmp(optarg, "thp") == 0)
+                cfg->hugepages = true;
+            else
+                return usage_error("--hugepages: expected off|thp (got '%s')", optarg);
             break;
         case OPT_BATCH:
             if (!parse_size(optarg, &v) || v < 1 || v > CHT_BATCH_MAX)

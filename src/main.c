@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -483,6 +484,31 @@ static int run_all(struct bench_config *cfg)
     return status;
 }
 
+/* --hugepages (docs/cli.md "Huge pages"): one policy for every table's memory.
+ * off: prctl(PR_SET_THP_DISABLE) - no huge pages, whatever the system setting.
+ * thp: MADV_HUGEPAGE on the tables' own mapped arrays (table_support.h reads
+ * CHTBENCH_HUGEPAGES) and glibc's glibc.malloc.hugetlb=1 for everything that
+ * is malloc'ed (the library tables' nodes and arrays too); a glibc tunable is
+ * read at start-up only, so chtbench re-executes itself once with it set. */
+static int apply_hugepages(const struct bench_config *cfg, char **argv)
+{
+    if (!cfg->hugepages) {
+        setenv("CHTBENCH_HUGEPAGES", "off", 1);
+        prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+        return 0;
+    }
+    const char *tun = getenv("GLIBC_TUNABLES");
+    setenv("CHTBENCH_HUGEPAGES", "thp", 1);
+    if (tun && strstr(tun, "glibc.malloc.hugetlb=1"))
+        return 0;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s%sglibc.malloc.hugetlb=1", tun ? tun : "", tun && *tun ? ":" : "");
+    setenv("GLIBC_TUNABLES", buf, 1);
+    execv("/proc/self/exe", argv);
+    fprintf(stderr, "chtbench: --hugepages thp: cannot re-execute with GLIBC_TUNABLES=%s: %s\n", buf, strerror(errno));
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     struct bench_config cfg;
@@ -490,6 +516,10 @@ int main(int argc, char **argv)
     if (cli_parse(argc, argv, &cfg, &action) != 0) {
         cli_free(&cfg);
         return EXIT_USAGE;
+    }
+    if (action == CLI_RUN && cfg.bench == BENCH_TABLE && apply_hugepages(&cfg, argv) != 0) {
+        cli_free(&cfg);
+        return EXIT_FAILED;
     }
     int rc = 0;
     report_init();

@@ -26,6 +26,17 @@ void memstat_take(struct memsnap *m)
         fclose(f);
         m->rss_ok = have_rss && have_hwm;
     }
+    f = fopen("/proc/self/smaps_rollup", "re");
+    if (f) {
+        char line[256];
+        unsigned long long kb;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "AnonHugePages: %llu kB", &kb) == 1) {
+                m->thp = kb * 1024;
+                m->thp_ok = true;
+            }
+        fclose(f);
+    }
 #ifdef HAVE_JEMALLOC
     uint64_t epoch = 1;
     size_t sz = sizeof epoch;

@@ -8,6 +8,8 @@
 struct memsnap {
     bool rss_ok;
     uint64_t rss, peak;               /* VmRSS, VmHWM in bytes */
+    bool thp_ok;
+    uint64_t thp;                     /* AnonHugePages of /proc/self/smaps_rollup: memory in huge pages */
     bool je_ok;                       /* built with -Dallocator=jemalloc */
     uint64_t je_allocated, je_resident;
 };

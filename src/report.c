@@ -227,6 +227,7 @@ static void put_run_key(struct row *row, const struct record *rec)
     put_u(row, "duration_ms", c->duration_ms);
     put_u(row, "ops", c->ops);
     put_u(row, "warmup_ms", c->warmup_ms);
+    put_s(row, "hugepages", c->hugepages ? "thp" : "off");
     put_u(row, "rep", rec->rep);
 }
 
@@ -302,6 +303,7 @@ static void build_row(const struct record *rec, struct row *row)
     put_od(row, "bytes_per_key", r->has_stats && c->initial, c->initial ? (double)r->table_bytes_after_prefill / (double)c->initial : 0);
     put_ou(row, "rss_before_create_bytes", r->mem_before_create.rss_ok, r->mem_before_create.rss);
     put_ou(row, "rss_after_prefill_bytes", r->mem_after_prefill.rss_ok, r->mem_after_prefill.rss);
+    put_ou(row, "thp_after_prefill_bytes", r->mem_after_prefill.thp_ok, r->mem_after_prefill.thp);
     put_ou(row, "rss_after_run_bytes", r->mem_after_run.rss_ok, r->mem_after_run.rss);
     put_ou(row, "rss_peak_bytes", r->mem_after_run.rss_ok, r->mem_after_run.peak);
     put_ou(row, "jemalloc_allocated_before_create_bytes", r->mem_before_create.je_ok, r->mem_before_create.je_allocated);

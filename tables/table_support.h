@@ -114,7 +114,14 @@ static inline void *cht_alloc_large(size_t bytes, bool *mapped)
     if (!*mapped)
         return cht_alloc_zeroed(bytes);
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
+    if (p == MAP_FAILED)
+        return NULL;
+    /* chtbench --hugepages thp: huge pages for every table's large arrays alike (malloc'ed ones get
+     * them from glibc's glibc.malloc.hugetlb=1 tunable, which the driver sets with this variable) */
+    const char *hp = getenv("CHTBENCH_HUGEPAGES");
+    if (hp && strcmp(hp, "thp") == 0)
+        madvise(p, bytes, MADV_HUGEPAGE);
+    return p;
 }
 
 /* Frees what cht_alloc_large(bytes, &mapped) returned. */

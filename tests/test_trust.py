@@ -297,6 +297,24 @@ check(p.returncode == 2 and "--batch" in p.stderr, "--batch 65: exit 2")
 p = run("-t", "clht-lb", "--batch", "8", "--latency")
 check(p.returncode == 2 and "--batch" in p.stderr and "--latency" in p.stderr, "--batch with --latency: exit 2")
 
+# ---- --hugepages: one policy for every table, recorded, and it takes effect ----
+thp_sys = open("/sys/kernel/mm/transparent_hugepage/enabled").read() if os.path.exists(
+    "/sys/kernel/mm/transparent_hugepage/enabled") else "[never]"
+for t in ("clht-lb", "dense"):
+    got = {}
+    for mode in ("off", "thp"):
+        p = run("-t", t, "-i", "2M", "--ops", "1000", "--verify", "off", "--hugepages", mode, "--json")
+        got[mode] = json.loads(p.stdout.splitlines()[0]) if p.returncode == 0 else {}
+    if "[never]" in thp_sys:
+        check(got["off"].get("hugepages") == "off", f"{t}: --hugepages recorded (THP disabled on this system)")
+        continue
+    check(got["off"].get("thp_after_prefill_bytes") == 0 and got["thp"].get("hugepages") == "thp" and
+          got["thp"].get("thp_after_prefill_bytes", 0) >= 8 << 20,
+          f"{t}: --hugepages off leaves no huge page; thp puts the table in huge pages "
+          f"({got['thp'].get('thp_after_prefill_bytes', 0) >> 20} MiB)")
+p = run("-t", "clht-lb", "--hugepages", "2M")
+check(p.returncode == 2 and "--hugepages" in p.stderr, "--hugepages 2M: exit 2")
+
 # ---- the memory ceiling (issue 14): --bench memory and --ceiling ----
 mb = path("mem.csv")
 p = run("--bench", "memory", "--size", "64K,8M", "-d", "30", "--csv", mb)
