@@ -400,8 +400,15 @@ def main(argv=None):
     p.add_argument("--out", help="output directory (default results/figures/NAME)")
     p.add_argument("--chtbench", help="chtbench binary (default build/chtbench)")
     p.add_argument("--rerun", action="store_true", help="discard this scale's CSV and run the sweep again")
+    p.add_argument("--slurm", action="store_true", help="run the sweep as a Slurm job array (docs/cluster.md)")
+    p.add_argument("--partition", help="Slurm partition (with --slurm)")
+    p.add_argument("--time", help="Slurm time limit per cell (with --slurm)")
+    p.add_argument("--dry-run", action="store_true", help="with --slurm: print the batch scripts")
     a = p.parse_args(argv)
     chtbench = os.path.abspath(a.chtbench or default_chtbench())
+    if (a.partition or a.time or a.dry_run) and not a.slurm:
+        print("figure: --partition, --time and --dry-run need --slurm", file=sys.stderr)
+        return 2
     if a.list:
         list_figures(chtbench)
         return 0
@@ -412,5 +419,18 @@ def main(argv=None):
         print(f"figure: --chtbench: {chtbench} is not an executable (meson setup build && ninja -C build)",
               file=sys.stderr)
         return 2
+    if a.slurm:
+        from . import slurm
+        path = os.path.abspath(figure_path(a.name))
+        try:
+            fig = load(path)
+            sw = config.from_dict({"sweep": fig["sweep"]}, source=path, scale=a.scale, name=a.name)
+        except (OSError, config.ConfigError, tomllib.TOMLDecodeError) as e:
+            print(f"figure: {e}", file=sys.stderr)
+            return 2
+        name = os.path.splitext(os.path.basename(path))[0]
+        out = os.path.abspath(a.out or os.path.join(REPO, "results", "figures", name))
+        return slurm.submit(sw, out, chtbench, config_path=path, scale=a.scale, partition=a.partition,
+                            time_limit=a.time, dry=a.dry_run, figure=name)
     return make(a.name, a.scale, a.out, chtbench, a.rerun)
 

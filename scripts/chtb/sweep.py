@@ -330,14 +330,13 @@ def parser():
     p.add_argument("--slurm", action="store_true", help="submit as a Slurm job array (docs/cluster.md)")
     p.add_argument("--partition", help="Slurm partition (with --slurm)")
     p.add_argument("--time", help="Slurm time limit per cell, e.g. 00:10:00 (with --slurm)")
-    p.add_argument("--plot", help="with --slurm: a figure NAME to draw after the merge")
     return p
 
 
 def main(argv=None):
     a = parser().parse_args(argv)
-    if (a.partition or a.time or a.plot) and not a.slurm:
-        print("sweep: --partition, --time and --plot need --slurm", file=sys.stderr)
+    if (a.partition or a.time) and not a.slurm:
+        print("sweep: --partition and --time need --slurm", file=sys.stderr)
         return 2
     try:
         sw, _ = config.load(a.config, scale=a.scale)
@@ -350,7 +349,7 @@ def main(argv=None):
     if a.slurm:
         from . import slurm
         return slurm.submit(sw, out, chtbench, config_path=os.path.abspath(a.config), scale=a.scale,
-                            partition=a.partition, time_limit=a.time, dry=a.dry_run, figure=a.plot)
+                            partition=a.partition, time_limit=a.time, dry=a.dry_run)
     if not os.access(chtbench, os.X_OK):
         print(f"sweep: --chtbench: {chtbench} is not an executable (build it: meson setup build && "
               "ninja -C build)", file=sys.stderr)
