@@ -423,6 +423,47 @@ def case_slurm(chtbench, tmp):
     return 0
 
 
+def header(chtbench, tmp, args):
+    csv = os.path.join(tmp, "h.csv")
+    if os.path.exists(csv):
+        os.unlink(csv)
+    subprocess.run([chtbench] + args + ["-d", "1", "--csv", csv], check=True, capture_output=True)
+    return pd.read_csv(csv, dtype=str, keep_default_na=False).columns
+
+
+def case_figures(chtbench, tmp):
+    """Every scripts/figures/*.toml (RTM ones included, which this machine may not run) parses, and
+    its plot and checks compute on synthetic rows shaped like its quick sweep's."""
+    import random
+    from chtb import plot
+    rnd = random.Random(1)
+    heads = {False: header(chtbench, tmp, ["-t", "null", "-i", "16"]),
+             True: header(chtbench, tmp, ["--bench", "mutex", "--lock", "tas"])}
+    for name in figure.names():
+        fig = figure.load(figure.figure_path(name))
+        sw = config.from_dict({"sweep": fig["sweep"]}, source=name, scale="quick", ncpu=4)
+        rows = []
+        for cell in sw.cells:
+            key = config.match_key(sw, cell)
+            for rep in range(sw.reps):
+                r = {c: f"{rnd.uniform(1, 100):.3f}" for c in heads[sw.bench is not None]}
+                r.update({k: str(v) for k, v in key.items()}, rep=str(rep), counter_names="",
+                         counter_values_per_op="")
+                r.setdefault("options", "")
+                rows.append(r)
+        df = plot.add_columns(pd.DataFrame(rows))
+        try:
+            agg, paths = plot.plot_spec(df.copy(), fig["plot"], os.path.join(tmp, name), title=fig["title"])
+            drawn = all(os.path.getsize(p) > 0 for p in paths)
+        except (ValueError, KeyError) as e:
+            agg, drawn = None, False
+            print(f"      {name}: {e}")
+        v = figure.verdicts(df, fig)
+        check(drawn and v and all(ok is not None for _, ok, _ in v) and len(agg) > 0,
+              f"{name}: {len(sw.cells)} quick cells, plot drawn, {len(v)} checks computable "
+              + "; ".join(d for _, ok, d in v if ok is None))
+
+
 def case_pyflakes(chtbench, tmp):
     files = [os.path.join(SCRIPTS, f) for f in ("sweep", "figure", "plot")] + [os.path.join(SCRIPTS, "chtb"), __file__]
     r = subprocess.run([PY, "-m", "pyflakes"] + files, capture_output=True, text=True)
@@ -430,6 +471,7 @@ def case_pyflakes(chtbench, tmp):
 
 
 CASES = {"config": case_config, "resume": case_resume, "machine": case_machine, "figure": case_figure,
+         "figures": case_figures,
          "slurm": case_slurm, "pyflakes": case_pyflakes}
 
 

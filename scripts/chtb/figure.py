@@ -123,8 +123,9 @@ def check_best(agg, c):
 
 
 def check_peak_at(agg, c):
-    """Each series' median peaks at x == `at` (value, min or max); with negate: anywhere else."""
-    want_series = set(c.get("series", [])) or None
+    """Each series (of `among`, default all) peaks at x == `at` (value, min or max); with negate:
+    anywhere else."""
+    want_series = set(c.get("among", [])) or None
     n, bad = 0, []
     for (fac, s), d in agg.groupby(["facet", "series"], sort=False):
         if want_series and s not in want_series:
@@ -191,11 +192,11 @@ def check_rank(agg, c):
 
 
 def check_drop(agg, c):
-    """For each series of `series`: median at x=`at` (default max) over the series' peak is below
+    """For each series of `among`: median at x=`at` (default max) over the series' peak is below
     `below` (it collapsed) or at least `above` (it held up)."""
     n, bad, notes = 0, [], []
     for (fac, s), d in agg.groupby(["facet", "series"], sort=False):
-        if s not in set(c["series"]):
+        if s not in set(c["among"]):
             continue
         xs = _x_order(d)
         at = xs[-1] if c.get("at", "max") == "max" else c["at"]

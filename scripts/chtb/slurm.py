@@ -79,10 +79,15 @@ def csv_name(scale, figure):
 
 
 def submit(sw, out, chtbench, config_path, scale=None, partition=None, time_limit=None, dry=False,
-           figure=None, stream=sys.stdout):
-    """Writes and submits (or, dry, prints) the two scripts; returns an exit code."""
+           figure=None, resume=True, stream=sys.stdout):
+    """Writes and submits (or, dry, prints) the two scripts; returns an exit code. Cells already
+    complete in the CSV are left out of the array (a figure always reuses them, a sweep with resume)."""
     dest = os.path.join(out, csv_name(scale, figure))
-    done = sweep.complete_cells(sweep.read_csv(dest), sw)
+    df = sweep.read_csv(dest)
+    if df is not None and not resume:
+        print(f"sweep: {dest} already has rows; use --resume to complete it or another --out", file=sys.stderr)
+        return 2
+    done = sweep.complete_cells(df, sw)
     todo = [i for i in range(len(sw.cells)) if i not in done]
     cells, merge = scripts(sw, out, chtbench, config_path, scale, partition, time_limit, todo or [0],
                            figure)

@@ -349,7 +349,8 @@ def main(argv=None):
     if a.slurm:
         from . import slurm
         return slurm.submit(sw, out, chtbench, config_path=os.path.abspath(a.config), scale=a.scale,
-                            partition=a.partition, time_limit=a.time, dry=a.dry_run)
+                            partition=a.partition, time_limit=a.time, dry=a.dry_run,
+                            resume=a.resume)
     if not os.access(chtbench, os.X_OK):
         print(f"sweep: --chtbench: {chtbench} is not an executable (build it: meson setup build && "
               "ninja -C build)", file=sys.stderr)
