@@ -75,6 +75,42 @@ def missing_requirement(fig, chtbench):
     return None
 
 
+def unavailable(chtbench):
+    """{table or lock name: why} for what `chtbench --list` / `--list=locks` call unavailable."""
+    out = {}
+    for what in ("--list=tables", "--list=locks"):
+        try:
+            text = subprocess.run([chtbench, what], capture_output=True, text=True).stdout
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if "unavailable:" in line:
+                out[line.split()[0]] = line.split("unavailable:", 1)[1].strip()
+    return out
+
+
+def drop_unavailable(sw, chtbench):
+    """Removes the cells whose table or lock this build/machine cannot run; returns
+    ['name: why', ...]. A table naming its lock (clht-rtm:lock=mcs) needs only that lock."""
+    bad = unavailable(chtbench)
+    keep, dropped = [], []
+    for c in sw.cells:
+        name, _, opts = str(c.get("table", "")).partition(":")
+        lock = dict(kv.split("=", 1) for kv in opts.split(",") if "=" in kv).get("lock") or c.get("lock")
+        why = None
+        if lock and lock in bad:
+            why = f"{lock}: {bad[lock]}"
+        elif name in bad and not lock:
+            why = f"{name}: {bad[name]}"
+        if why:
+            if why not in dropped:
+                dropped.append(why)
+        else:
+            keep.append(c)
+    sw.cells = keep
+    return dropped
+
+
 # --- computed verdicts ----------------------------------------------------------------------
 
 def _x_order(agg):
@@ -299,7 +335,8 @@ def counters_section(df, fig):
     return "Counters per operation (medians over reps; PAPI):\n\n" + md_table(piv)
 
 
-def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, wall=None, csv=None):
+def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, wall=None, csv=None,
+               dropped=()):
     lines = [f"# {fig['title']}", "", f"Source: {fig.get('source', '')}; cited lines: "
              + ", ".join(f"`{c}`" for c in fig.get("cite", [])), "",
              "## Claim (source)", "", fig["claim"].strip(), ""]
@@ -323,6 +360,8 @@ def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, 
                   f"`{os.path.basename(csv)}`" + (f"; sweep + plot took {wall:.0f} s" if wall else "") + ".",
                   "Error bars: min–max over repetitions." if fig["plot"].get("err", "minmax") == "minmax"
                   else "Error bars: interquartile range.", ""]
+        if dropped:
+            lines += ["Left out (this build or machine cannot run them): " + "; ".join(dropped) + ".", ""]
         if m:
             lines += [f"Machine: {machine.summary(m)} (machine.json).", ""]
     if fig.get("notes"):
@@ -354,6 +393,11 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
         write_page(page, name, fig, scale, skipped=why)
         print(f"figure {name}: skipped: {why}; wrote {page}", file=stream)
         return 0
+    dropped = drop_unavailable(sw, chtbench)
+    if not sw.cells:
+        write_page(page, name, fig, scale, skipped="; ".join(dropped))
+        print(f"figure {name}: skipped: {'; '.join(dropped)}; wrote {page}", file=stream)
+        return 0
     t0 = time.monotonic()
     if rerun and os.path.exists(csv):
         os.unlink(csv)
@@ -375,7 +419,8 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
     if os.path.exists(os.path.join(out, "machine.json")):
         with open(os.path.join(out, "machine.json")) as f:
             m = json.load(f)
-    write_page(page, name, fig, scale, agg=agg, df=df, m=m, wall=time.monotonic() - t0, csv=csv)
+    write_page(page, name, fig, scale, agg=agg, df=df, m=m, wall=time.monotonic() - t0, csv=csv,
+               dropped=dropped)
     print(f"figure {name}: {paths[0]}, {paths[1]}, {page} ({time.monotonic() - t0:.0f} s)", file=stream)
     return rc
 

@@ -15,6 +15,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import pandas as pd
@@ -157,6 +158,7 @@ class Progress:
         self.start = time.monotonic()
         self.done = 0
         self.overheads = []
+        self.cell_start = None
         self.total = len(sweep.cells)
         self.skipped = self.total - len(self.todo)
 
@@ -164,8 +166,15 @@ class Progress:
         left = self.todo[self.done:]
         if self.overheads:
             ov = sum(self.overheads) / len(self.overheads)
-            return sum(requested_s(self.sweep, c) + ov for c in left)
-        return sum(requested_s(self.sweep, c) + overhead_guess(self.sweep, c) for c in left)
+            t = sum(requested_s(self.sweep, c) + ov for c in left)
+        else:
+            t = sum(requested_s(self.sweep, c) + overhead_guess(self.sweep, c) for c in left)
+        if left and self.cell_start is not None:   # the running cell's time so far
+            t -= min(time.monotonic() - self.cell_start, requested_s(self.sweep, left[0]))
+        return max(0.0, t)
+
+    def cell_started(self):
+        self.cell_start = time.monotonic()
 
     def bar(self):
         if not self.tty:
@@ -210,16 +219,26 @@ class Interrupted(Exception):
     pass
 
 
-def run_cell(sweep, cell, chtbench, part):
-    """Runs one cell into `part`; returns (rc, stderr). SIGINT/SIGTERM to us: the cell is
-    stopped (SIGTERM to its own session), `part` removed, Interrupted raised."""
+def run_cell(sweep, cell, chtbench, part, tick=None):
+    """Runs one cell into `part`; returns (rc, stderr). tick() is called every half second while it
+    runs. SIGINT/SIGTERM to us: the cell is stopped (SIGTERM to its own session, it does not see the
+    terminal's Ctrl-C), `part` removed, Interrupted raised."""
     if os.path.exists(part):
         os.unlink(part)
     cmd = [chtbench] + sweep.args(cell) + ["--csv", part]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    errf = tempfile.TemporaryFile(mode="w+")
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=errf, text=True, start_new_session=True)
     try:
-        _, err = proc.communicate()
+        while True:
+            try:
+                proc.wait(timeout=0.5)
+                break
+            except subprocess.TimeoutExpired:
+                if tick:
+                    tick()
+        errf.seek(0)
+        err = errf.read()
+        errf.close()
     except KeyboardInterrupt:
         proc.terminate()
         try:
@@ -265,7 +284,8 @@ def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_
             i = idx_of[id(cell)]
             part = os.path.join(staging, f"cell-{i:05d}.csv")
             t0 = time.monotonic()
-            rc, err = run_cell(sweep, cell, chtbench, part)
+            prog.cell_started()
+            rc, err = run_cell(sweep, cell, chtbench, part, tick=prog.bar)
             took = time.monotonic() - t0
             if rc == 2:
                 prog.close()
