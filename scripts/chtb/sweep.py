@@ -309,6 +309,9 @@ def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_
             prog.cell_done(cell, took, line)
     except (Interrupted, KeyboardInterrupt):
         prog.close()
+        for f in os.listdir(staging):   # scratch only: a cell's rows are in the CSV or nowhere
+            if f.endswith(".csv"):
+                os.unlink(os.path.join(staging, f))
         print(f"sweep: interrupted; {prog.skipped + prog.done}/{len(sweep.cells)} cells complete in "
               f"{csv_path}; rerun with --resume to finish", file=sys.stderr)
         return 130
