@@ -22,7 +22,7 @@ A sweep config:
     set = { duration = 200 }     # ... and these flags (replacing the base/axis value)
 
     [scale.quick]                # optional: `--scale quick` replaces reps/duration/axes with these
-    reps = 2
+    reps = 2                     # (and adds its [[scale.quick.exclude]] rules)
 
 Every axis or `set` key is a chtbench long flag without the dashes (`threads` -> `--threads 2`);
 `true` gives the bare flag, `false` leaves it out. A cell is one chtbench invocation.
@@ -167,8 +167,11 @@ def from_dict(d, source="<config>", scale=None, ncpu=None, name="sweep"):
                     duration = v
                 elif k == "axes":
                     axes.update(v)
+                elif k == "exclude":
+                    sections["exclude"] = list(sections["exclude"]) + list(v)
                 else:
-                    raise ConfigError(f"{source}: [scale.{scale}] accepts reps, duration, axes; not '{k}'")
+                    raise ConfigError(f"{source}: [scale.{scale}] accepts reps, duration, axes, exclude; "
+                                      f"not '{k}'")
     if not isinstance(reps, int) or not 1 <= reps <= 10000:
         raise ConfigError(f"{source}: reps must be an integer 1..10000, not {reps!r}")
     if duration is not None and (not isinstance(duration, int) or duration < 1):

@@ -433,7 +433,7 @@ def list_figures(chtbench, stream=sys.stdout):
             est = sweep.fmt_s(sweep.estimate_s(sw))
             why = missing_requirement(fig, chtbench)
             tail = f"skipped here: {why}" if why else f"quick: {len(sw.cells)} cells, ~{est}"
-            stream.write(f"{n:24s} {fig.get('source', ''):28s} {tail}\n")
+            stream.write(f"{n:28s} {fig.get('source', ''):40s} {tail}\n")
         except (config.ConfigError, tomllib.TOMLDecodeError, KeyError) as e:
             stream.write(f"{n:24s} BROKEN: {e}\n")
 

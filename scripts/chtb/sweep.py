@@ -119,9 +119,14 @@ def _base_flag(base, long, short):
     return None
 
 
+# prefill + teardown cost per key relative to the others (measured: urcu's rculfhash, growing
+# by resizes under RCU, took ~10x clht-lb's time per rep at i = 1M)
+PREFILL_FACTOR = {"urcu": 10.0, "tbb": 1.3}
+
+
 def overhead_guess(sweep, cell):
-    """Start-up plus, per rep, table creation and prefill (about 150 ns a key, divided over the
-    prefill threads): used until measured overheads are known."""
+    """Start-up plus, per rep, table creation, prefill and teardown (about 500 ns a key, measured on
+    a loaded 2-core VM; PREFILL_FACTOR for slow tables): used until measured overheads are known."""
     if sweep.bench:
         return 0.05 + 0.01 * sweep.reps
     init = cell.get("initial", _base_flag(sweep.base, "--initial", "-i") or "1M")
@@ -129,8 +134,8 @@ def overhead_guess(sweep, cell):
         keys = config.parse_size(init)
     except ValueError:
         keys = 1 << 20
-    th = min(int(cell.get("threads", 1)), config.ncpus())
-    per_rep = 0.02 + keys * 150e-9 / max(1, th)
+    table = str(cell.get("table", _base_flag(sweep.base, "--table", "-t") or "")).split(":")[0]
+    per_rep = 0.02 + keys * 500e-9 * PREFILL_FACTOR.get(table, 1.0)
     return 0.1 + sweep.reps * per_rep
 
 
