@@ -321,9 +321,16 @@ def medians_table(agg):
 def counters_section(df, fig):
     """Counters per op (from --counters rows), or why not measurable here."""
     if "counter_names" not in df.columns or (df["counter_names"] == "").all():
-        return ("Cache misses per operation: **not measurable here** — PAPI exposes no cache events on "
-                "this machine (`papi_avail` lists none; virtual machines usually hide the PMU), so "
-                "chtbench left `counter_values_per_op` empty.")
+        x = fig["plot"]["x"]
+        t = df[[x, "table_spec"]].drop_duplicates()
+        t["misses"] = "not measurable here"
+        piv = t.pivot(index=x, columns="table_spec", values="misses")
+        piv = piv.reindex(index=plot._ordered(list(piv.index))[0],
+                          columns=list(dict.fromkeys(df["table_spec"])))
+        piv.columns.name = None
+        return ("Cache misses per operation (PAPI_L1_DCM, PAPI_L2_DCM, PAPI_L3_TCM):\n\n" + md_table(piv)
+                + "\n\nPAPI exposes no cache events on this machine (`papi_avail` lists none; virtual "
+                "machines usually hide the PMU), so chtbench left `counter_values_per_op` empty.")
     rows = []
     for _, r in df[df["counter_names"] != ""].iterrows():
         for n, v in zip(r["counter_names"].split(";"), r["counter_values_per_op"].split(";")):
@@ -332,6 +339,7 @@ def counters_section(df, fig):
     c = pd.DataFrame(rows)
     piv = c.pivot_table(index=["event", "x"], columns="series", values="value", aggfunc="median", sort=False)
     piv.columns.name = None
+    piv = piv.rename_axis(index={"x": fig["plot"]["x"]})
     return "Counters per operation (medians over reps; PAPI):\n\n" + md_table(piv)
 
 
@@ -357,7 +365,8 @@ def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, 
             lines += ["## Counters", "", counters_section(df, fig), ""]
         reps = pd.to_numeric(df["rep"], errors="coerce").max() + 1 if "rep" in df.columns else "?"
         lines += ["## Run", "", f"Scale `{scale}`: {len(df)} rows, {reps} reps per cell; CSV "
-                  f"`{os.path.basename(csv)}`" + (f"; sweep + plot took {wall:.0f} s" if wall else "") + ".",
+                  f"`{os.path.basename(csv)}`" + (f"; sweep + plot took {wall:.0f} s" if wall else
+                                                 " (reused: every cell was already complete)") + ".",
                   "Error bars: min–max over repetitions." if fig["plot"].get("err", "minmax") == "minmax"
                   else "Error bars: interquartile range.", ""]
         if dropped:
@@ -401,6 +410,7 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
     t0 = time.monotonic()
     if rerun and os.path.exists(csv):
         os.unlink(csv)
+    reused = len(sweep.complete_cells(sweep.read_csv(csv), sw)) == len(sw.cells)
     rc = sweep.run(sw, out, chtbench, resume=True, stream=stream, csv_name=os.path.basename(csv))
     if rc in (2, 130):
         return rc
@@ -419,8 +429,8 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
     if os.path.exists(os.path.join(out, "machine.json")):
         with open(os.path.join(out, "machine.json")) as f:
             m = json.load(f)
-    write_page(page, name, fig, scale, agg=agg, df=df, m=m, wall=time.monotonic() - t0, csv=csv,
-               dropped=dropped)
+    write_page(page, name, fig, scale, agg=agg, df=df, m=m, wall=None if reused else time.monotonic() - t0,
+               csv=csv, dropped=dropped)
     print(f"figure {name}: {paths[0]}, {paths[1]}, {page} ({time.monotonic() - t0:.0f} s)", file=stream)
     return rc
 
