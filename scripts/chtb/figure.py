@@ -211,9 +211,15 @@ def _series_stat(d, stat):
 
 def check_rank(agg, c):
     """Per facet, the series in `expect` has the highest (or lowest) `stat`: last_over_first
-    (median at the last x over the first) or spread (max/min median over x)."""
+    (median at the last x over the first) or spread (max/min median over x), both over the x values
+    all series have."""
     n, bad, notes = 0, [], []
     for fac, sub in agg.groupby("facet", sort=False):
+        # over the x values every series has (a series missing a point would look flatter)
+        common = set.intersection(*[set(d["x"]) for _, d in sub.groupby("series", sort=False)])
+        sub = sub[sub["x"].isin(common)]
+        if sub["x"].nunique() < 2:
+            continue
         stats = {s: _series_stat(d, c["stat"]) for s, d in sub.groupby("series", sort=False)}
         stats = {s: v for s, v in stats.items() if pd.notna(v)}
         if not stats:

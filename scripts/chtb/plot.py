@@ -114,6 +114,14 @@ def aggregate(df, x, y, series=None, facet=None, where=None):
     return agg
 
 
+def _tick(v):
+    """1000000 -> $10^{6}$ (sizes read better as powers of ten), anything else as is."""
+    t = str(v)
+    if t.isdigit() and len(t) >= 4 and t.strip("0") == "1":
+        return f"$10^{{{len(t) - 1}}}$"
+    return t
+
+
 def draw(agg, out_base, kind="line", xlabel=None, ylabel=None, logx=False, logy=False, title=None,
          err="minmax", ylim0=False):
     """Writes out_base.png and out_base.pdf; returns the two paths."""
@@ -151,7 +159,7 @@ def draw(agg, out_base, kind="line", xlabel=None, ylabel=None, logx=False, logy=
             handles.setdefault(s, h)
         if kind == "bar" or not numeric:
             ax.set_xticks(range(len(xs)))
-            ax.set_xticklabels([str(v) for v in xs], rotation=30 if len(xs) > 6 else 0)
+            ax.set_xticklabels([_tick(v) for v in xs], rotation=30 if len(xs) > 6 else 0)
         elif logx:
             ax.set_xscale("log", base=2 if agg.attrs.get("x") == "threads" else 10)
         if numeric and kind != "bar" and agg.attrs.get("x") == "threads":
