@@ -87,7 +87,7 @@ def append_rows(dest, part):
                 have = f.readline().rstrip(b"\n")
             if have != header:
                 raise ValueError(f"{dest}: its header differs from {part}'s (another chtbench schema); "
-                                 "write to another --out")
+                                 "write to another --out (scripts/figure: --rerun)")
             blob = rows
         else:
             blob = data
