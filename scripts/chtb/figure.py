@@ -1,0 +1,498 @@
+"""scripts/figure NAME [--scale quick|full] [--out DIR] [--rerun]   |   scripts/figure --list
+
+scripts/figures/NAME.toml holds one figure of the source documents:
+
+    title = "..."                 # one line
+    source = "seed 000, fig. 3.6"
+    cite = ["000_7a5564d72d74d689.txt:796-800"]   # seed file:lines the claim rests on
+    claim = "..."                 # what the source found, in our words
+    requires = ["rtm"]            # optional: what the machine must have (else the page says why skipped)
+    counters = true               # optional: the page gets a "counters per op" table (--counters rows)
+    [sweep] ...                   # a sweep config (chtb.config), with [sweep.scale.quick|full]
+    [plot]                        # x, y (a column or a list), series, facet, kind (line|bar), xlabel,
+                                  # ylabel, logx, logy, err (minmax|iqr), derive {name = expr}, where
+    [[check]]                     # computed verdicts, see CHECKS below
+    kind = "best"  ...
+
+The sweep's CSV (results-SCALE.csv) lives in results/figures/NAME/ with machine.json; cells already
+complete there are reused. NAME.png, NAME.pdf and NAME.md go beside it.
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+import tomllib
+
+import pandas as pd
+
+from . import REPO, config, default_chtbench, machine, plot, sweep
+
+FIG_DIR = os.path.join(REPO, "scripts", "figures")
+
+
+def figure_path(name):
+    """scripts/figures/NAME.toml, or NAME itself when it is a path to a .toml file."""
+    if name.endswith(".toml"):
+        return name
+    return os.path.join(FIG_DIR, name + ".toml")
+
+
+def names():
+    return sorted(os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(FIG_DIR, "*.toml")))
+
+
+def load(path):
+    with open(path, "rb") as f:
+        d = tomllib.load(f)
+    for k in ("title", "claim", "sweep", "plot"):
+        if k not in d:
+            raise config.ConfigError(f"{path}: missing '{k}'")
+    return d
+
+
+# --- what this machine can run ---------------------------------------------------------------
+
+def missing_requirement(fig, chtbench):
+    """None, or why this machine cannot run the figure."""
+    for req in fig.get("requires", []):
+        if req == "rtm":
+            try:
+                out = subprocess.run([chtbench, "--list=locks"], capture_output=True, text=True).stdout
+            except OSError as e:
+                return f"cannot run {chtbench}: {e}"
+            for line in out.splitlines():
+                if line.startswith("htm-retry") and "unavailable" in line:
+                    return "RTM locks are unavailable: " + line.split("unavailable:", 1)[1].strip()
+        elif req.startswith("cpus>="):
+            need = int(req.split(">=")[1])
+            if config.ncpus() < need:
+                return f"needs at least {need} CPUs, this machine has {config.ncpus()}"
+        else:
+            return f"unknown requirement '{req}'"
+    return None
+
+
+def unavailable(chtbench):
+    """{table or lock name: why} for what `chtbench --list` / `--list=locks` call unavailable."""
+    out = {}
+    for what in ("--list=tables", "--list=locks"):
+        try:
+            text = subprocess.run([chtbench, what], capture_output=True, text=True).stdout
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if "unavailable:" in line:
+                out[line.split()[0]] = line.split("unavailable:", 1)[1].strip()
+    return out
+
+
+def drop_unavailable(sw, chtbench):
+    """Removes the cells whose table or lock this build/machine cannot run; returns
+    ['name: why', ...]. A table naming its lock (clht-rtm:lock=mcs) needs only that lock."""
+    bad = unavailable(chtbench)
+    keep, dropped = [], []
+    for c in sw.cells:
+        name, _, opts = str(c.get("table", "")).partition(":")
+        lock = dict(kv.split("=", 1) for kv in opts.split(",") if "=" in kv).get("lock") or c.get("lock")
+        why = None
+        if lock and lock in bad:
+            why = f"{lock}: {bad[lock]}"
+        elif name in bad and not lock:
+            why = f"{name}: {bad[name]}"
+        if why:
+            if why not in dropped:
+                dropped.append(why)
+        else:
+            keep.append(c)
+    sw.cells = keep
+    return dropped
+
+
+# --- computed verdicts ----------------------------------------------------------------------
+
+def _x_order(agg):
+    xs, _ = plot._ordered(agg["x"])
+    return xs
+
+
+def _pick_x(agg, at):
+    xs = _x_order(agg)
+    if at in (None, "all"):
+        return xs
+    if at == "max":
+        return [xs[-1]]
+    if at == "min":
+        return [xs[0]]
+    at = at if isinstance(at, list) else [at]
+    return [x for x in xs if str(x) in {str(a) for a in at}]
+
+
+def _where(fac, x=None):
+    parts = [fac] if fac else []
+    if x is not None:
+        parts.append(f"x={x}")
+    return ", ".join(parts)
+
+
+def check_best(agg, c):
+    """The best series (max median, or min with minimize) is one of `expect` in every (facet, x) of
+    `at_x` (all, max, min, or values); holds when that is true in at least `share` of them."""
+    expect = set(c["expect"])
+    groups, bad = 0, []
+    for fac in dict.fromkeys(agg["facet"]):
+        sub = agg[agg["facet"] == fac]
+        for x in _pick_x(sub, c.get("at_x")):
+            d = sub[sub["x"] == x]
+            if d.empty:
+                continue
+            row = d.loc[d["median"].idxmin() if c.get("minimize") else d["median"].idxmax()]
+            groups += 1
+            if row["series"] not in expect:
+                bad.append(f"{row['series']} {'lower' if c.get('minimize') else 'faster'} at "
+                           f"{_where(fac, x)}")
+    share = c.get("share", 1.0)
+    ok = groups > 0 and (groups - len(bad)) / groups >= share
+    return ok, f"{groups - len(bad)}/{groups} cases" + (f"; {'; '.join(bad[:6])}" if bad else "")
+
+
+def check_peak_at(agg, c):
+    """Each series (of `among`, default all) peaks at x == `at` (value, min or max); with negate:
+    anywhere else."""
+    want_series = set(c.get("among", [])) or None
+    n, bad = 0, []
+    for (fac, s), d in agg.groupby(["facet", "series"], sort=False):
+        if want_series and s not in want_series:
+            continue
+        xs = _x_order(d)
+        at = c["at"]
+        target = xs[-1] if at == "max" else xs[0] if at == "min" else at
+        peak = d.loc[d["median"].idxmax(), "x"]
+        hit = str(peak) == str(target)
+        if c.get("negate"):
+            hit = not hit
+        n += 1
+        if not hit:
+            bad.append(f"{s} peaks at x={peak}" + (f" ({fac})" if fac else ""))
+    ok = n > 0 and (n - len(bad)) / n >= c.get("share", 1.0)
+    return ok, f"{n - len(bad)}/{n} series" + (f"; {'; '.join(bad[:6])}" if bad else "")
+
+
+def check_compare(agg, c):
+    """Median at facet `a` is lower (or higher) than at facet `b`, per series and x."""
+    n, bad = 0, []
+    A = agg[agg["facet"] == c["a"]].set_index(["series", "x"])["median"]
+    B = agg[agg["facet"] == c["b"]].set_index(["series", "x"])["median"]
+    ratios = []
+    for key in A.index.intersection(B.index):
+        n += 1
+        r = A[key] / B[key] if B[key] else float("nan")
+        ratios.append(r)
+        good = A[key] < B[key] if c.get("expect", "lower") == "lower" else A[key] > B[key]
+        if not good:
+            bad.append(f"{key[0]} at x={key[1]} ({r:.2f}x)")
+    ok = n > 0 and (n - len(bad)) / n >= c.get("share", 1.0)
+    rs = pd.Series(ratios).dropna()
+    rng = f"; {c['a']} / {c['b']} = {rs.min():.2f}..{rs.max():.2f}" if len(rs) else ""
+    return ok, f"{n - len(bad)}/{n} cases{rng}" + (f"; not: {'; '.join(bad[:6])}" if bad else "")
+
+
+def _series_stat(d, stat):
+    xs = _x_order(d)
+    m = d.set_index("x")["median"]
+    if stat == "last_over_first":
+        return m[xs[-1]] / m[xs[0]] if m[xs[0]] else float("nan")
+    if stat == "spread":
+        return m.max() / m.min() if m.min() else float("inf")
+    raise ValueError(f"unknown stat {stat}")
+
+
+def check_rank(agg, c):
+    """Per facet, the series in `expect` has the highest (or lowest) `stat`: last_over_first
+    (median at the last x over the first) or spread (max/min median over x), both over the x values
+    all series have."""
+    n, bad, notes = 0, [], []
+    for fac, sub in agg.groupby("facet", sort=False):
+        # over the x values every series has (a series missing a point would look flatter)
+        common = set.intersection(*[set(d["x"]) for _, d in sub.groupby("series", sort=False)])
+        sub = sub[sub["x"].isin(common)]
+        if sub["x"].nunique() < 2:
+            continue
+        stats = {s: _series_stat(d, c["stat"]) for s, d in sub.groupby("series", sort=False)}
+        stats = {s: v for s, v in stats.items() if pd.notna(v)}
+        if not stats:
+            continue
+        best = (min if c.get("lowest") else max)(stats, key=stats.get)
+        n += 1
+        notes.append((f"{fac}: " if fac else "") + ", ".join(f"{s} {v:.2f}" for s, v in stats.items()))
+        if best not in set(c["expect"]):
+            bad.append(f"{best} ranks first" + (f" at {fac}" if fac else ""))
+    ok = n > 0 and (n - len(bad)) / n >= c.get("share", 1.0)
+    return ok, f"{c['stat']}: " + " | ".join(notes[:4]) + (f"; {'; '.join(bad)}" if bad else "")
+
+
+def check_drop(agg, c):
+    """For each series of `among`: median at x=`at` (default max) over the series' peak is below
+    `below` (it collapsed) or at least `above` (it held up)."""
+    n, bad, notes = 0, [], []
+    for (fac, s), d in agg.groupby(["facet", "series"], sort=False):
+        if s not in set(c["among"]):
+            continue
+        xs = _x_order(d)
+        at = xs[-1] if c.get("at", "max") == "max" else c["at"]
+        m = d.set_index("x")["median"]
+        if at not in m.index:
+            continue
+        r = m[at] / m.max()
+        n += 1
+        notes.append(f"{s} {r:.2f}" + (f" ({fac})" if fac else ""))
+        if ("below" in c and not r < c["below"]) or ("above" in c and not r >= c["above"]):
+            bad.append(s)
+    ok = n > 0 and not bad
+    return ok, f"value at x={c.get('at', 'max')} / peak: " + ", ".join(notes)
+
+
+def check_ratio(agg, c):
+    """Series `num` over series `den`, per facet and x, is below `below` (or at least `above`)."""
+    n, bad, rs = 0, [], []
+    for fac, sub in agg.groupby("facet", sort=False):
+        m = sub.set_index(["series", "x"])["median"]
+        for x in _pick_x(sub, c.get("at_x")):
+            if (c["num"], x) not in m.index or (c["den"], x) not in m.index:
+                continue
+            r = m[(c["num"], x)] / m[(c["den"], x)]
+            n += 1
+            rs.append(r)
+            if ("below" in c and not r < c["below"]) or ("above" in c and not r >= c["above"]):
+                bad.append(f"{r:.2f} at {_where(fac, x)}")
+    ok = n > 0 and not bad
+    rng = f"{min(rs):.3g}..{max(rs):.3g}" if rs else "no data"
+    return ok, f"{c['num']} / {c['den']} = {rng}" + (f"; not at: {'; '.join(bad[:6])}" if bad else "")
+
+
+CHECKS = {"best": check_best, "peak_at": check_peak_at, "compare": check_compare, "rank": check_rank,
+          "drop": check_drop, "ratio": check_ratio}
+
+
+def verdicts(df, fig):
+    """[(text, holds or None, detail)] for the figure's [[check]] tables."""
+    out = []
+    for c in fig.get("check", []):
+        spec = dict(fig["plot"])
+        for k in ("x", "y", "series", "facet", "where"):
+            if k in c:
+                spec[k] = c[k]
+        try:
+            d = plot.derive(df.copy(), spec.get("derive"))
+            agg = plot.aggregate(d, spec["x"], spec["y"], spec.get("series"), spec.get("facet"),
+                                 spec.get("where"))
+            ok, detail = CHECKS[c["kind"]](agg, c)
+        except (KeyError, ValueError, ZeroDivisionError) as e:
+            ok, detail = None, f"could not be computed: {e}"
+        out.append((c["text"], ok, detail))
+    return out
+
+
+# --- the page --------------------------------------------------------------------------------
+
+def md_table(frame):
+    """A DataFrame as a Markdown table (index included)."""
+    frame = frame.reset_index()
+    cols = [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in frame.itertuples(index=False):
+        lines.append("| " + " | ".join(_fmt(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def _fmt(v):
+    if isinstance(v, float):
+        if pd.isna(v):
+            return "—"
+        return f"{v:.3g}" if abs(v) < 1e5 else f"{v:.4g}"
+    return str(v)
+
+
+def medians_table(agg):
+    t = agg.copy()
+    idx = ["facet", "x"] if (t["facet"] != "").any() else ["x"]
+    piv = t.pivot_table(index=idx, columns="series", values="median", sort=False)
+    piv.columns.name = None
+    xname = agg.attrs.get("x", "x")
+    return piv.rename_axis(index={"x": xname, "facet": "panel"})
+
+
+def counters_section(df, fig):
+    """Counters per op (from --counters rows), or why not measurable here."""
+    if "counter_names" not in df.columns or (df["counter_names"] == "").all():
+        x = fig["plot"]["x"]
+        t = df[[x, "table_spec"]].drop_duplicates()
+        t["misses"] = "not measurable here"
+        piv = t.pivot(index=x, columns="table_spec", values="misses")
+        piv = piv.reindex(index=plot._ordered(list(piv.index))[0],
+                          columns=list(dict.fromkeys(df["table_spec"])))
+        piv.columns.name = None
+        return ("Cache misses per operation (PAPI_L1_DCM, PAPI_L2_DCM, PAPI_L3_TCM):\n\n" + md_table(piv)
+                + "\n\nPAPI exposes no cache events on this machine (`papi_avail` lists none; virtual "
+                "machines usually hide the PMU), so chtbench left `counter_values_per_op` empty.")
+    rows = []
+    for _, r in df[df["counter_names"] != ""].iterrows():
+        for n, v in zip(r["counter_names"].split(";"), r["counter_values_per_op"].split(";")):
+            rows.append({"series": r.get("table_spec", r.get("table")), "x": r[fig["plot"]["x"]],
+                         "event": n, "value": float(v) if v else float("nan")})
+    c = pd.DataFrame(rows)
+    piv = c.pivot_table(index=["event", "x"], columns="series", values="value", aggfunc="median", sort=False)
+    piv.columns.name = None
+    piv = piv.rename_axis(index={"x": fig["plot"]["x"]})
+    return "Counters per operation (medians over reps; PAPI):\n\n" + md_table(piv)
+
+
+def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, wall=None, csv=None,
+               dropped=()):
+    lines = [f"# {fig['title']}", "", f"Source: {fig.get('source', '')}; cited lines: "
+             + ", ".join(f"`{c}`" for c in fig.get("cite", [])), "",
+             "## Claim (source)", "", fig["claim"].strip(), ""]
+    lines += ["## Reproduce", "", "```sh", f"scripts/figure {name} --scale {scale}", "```", ""]
+    if skipped:
+        lines += ["## Result", "", f"**Skipped on this machine**: {skipped}.", "",
+                  "The sweep, plot and checks are defined in "
+                  f"`scripts/figures/{name}.toml`; on a machine that has what it needs, the command above "
+                  "draws the figure and computes the verdict.", ""]
+    else:
+        lines += ["## Verdict on this machine (computed from the CSV)", ""]
+        for text, ok, detail in verdicts(df, fig):
+            word = "**holds**" if ok else ("**does not hold**" if ok is False else "**unknown**")
+            lines.append(f"- {text}: {word} ({detail})")
+        lines += ["", f"![{name}]({name}.png)", "", f"## Medians ({plot.label(agg.attrs['y'][0]) if len(agg.attrs['y']) == 1 else 'values'})",
+                  "", md_table(medians_table(agg)), ""]
+        if fig.get("counters"):
+            lines += ["## Counters", "", counters_section(df, fig), ""]
+        reps = pd.to_numeric(df["rep"], errors="coerce").max() + 1 if "rep" in df.columns else "?"
+        lines += ["## Run", "", f"Scale `{scale}`: {len(df)} rows, {reps} reps per cell; CSV "
+                  f"`{os.path.basename(csv)}`" + (f"; sweep + plot took {wall:.0f} s" if wall else
+                                                 " (reused: every cell was already complete)") + ".",
+                  "Error bars: min–max over repetitions." if fig["plot"].get("err", "minmax") == "minmax"
+                  else "Error bars: interquartile range.", ""]
+        if dropped:
+            lines += ["Left out (this build or machine cannot run them): " + "; ".join(dropped) + ".", ""]
+        if m:
+            lines += [f"Machine: {machine.summary(m)} (machine.json).", ""]
+    if fig.get("notes"):
+        lines += ["## Notes", "", fig["notes"].strip(), ""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.stdout):
+    """Runs (or reuses) the sweep of figure NAME, draws it, writes NAME.md; returns an exit code."""
+    path = figure_path(name)
+    name = os.path.splitext(os.path.basename(path))[0]
+    if not os.path.exists(path):
+        print(f"figure: no figure '{name}' (scripts/figure --list names them)", file=sys.stderr)
+        return 2
+    try:
+        fig = load(path)
+        sw = config.from_dict({"sweep": fig["sweep"]}, source=path, scale=scale, name=name)
+    except (config.ConfigError, tomllib.TOMLDecodeError) as e:
+        print(f"figure: {e}", file=sys.stderr)
+        return 2
+    chtbench = os.path.abspath(chtbench or default_chtbench())
+    out = os.path.abspath(out or os.path.join(REPO, "results", "figures", name))
+    os.makedirs(out, exist_ok=True)
+    csv = os.path.join(out, f"results-{scale}.csv")
+    page = os.path.join(out, name + ".md")
+    why = missing_requirement(fig, chtbench)
+    if why:
+        write_page(page, name, fig, scale, skipped=why)
+        print(f"figure {name}: skipped: {why}; wrote {page}", file=stream)
+        return 0
+    dropped = drop_unavailable(sw, chtbench)
+    if not sw.cells:
+        write_page(page, name, fig, scale, skipped="; ".join(dropped))
+        print(f"figure {name}: skipped: {'; '.join(dropped)}; wrote {page}", file=stream)
+        return 0
+    t0 = time.monotonic()
+    if rerun and os.path.exists(csv):
+        os.unlink(csv)
+    reused = len(sweep.complete_cells(sweep.read_csv(csv), sw)) == len(sw.cells)
+    rc = sweep.run(sw, out, chtbench, resume=True, stream=stream, csv_name=os.path.basename(csv))
+    if rc in (2, 130):
+        return rc
+    df = plot.add_columns(sweep.read_csv(csv))
+    # only this sweep's cells (a CSV may hold rows of an older config)
+    keep = pd.Series(False, index=df.index)
+    for cell in sw.cells:
+        keep |= sweep._mask(df, config.match_key(sw, cell))
+    df = df[keep]
+    try:
+        agg, paths = plot.plot_spec(df.copy(), fig["plot"], os.path.join(out, name), title=fig["title"])
+    except (ValueError, KeyError) as e:
+        print(f"figure {name}: cannot plot: {e}", file=sys.stderr)
+        return 1
+    m = None
+    if os.path.exists(os.path.join(out, "machine.json")):
+        with open(os.path.join(out, "machine.json")) as f:
+            m = json.load(f)
+    write_page(page, name, fig, scale, agg=agg, df=df, m=m, wall=None if reused else time.monotonic() - t0,
+               csv=csv, dropped=dropped)
+    print(f"figure {name}: {paths[0]}, {paths[1]}, {page} ({time.monotonic() - t0:.0f} s)", file=stream)
+    return rc
+
+
+def list_figures(chtbench, stream=sys.stdout):
+    for n in names():
+        try:
+            fig = load(figure_path(n))
+            sw = config.from_dict({"sweep": fig["sweep"]}, source=n, scale="quick")
+            est = sweep.fmt_s(sweep.estimate_s(sw))
+            why = missing_requirement(fig, chtbench)
+            tail = f"skipped here: {why}" if why else f"quick: {len(sw.cells)} cells, ~{est}"
+            stream.write(f"{n:28s} {fig.get('source', ''):40s} {tail}\n")
+        except (config.ConfigError, tomllib.TOMLDecodeError, KeyError) as e:
+            stream.write(f"{n:24s} BROKEN: {e}\n")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="figure", description="Reproduce one figure of the source documents.")
+    p.add_argument("name", nargs="?", help="figure name (scripts/figures/NAME.toml)")
+    p.add_argument("--list", action="store_true", help="list the figures")
+    p.add_argument("--scale", choices=["quick", "full"], default="quick")
+    p.add_argument("--out", help="output directory (default results/figures/NAME)")
+    p.add_argument("--chtbench", help="chtbench binary (default build/chtbench)")
+    p.add_argument("--rerun", action="store_true", help="discard this scale's CSV and run the sweep again")
+    p.add_argument("--slurm", action="store_true", help="run the sweep as a Slurm job array (docs/cluster.md)")
+    p.add_argument("--partition", help="Slurm partition (with --slurm)")
+    p.add_argument("--time", help="Slurm time limit per cell (with --slurm)")
+    p.add_argument("--dry-run", action="store_true", help="with --slurm: print the batch scripts")
+    a = p.parse_args(argv)
+    chtbench = os.path.abspath(a.chtbench or default_chtbench())
+    if (a.partition or a.time or a.dry_run) and not a.slurm:
+        print("figure: --partition, --time and --dry-run need --slurm", file=sys.stderr)
+        return 2
+    if a.list:
+        list_figures(chtbench)
+        return 0
+    if not a.name:
+        print("figure: name a figure (scripts/figure --list)", file=sys.stderr)
+        return 2
+    if not os.access(chtbench, os.X_OK):
+        print(f"figure: --chtbench: {chtbench} is not an executable (meson setup build && ninja -C build)",
+              file=sys.stderr)
+        return 2
+    if a.slurm:
+        from . import slurm
+        path = os.path.abspath(figure_path(a.name))
+        try:
+            fig = load(path)
+            sw = config.from_dict({"sweep": fig["sweep"]}, source=path, scale=a.scale, name=a.name)
+        except (OSError, config.ConfigError, tomllib.TOMLDecodeError) as e:
+            print(f"figure: {e}", file=sys.stderr)
+            return 2
+        name = os.path.splitext(os.path.basename(path))[0]
+        out = os.path.abspath(a.out or os.path.join(REPO, "results", "figures", name))
+        return slurm.submit(sw, out, chtbench, config_path=path, scale=a.scale, partition=a.partition,
+                            time_limit=a.time, dry=a.dry_run, figure=name)
+    return make(a.name, a.scale, a.out, chtbench, a.rerun)
+

@@ -1,0 +1,394 @@
+"""scripts/sweep CONFIG.toml [--out DIR] [--resume] [--dry-run] [--scale S] [--slurm ...]
+
+Runs every cell of a sweep config (chtb.config) as one chtbench invocation with --reps R.
+chtbench writes each cell's rows with its own locked writer (--csv) into a staging file
+DIR/.cells/cell-N.csv; when the cell has finished, its rows are appended to DIR/results.csv in one
+write() under flock, the same discipline as chtbench's writer. A cell killed halfway (Ctrl-C, node
+reboot) therefore leaves no row in results.csv, and --resume, which counts each cell's rows there
+(matched on the cell's parameters, docs/csv.md column names, and its rep numbers), reruns exactly
+the cells that are not complete.
+"""
+import argparse
+import fcntl
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import pandas as pd
+
+from . import config, default_chtbench, machine
+
+CSV_NAME = "results.csv"
+
+
+def read_csv(path):
+    """A chtbench CSV, every column as text ('' = not measured); None if absent or empty."""
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return None
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def _mask(df, key):
+    m = pd.Series(True, index=df.index)
+    for col, want in key.items():
+        if col not in df.columns:
+            return pd.Series(False, index=df.index)
+        if isinstance(want, (int, float)):
+            m &= pd.to_numeric(df[col], errors="coerce") == want
+        else:
+            m &= df[col] == want
+    return m
+
+
+def cell_rows(df, sweep, cell):
+    """The rows of df belonging to this cell."""
+    if df is None:
+        return None
+    return df[_mask(df, config.match_key(sweep, cell))]
+
+
+def complete_cells(df, sweep):
+    """Indexes of cells whose reps 0..R-1 are all in df (cells with equal parameters share rows)."""
+    done = set()
+    if df is None:
+        return done
+    groups = {}
+    for i, c in enumerate(sweep.cells):
+        groups.setdefault(tuple(sorted(config.match_key(sweep, c).items())), []).append(i)
+    reps = pd.to_numeric(df["rep"], errors="coerce") if "rep" in df.columns else None
+    for key, idx in groups.items():
+        m = _mask(df, dict(key))
+        if reps is None:
+            continue
+        got = reps[m]
+        if all((got == r).sum() >= len(idx) for r in range(sweep.reps)):
+            done.update(idx)
+    return done
+
+
+def append_rows(dest, part):
+    """Appends the rows of CSV `part` to `dest` in one write() under an exclusive flock, with the
+    header only into an empty file. Refuses (ValueError) a part whose header differs."""
+    with open(part, "rb") as f:
+        data = f.read()
+    if not data:
+        return 0
+    header, _, rows = data.partition(b"\n")
+    fd = os.open(dest, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        if size:
+            with open(dest, "rb") as f:
+                have = f.readline().rstrip(b"\n")
+            if have != header:
+                raise ValueError(f"{dest}: its header differs from {part}'s (another chtbench schema); "
+                                 "write to another --out (scripts/figure: --rerun)")
+            blob = rows
+        else:
+            blob = data
+        if blob:
+            os.write(fd, blob)
+        return rows.count(b"\n")
+    finally:
+        os.close(fd)
+
+
+# --- time estimates --------------------------------------------------------------------------
+
+def requested_s(sweep, cell):
+    """Seconds of timed phases this cell asks for."""
+    d = cell.get("duration")
+    if d is None:
+        d = _base_flag(sweep.base, "--duration", "-d")
+    if d is None and _base_flag(sweep.base, "--ops", None) is not None:
+        d = 1000   # unknown: --ops; count a second per rep
+    return sweep.reps * int(d if d is not None else 1000) / 1000.0
+
+
+def _base_flag(base, long, short):
+    for i, a in enumerate(base):
+        if (a == long or (short and a == short)) and i + 1 < len(base):
+            return base[i + 1]
+        if a.startswith(long + "="):
+            return a.split("=", 1)[1]
+    return None
+
+
+# prefill + teardown cost per key relative to the others (measured: urcu's rculfhash, growing
+# by resizes under RCU, took ~10x clht-lb's time per rep at i = 1M)
+PREFILL_FACTOR = {"urcu": 10.0, "tbb": 1.3}
+
+
+def overhead_guess(sweep, cell):
+    """Start-up plus, per rep, table creation, prefill and teardown (about 500 ns a key, measured on
+    a loaded 2-core VM; PREFILL_FACTOR for slow tables): used until measured overheads are known."""
+    if sweep.bench:
+        return 0.05 + 0.01 * sweep.reps
+    init = cell.get("initial", _base_flag(sweep.base, "--initial", "-i") or "1M")
+    try:
+        keys = config.parse_size(init)
+    except ValueError:
+        keys = 1 << 20
+    table = str(cell.get("table", _base_flag(sweep.base, "--table", "-t") or "")).split(":")[0]
+    per_rep = 0.02 + keys * 500e-9 * PREFILL_FACTOR.get(table, 1.0)
+    return 0.1 + sweep.reps * per_rep
+
+
+def estimate_s(sweep):
+    return sum(requested_s(sweep, c) + overhead_guess(sweep, c) for c in sweep.cells)
+
+
+def fmt_s(s):
+    s = int(round(s))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
+def describe(cell):
+    return " ".join(f"{k}={v}" for k, v in cell.items() if k != "duration")
+
+
+# --- running ---------------------------------------------------------------------------------
+
+class Progress:
+    """A bar (cells done/total, elapsed, ETA) on a terminal; nothing otherwise."""
+
+    def __init__(self, sweep, todo, stream=sys.stdout):
+        self.sweep, self.todo, self.stream = sweep, list(todo), stream
+        self.tty = stream.isatty()
+        self.start = time.monotonic()
+        self.done = 0
+        self.overheads = []
+        self.cell_start = None
+        self.total = len(sweep.cells)
+        self.skipped = self.total - len(self.todo)
+
+    def eta(self):
+        left = self.todo[self.done:]
+        if self.overheads:
+            ov = sum(self.overheads) / len(self.overheads)
+            t = sum(requested_s(self.sweep, c) + ov for c in left)
+        else:
+            t = sum(requested_s(self.sweep, c) + overhead_guess(self.sweep, c) for c in left)
+        if left and self.cell_start is not None:   # the running cell's time so far
+            t -= min(time.monotonic() - self.cell_start, requested_s(self.sweep, left[0]))
+        return max(0.0, t)
+
+    def cell_started(self):
+        self.cell_start = time.monotonic()
+
+    def bar(self):
+        if not self.tty:
+            return
+        n = self.skipped + self.done
+        width = 30
+        fill = int(width * n / self.total)
+        line = (f"[{'#' * fill}{'-' * (width - fill)}] {n}/{self.total} cells  "
+                f"elapsed {fmt_s(time.monotonic() - self.start)}  ETA {fmt_s(self.eta())}")
+        self.stream.write("\r\033[K" + line)
+        self.stream.flush()
+
+    def cell_done(self, cell, took, line):
+        self.done += 1
+        self.overheads.append(max(0.0, took - requested_s(self.sweep, cell)))
+        if self.tty:
+            self.stream.write("\r\033[K" + line + "\n")
+            self.bar()
+
+    def close(self):
+        if self.tty:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+def _cell_summary(sweep, part, cell, idx, total, took, rc):
+    df = read_csv(part)
+    metric = "acq_per_s" if sweep.bench else "mops"
+    text = "no rows"
+    if df is not None and metric in df.columns:
+        v = pd.to_numeric(df[metric], errors="coerce").dropna()
+        if sweep.bench:
+            v = v / 1e6
+        unit = "Macq/s" if sweep.bench else "Mops/s"
+        if len(v):
+            text = f"median {v.median():.3g} {unit} (min {v.min():.3g}, max {v.max():.3g})"
+    status = "" if rc == 0 else f"  FAILED (exit {rc})"
+    return f"cell {idx + 1}/{total} {describe(cell)}: {text}  {took:.1f} s{status}"
+
+
+class Interrupted(Exception):
+    pass
+
+
+def run_cell(sweep, cell, chtbench, part, tick=None):
+    """Runs one cell into `part`; returns (rc, stderr). tick() is called every half second while it
+    runs. SIGINT/SIGTERM to us: the cell is stopped (SIGTERM to its own session, it does not see the
+    terminal's Ctrl-C), `part` removed, Interrupted raised."""
+    if os.path.exists(part):
+        os.unlink(part)
+    cmd = [chtbench] + sweep.args(cell) + ["--csv", part]
+    errf = tempfile.TemporaryFile(mode="w+")
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=errf, text=True, start_new_session=True)
+    try:
+        while True:
+            try:
+                proc.wait(timeout=0.5)
+                break
+            except subprocess.TimeoutExpired:
+                if tick:
+                    tick()
+        errf.seek(0)
+        err = errf.read()
+        errf.close()
+    except KeyboardInterrupt:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if os.path.exists(part):
+            os.unlink(part)
+        raise Interrupted()
+    return proc.returncode, err
+
+
+def _on_term(signum, frame):
+    raise KeyboardInterrupt()
+
+
+def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_NAME):
+    """Runs the sweep into out_dir/csv_name; returns an exit code (0 ok, 1 a cell failed, 2 usage,
+    130 interrupted)."""
+    os.makedirs(out_dir, exist_ok=True)
+    csv_path = os.path.join(out_dir, csv_name)
+    df = read_csv(csv_path)
+    if df is not None and not resume:
+        print(f"sweep: {csv_path} already has rows; use --resume to complete it or another --out",
+              file=sys.stderr)
+        return 2
+    done = complete_cells(df, sweep)
+    todo = [c for i, c in enumerate(sweep.cells) if i not in done]
+    if not os.path.exists(os.path.join(out_dir, "machine.json")):
+        machine.write(out_dir, chtbench)
+    staging = os.path.join(out_dir, ".cells")
+    os.makedirs(staging, exist_ok=True)
+    prog = Progress(sweep, todo, stream)
+    if prog.tty and done:
+        stream.write(f"resume: {len(done)} of {len(sweep.cells)} cells already complete in {csv_path}\n")
+    old = signal.signal(signal.SIGTERM, _on_term)
+    failed = []
+    idx_of = {id(c): i for i, c in enumerate(sweep.cells)}
+    try:
+        prog.bar()
+        for cell in todo:
+            i = idx_of[id(cell)]
+            part = os.path.join(staging, f"cell-{i:05d}.csv")
+            t0 = time.monotonic()
+            prog.cell_started()
+            rc, err = run_cell(sweep, cell, chtbench, part, tick=prog.bar)
+            took = time.monotonic() - t0
+            if rc == 2:
+                prog.close()
+                sys.stderr.write(f"sweep: cell {i + 1} ({describe(cell)}) is a usage error:\n{err}")
+                sys.stderr.write(f"  command: {sweep.command(chtbench, cell)}\n")
+                return 2
+            if rc not in (0, 1) or not os.path.exists(part):
+                failed.append((i, cell, rc, err))
+            else:
+                if rc == 1:
+                    failed.append((i, cell, rc, err))
+                try:
+                    append_rows(csv_path, part)
+                except ValueError as e:
+                    prog.close()
+                    print(f"sweep: {e}", file=sys.stderr)
+                    return 2
+            line = _cell_summary(sweep, part, cell, i, len(sweep.cells), took, rc)
+            if os.path.exists(part):
+                os.unlink(part)
+            prog.cell_done(cell, took, line)
+    except (Interrupted, KeyboardInterrupt):
+        prog.close()
+        for f in os.listdir(staging):   # scratch only: a cell's rows are in the CSV or nowhere
+            if f.endswith(".csv"):
+                os.unlink(os.path.join(staging, f))
+        print(f"sweep: interrupted; {prog.skipped + prog.done}/{len(sweep.cells)} cells complete in "
+              f"{csv_path}; rerun with --resume to finish", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    prog.close()
+    for i, cell, rc, err in failed:
+        tail = (err or "").strip().splitlines()[-3:]
+        print(f"sweep: cell {i + 1} ({describe(cell)}) failed (exit {rc}): {' | '.join(tail)}",
+              file=sys.stderr)
+    if prog.tty:
+        stream.write(f"sweep: {len(sweep.cells)} cells ({len(todo)} run, {len(done)} already complete) "
+                     f"in {fmt_s(time.monotonic() - prog.start)}; rows in {csv_path}\n")
+    return 1 if failed else 0
+
+
+def dry_run(sweep, chtbench, out_dir, stream=sys.stdout, resume=False):
+    df = read_csv(os.path.join(out_dir, CSV_NAME)) if resume else None
+    done = complete_cells(df, sweep)
+    total = 0.0
+    for i, c in enumerate(sweep.cells):
+        est = requested_s(sweep, c) + overhead_guess(sweep, c)
+        mark = "done" if i in done else f"~{est:.1f} s"
+        if i not in done:
+            total += est
+        stream.write(f"{i + 1:4d}  {mark:>9}  {sweep.command(chtbench, c)} --csv ...\n")
+    stream.write(f"{len(sweep.cells)} cells ({len(sweep.cells) - len(done)} to run), "
+                 f"{sweep.reps} reps each; estimated wall time {fmt_s(total)}\n")
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="sweep", description="Run a chtbench sweep (TOML config).")
+    p.add_argument("config", help="sweep config (TOML), see docs/figures.md")
+    p.add_argument("--out", help="output directory (default results/sweeps/NAME)")
+    p.add_argument("--resume", action="store_true", help="skip cells already complete in the CSV")
+    p.add_argument("--dry-run", action="store_true", help="print the cells and the estimated time")
+    p.add_argument("--scale", choices=["quick", "full"], help="use the config's [scale.S] values")
+    p.add_argument("--chtbench", default=None, help="chtbench binary (default build/chtbench)")
+    p.add_argument("--slurm", action="store_true", help="submit as a Slurm job array (docs/cluster.md)")
+    p.add_argument("--partition", help="Slurm partition (with --slurm)")
+    p.add_argument("--time", help="Slurm time limit per cell, e.g. 00:10:00 (with --slurm)")
+    return p
+
+
+def main(argv=None):
+    a = parser().parse_args(argv)
+    if (a.partition or a.time) and not a.slurm:
+        print("sweep: --partition and --time need --slurm", file=sys.stderr)
+        return 2
+    try:
+        sw, _ = config.load(a.config, scale=a.scale)
+    except config.ConfigError as e:
+        print(f"sweep: {e}", file=sys.stderr)
+        return 2
+    chtbench = os.path.abspath(a.chtbench or default_chtbench())
+    from . import REPO
+    out = os.path.abspath(a.out or os.path.join(REPO, "results", "sweeps", sw.name))
+    if a.slurm:
+        from . import slurm
+        return slurm.submit(sw, out, chtbench, config_path=os.path.abspath(a.config), scale=a.scale,
+                            partition=a.partition, time_limit=a.time, dry=a.dry_run,
+                            resume=a.resume)
+    if not os.access(chtbench, os.X_OK):
+        print(f"sweep: --chtbench: {chtbench} is not an executable (build it: meson setup build && "
+              "ninja -C build)", file=sys.stderr)
+        return 2
+    if a.dry_run:
+        dry_run(sw, chtbench, out, resume=a.resume)
+        return 0
+    return run(sw, out, chtbench, resume=a.resume)
+
+
+def quoted(args):
+    return " ".join(shlex.quote(x) for x in args)
+

@@ -1,0 +1,495 @@
+#!/usr/bin/python3
+"""Tests of scripts/ (the chtb package): /usr/bin/python3 tests/test_scripts.py CASE CHTBENCH
+
+Cases: config (TOML, cartesian product, excludes, overrides, scales), resume (SIGINT mid-sweep, then
+--resume: every cell exactly once), machine (machine.json fields), figure (a tiny real figure: PNG,
+PDF with TrueType fonts, NAME.md verdict computed from the CSV), slurm (a real single-node Slurm
+cluster on localhost: munged, slurmctld, slurmd), pyflakes. Exit 77 = skipped (meson), with the reason.
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+SCRIPTS = os.path.join(REPO, "scripts")
+sys.path.insert(0, SCRIPTS)
+
+import pandas as pd  # noqa: E402
+
+from chtb import config, figure, sweep  # noqa: E402
+
+PY = "/usr/bin/python3"
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    if not cond:
+        failures += 1
+    print(("ok    " if cond else "FAIL  ") + what, flush=True)
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+SWEEP_TOML = """
+[sweep]
+base = ["--initial", "4096", "--update", "10"]
+reps = 2
+duration = 20
+[sweep.axes]
+table = ["clht-lb", "cuckoo", "locked"]
+threads = [1, 2]
+update = [0, 10]
+[[sweep.exclude]]
+table = "locked"
+update = 0
+[[sweep.exclude]]
+table = "cuckoo"
+threads = 2
+update = 10
+[[sweep.override]]
+when = { table = "locked" }
+axes = { threads = [1] }
+set = { initial = "2^10" }
+[sweep.scale.quick]
+reps = 1
+axes = { update = [10] }
+"""
+
+
+def case_config(chtbench, tmp):
+    p = os.path.join(tmp, "s.toml")
+    write(p, SWEEP_TOML)
+    sw, _ = config.load(p, ncpu=2)
+    cells = [tuple(c[k] for k in ("table", "threads", "update")) for c in sw.cells]
+    want = [("clht-lb", 1, 0), ("clht-lb", 1, 10), ("clht-lb", 2, 0), ("clht-lb", 2, 10),
+            ("cuckoo", 1, 0), ("cuckoo", 1, 10), ("cuckoo", 2, 0),
+            ("locked", 1, 10)]
+    check(cells == want, f"cartesian product minus excludes, locked overridden to threads=1: {cells}")
+    locked = sw.cells[-1]
+    check(locked.get("initial") == "2^10" and all("initial" not in c for c in sw.cells[:-1]),
+          "override 'set' applies to the matching cells only")
+    args = sw.args(locked)
+    check(args.count("--initial") == 1 and args[args.index("--initial") + 1] == "2^10"
+          and args[-2:] == ["--reps", "2"] and "--duration" in args,
+          f"a cell's flag replaces the base's: {' '.join(args)}")
+    check(config.match_key(sw, locked) == {"table": "locked", "options": "", "threads": 1, "update": 10,
+                                           "initial": 1024, "duration_ms": 20},
+          "match key in CSV column names, sizes parsed")
+    q, _ = config.load(p, scale="quick", ncpu=2)
+    check(q.reps == 1 and {c["update"] for c in q.cells} == {10} and len(q.cells) == 4,
+          f"[scale.quick] replaces reps and an axis ({len(q.cells)} cells)")
+    check(config.expand_value("pow2:4*ncpu", 3, "t") == [1, 2, 4, 8, 12]
+          and config.expand_value("1..ncpu", 3, "t") == [1, 2, 3]
+          and config.expand_value("2*ncpu", 3, "t") == [6], "ncpu expressions")
+    for bad, why in (("[sweep]\nreps = 0\n[sweep.axes]\nthreads=[1]\n", "reps"),
+                     ("[sweep]\n[sweep.axes]\n", "axis"),
+                     ("[sweep]\nbogus = 1\n[sweep.axes]\nthreads=[1]\n", "unknown key 'bogus'"),
+                     ("[sweep]\n[sweep.axes]\nthreads=[1]\n[[sweep.exclude]]\nthreads=1\n", "every cell is excluded"),
+                     ("[sweep\n", "not valid TOML")):
+        write(p, bad)
+        try:
+            config.load(p)
+            check(False, f"config error '{why}' detected")
+        except config.ConfigError as e:
+            check(why in str(e), f"config error: {e}")
+    r = subprocess.run([PY, os.path.join(SCRIPTS, "sweep"), p], capture_output=True, text=True)
+    check(r.returncode == 2 and r.stderr.count("\n") == 1 and "sweep:" in r.stderr,
+          f"scripts/sweep on a bad config: exit 2, one line ({r.stderr.strip()})")
+    write(p, SWEEP_TOML)
+    r = subprocess.run([PY, os.path.join(SCRIPTS, "sweep"), p, "--dry-run", "--out", tmp,
+                        "--chtbench", chtbench], capture_output=True, text=True)
+    lines = r.stdout.strip().splitlines()
+    check(r.returncode == 0 and len(lines) == 9 and re.search(r"8 cells .* estimated wall time \d+:\d\d", lines[-1])
+          and not os.path.exists(os.path.join(tmp, "results.csv")),
+          f"--dry-run: 8 cells and an estimate, nothing run ({lines[-1] if lines else r.stderr})")
+
+
+RESUME_TOML = """
+[sweep]
+base = ["--initial", "2048", "--update", "10"]
+reps = 3
+duration = 150
+[sweep.axes]
+table = ["clht-lb", "locked"]
+threads = [1, 2]
+update = [0, 20]
+"""
+
+
+def counts(csv, sw):
+    df = sweep.read_csv(csv)
+    return [0 if df is None else len(sweep.cell_rows(df, sw, c)) for c in sw.cells], df
+
+
+def case_resume(chtbench, tmp):
+    p = os.path.join(tmp, "r.toml")
+    write(p, RESUME_TOML)
+    out = os.path.join(tmp, "out")
+    sw, _ = config.load(p)
+    csv = os.path.join(out, "results.csv")
+    proc = subprocess.Popen([PY, os.path.join(SCRIPTS, "sweep"), p, "--out", out, "--chtbench", chtbench],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # interrupt while a cell is running: a staging file exists and at least 2 cells are merged
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        n, _ = counts(csv, sw)
+        staging = os.path.join(out, ".cells")
+        running = os.path.isdir(staging) and any(f.endswith(".csv") for f in os.listdir(staging))
+        if sum(1 for k in n if k) >= 2 and running:
+            time.sleep(0.2)   # inside the cell's first repetitions
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    so, se = proc.communicate(timeout=60)
+    n, df = counts(csv, sw)
+    check(proc.returncode == 130 and "--resume" in se, f"SIGINT: exit 130, says --resume ({se.strip()})")
+    check(0 < sum(1 for k in n if k) < len(sw.cells) and all(k in (0, 3) for k in n),
+          f"after SIGINT some cells complete, none partial: rows per cell {n}")
+    check(so == "", "quiet when stdout is not a terminal")
+    check(not [f for f in os.listdir(os.path.join(out, ".cells")) if f.endswith(".csv")],
+          "the interrupted cell's staging file is gone")
+    before = set(df["timestamp"] + df["table"] + df["threads"]) if df is not None else set()
+    r = subprocess.run([PY, os.path.join(SCRIPTS, "sweep"), p, "--out", out, "--chtbench", chtbench, "--resume"],
+                       capture_output=True, text=True, timeout=120)
+    n, df = counts(csv, sw)
+    check(r.returncode == 0 and n == [3] * len(sw.cells), f"--resume: every cell exactly once (rows per cell {n})")
+    check(len(df) == 3 * len(sw.cells) and set(df["rep"]) == {"0", "1", "2"},
+          f"{len(df)} rows in all, reps 0-2")
+    after = set(df["timestamp"] + df["table"] + df["threads"])
+    check(before <= after, "rows written before the interrupt were kept, not rerun")
+    r = subprocess.run([PY, os.path.join(SCRIPTS, "sweep"), p, "--out", out, "--chtbench", chtbench, "--resume",
+                        "--dry-run"], capture_output=True, text=True)
+    check("(0 to run)" in r.stdout, "a complete sweep: --resume --dry-run has nothing to run")
+    r = subprocess.run([PY, os.path.join(SCRIPTS, "sweep"), p, "--out", out, "--chtbench", chtbench],
+                       capture_output=True, text=True)
+    check(r.returncode == 2 and "--resume" in r.stderr, "without --resume an existing CSV is refused")
+
+
+def case_machine(chtbench, tmp):
+    from chtb import machine
+    m = machine.write(tmp, chtbench)
+    with open(os.path.join(tmp, "machine.json")) as f:
+        j = json.load(f)
+    check(j == m, "machine.json is the record returned")
+    for k in ("hostname", "cpu_model", "sockets", "cores", "pus", "numa_nodes", "hwloc_xml", "kernel",
+              "chtbench_version", "build_options", "git_revision", "thp", "cpu_governor", "written"):
+        check(k in j, f"machine.json has {k} = {str(j.get(k))[:60]!r}")
+    check(j["hostname"] == socket.gethostname(), "hostname is this host's")
+    check(j["pus"] == int(subprocess.check_output(["hwloc-calc", "--number-of", "pu", "all"])), "PU count from hwloc")
+    check(j["cores"] >= 1 and j["sockets"] >= 1 and j["numa_nodes"] >= 1, "core/socket/NUMA counts")
+    check(j["chtbench_version"].startswith("chtbench ") and "csv schema" in j["chtbench_version"],
+          "chtbench --version output")
+    check(j["cpu_governor"] is not None or "cpu_governor_note" in j, "governor, or why not readable")
+    check(re.fullmatch(r"[0-9a-f]{40}", j["git_revision"] or "") is not None, "git revision")
+    xml = open(os.path.join(tmp, j["hwloc_xml"])).read()
+    check(xml.lstrip().startswith("<?xml") and "<topology" in xml and 'type="PU"' in xml,
+          "hwloc-ls --of xml saved beside it")
+
+
+def case_figure(chtbench, tmp):
+    out = os.path.join(tmp, "fig")
+    toml = os.path.join(HERE, "figures", "tiny.toml")
+    t0 = time.time()
+    r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), toml, "--out", out, "--chtbench", chtbench],
+                       capture_output=True, text=True, timeout=300)
+    check(r.returncode == 0, f"scripts/figure tiny: exit 0 in {time.time() - t0:.1f} s ({r.stderr.strip()[-300:]})")
+    png, pdf, md = (os.path.join(out, "tiny." + e) for e in ("png", "pdf", "md"))
+    check(os.path.exists(png) and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n" and os.path.getsize(png) > 10000,
+          "PNG written")
+    data = open(pdf, "rb").read() if os.path.exists(pdf) else b""
+    check(data.startswith(b"%PDF") and b"/FontFile2" in data and b"/Type3" not in data,
+          "PDF with embedded TrueType fonts (FontFile2, no Type 3)")
+    df = pd.read_csv(os.path.join(out, "results-quick.csv"), dtype=str, keep_default_na=False)
+    check(len(df) == 8 and sorted(set(df["table"])) == ["clht-lb", "locked"], f"{len(df)} rows: 2 tables x 2 threads x 2 reps")
+    df["mops"] = pd.to_numeric(df["mops"])
+    med = df.groupby(["threads", "table"])["mops"].median().unstack()
+    holds = all(med.loc[t].idxmax() == "clht-lb" for t in med.index)
+    text = open(md).read()
+    word = "**holds**" if holds else "**does not hold**"
+    check(f"clht-lb is the fastest table at every thread count: {word}" in text,
+          f"NAME.md verdict computed from the CSV: {word}")
+    for t in med.index:
+        row = f"| {t} | {med.loc[t, 'clht-lb']:.3g} | {med.loc[t, 'locked']:.3g} |"
+        check(row in text, f"NAME.md medians row {row}")
+    check("CLHT is the fastest table" in text and "000_7a5564d72d74d689.txt:798-800" in text, "claim and citation")
+    # the same CSV again: nothing reruns
+    stamp = os.path.getmtime(os.path.join(out, "results-quick.csv"))
+    r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), toml, "--out", out, "--chtbench", chtbench],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0 and os.path.getmtime(os.path.join(out, "results-quick.csv")) == stamp,
+          "a complete CSV is reused")
+    # verdict logic on a hand-made aggregate: cuckoo faster at one x
+    agg = pd.DataFrame({"facet": [""] * 4, "series": ["clht-lb", "cuckoo"] * 2, "x": ["1", "1", "2", "2"],
+                        "median": [10.0, 5.0, 8.0, 9.0]})
+    ok, detail = figure.check_best(agg, {"expect": ["clht-lb"]})
+    check(ok is False and "cuckoo faster at x=2" in detail, f"check_best names the exception: {detail}")
+    r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), "--list"], capture_output=True, text=True)
+    check(r.returncode == 0 and len(r.stdout.splitlines()) >= 10 and "BROKEN" not in r.stdout,
+          f"scripts/figure --list: {len(r.stdout.splitlines())} figures, none broken")
+
+
+# --- a single-node Slurm cluster on localhost ------------------------------------------------------
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class LocalSlurm:
+    """munged + slurmctld + slurmd with a generated slurm.conf in a temp dir; stop() by pid files."""
+
+    def __init__(self, d):
+        self.d = d
+        self.conf = os.path.join(d, "slurm.conf")
+        self.env = dict(os.environ, SLURM_CONF=self.conf)
+        self.host = socket.gethostname().split(".")[0]
+
+    def start(self):
+        d = self.d
+        for p in (os.path.dirname(d), d):   # munged wants its socket's directories world-searchable
+            os.chmod(p, 0o755)
+        for sub in ("state", "spool"):
+            os.makedirs(os.path.join(d, sub), exist_ok=True)
+        key = os.path.join(d, "munge.key")
+        subprocess.run(["mungekey", "--create", "--keyfile", key], check=True, capture_output=True)
+        r = subprocess.run(["munged", f"--key-file={key}", f"--socket={d}/munge.sock", f"--pid-file={d}/munged.pid",
+                            f"--log-file={d}/munged.log", f"--seed-file={d}/munged.seed"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return f"munged cannot start: {r.stderr.strip()}"
+        ncpu = os.cpu_count()
+        write(self.conf, f"""ClusterName=chtbtest
+SlurmctldHost={self.host}(127.0.0.1)
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket={d}/munge.sock
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort={free_port()}
+SlurmdPort={free_port()}
+StateSaveLocation={d}/state
+SlurmdSpoolDir={d}/spool
+SlurmctldPidFile={d}/slurmctld.pid
+SlurmdPidFile={d}/slurmd.pid
+SlurmctldLogFile={d}/slurmctld.log
+SlurmdLogFile={d}/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerParameters=sched_interval=1
+ReturnToService=2
+MpiDefault=none
+NodeName={self.host} NodeAddr=127.0.0.1 CPUs={ncpu} RealMemory=1000 State=UNKNOWN
+PartitionName=chtb Nodes={self.host} Default=YES MaxTime=INFINITE State=UP OverSubscribe=EXCLUSIVE
+""")
+        for cmd in (["slurmctld"], ["slurmd", "-N", self.host]):
+            r = subprocess.run(cmd, env=self.env, capture_output=True, text=True)
+            if r.returncode != 0:
+                return f"{cmd[0]} cannot start: {r.stderr.strip()}"
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            r = subprocess.run(["sinfo", "-h", "-o", "%t"], env=self.env, capture_output=True, text=True)
+            if r.stdout.strip() == "idle":
+                return None
+            time.sleep(0.5)
+        return f"node never became idle (sinfo: {r.stdout.strip()} {r.stderr.strip()})"
+
+    def stop(self):
+        for name in ("slurmd", "slurmctld", "munged"):
+            pf = os.path.join(self.d, name + ".pid")
+            if not os.path.exists(pf):
+                continue
+            try:
+                pid = int(open(pf).read().strip())
+                os.kill(pid, signal.SIGTERM)
+                for _ in range(100):
+                    os.kill(pid, 0)
+                    time.sleep(0.1)
+            except (ValueError, ProcessLookupError):
+                pass
+
+
+SLURM_TOML = """
+title = "slurm test: clht-lb vs locked"
+source = "test"
+cite = ["000_7a5564d72d74d689.txt:798-800"]
+claim = "CLHT is the fastest table at every thread count."
+[sweep]
+base = ["--initial", "4096"]
+reps = 2
+duration = 100
+[sweep.axes]
+table = ["clht-lb", "locked"]
+threads = [1, 2]
+[plot]
+x = "threads"
+y = "mops"
+series = "table_spec"
+[[check]]
+kind = "best"
+text = "clht-lb is the fastest table at every thread count"
+expect = ["clht-lb"]
+"""
+
+
+def case_slurm(chtbench, tmp):
+    if os.geteuid() != 0:
+        print("SKIP: not root: slurmctld/slurmd/munged of a throw-away cluster need root here")
+        return 77
+    for prog in ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo"):
+        if shutil.which(prog) is None and not os.path.exists(f"/usr/sbin/{prog}"):
+            print(f"SKIP: {prog} not installed (scripts/install-deps installs slurm-wlm and munge)")
+            return 77
+    os.environ["PATH"] += ":/usr/sbin"
+    cl = LocalSlurm(os.path.join(tmp, "cluster"))
+    os.makedirs(cl.d)
+    t0 = time.time()
+    try:
+        why = cl.start()
+        if why:
+            print(f"SKIP: {why}")
+            return 77
+        print(f"cluster up in {time.time() - t0:.1f} s: {cl.host}, slurm.conf {cl.conf}")
+        toml = os.path.join(tmp, "slurmfig.toml")
+        write(toml, SLURM_TOML)
+        out = os.path.join(tmp, "slurmout")
+        r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), toml, "--slurm", "--dry-run", "--out", out,
+                            "--chtbench", chtbench, "--partition", "chtb", "--time", "00:05:00"],
+                           capture_output=True, text=True, env=cl.env)
+        check(r.returncode == 0 and "#SBATCH --array=0-3" in r.stdout and "#SBATCH --exclusive" in r.stdout
+              and "#SBATCH --mem=0" in r.stdout and "afterok" in r.stdout and not os.path.exists(out),
+              "--slurm --dry-run prints the batch scripts and submits nothing")
+        r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), toml, "--slurm", "--out", out, "--chtbench", chtbench,
+                            "--partition", "chtb", "--time", "00:05:00"], capture_output=True, text=True, env=cl.env)
+        print(r.stdout.strip())
+        check(r.returncode == 0 and "submitted job array" in r.stdout, f"submitted ({r.stderr.strip()})")
+        jobs = json.load(open(os.path.join(out, "slurm", "jobs.json")))
+        deadline = time.time() + 150
+        while time.time() < deadline:
+            q = subprocess.run(["squeue", "-h", "-o", "%i %T %r"], env=cl.env, capture_output=True, text=True)
+            if not q.stdout.strip():
+                break
+            if "DependencyNeverSatisfied" in q.stdout:
+                break
+            time.sleep(1)
+        print(f"jobs done after {time.time() - t0:.1f} s (array {jobs['array']}, merge {jobs['merge']})")
+        merge_log = os.path.join(out, "slurm", "merge.out")
+        print("merge.out: " + (open(merge_log).read().strip() if os.path.exists(merge_log) else "(none)"))
+        check(not q.stdout.strip(), f"queue drained ({q.stdout.strip()})")
+        parts = sorted(os.listdir(os.path.join(out, "parts")))
+        check([p for p in parts if p.startswith("cell-")] == [f"cell-{i}.csv" for i in range(4)]
+              and all(f"machine-{i}.json" in parts for i in range(4)),
+              f"a part CSV and machine.json per array task: {parts}")
+        csv = os.path.join(out, "results-quick.csv")
+        sw = config.from_dict({"sweep": figure.load(toml)["sweep"]}, scale="quick")
+        n, df = counts(csv, sw)
+        check(n == [2, 2, 2, 2] and len(df) == 8, f"merged CSV holds every cell once (rows per cell {n})")
+        check(set(df["host"]) == {socket.gethostname()}, "rows carry their host")
+        for e in ("png", "pdf", "md"):
+            check(os.path.exists(os.path.join(out, f"slurmfig.{e}")), f"figure slurmfig.{e} drawn by the merge job")
+        logs = [open(os.path.join(out, "slurm", f"cell-{i}.out")).read() for i in range(4)]
+        check(all(f"cell {i}:" in logs[i] for i in range(4)), "one array task per cell (cell-N.out)")
+    finally:
+        cl.stop()
+        alive = []
+        for name in ("slurmd", "slurmctld", "munged"):
+            pf = os.path.join(cl.d, name + ".pid")
+            if os.path.exists(pf):
+                try:
+                    os.kill(int(open(pf).read().strip()), 0)
+                    alive.append(name)
+                except (ValueError, ProcessLookupError):
+                    pass
+        check(not alive, f"daemons stopped by their pid files ({alive or 'none left'})")
+        print(f"slurm test took {time.time() - t0:.1f} s")
+    return 0
+
+
+def header(chtbench, tmp, args):
+    csv = os.path.join(tmp, "h.csv")
+    if os.path.exists(csv):
+        os.unlink(csv)
+    subprocess.run([chtbench] + args + ["-d", "1", "--csv", csv], check=True, capture_output=True)
+    return pd.read_csv(csv, dtype=str, keep_default_na=False).columns
+
+
+def case_figures(chtbench, tmp):
+    """Every scripts/figures/*.toml (RTM ones included, which this machine may not run) parses, and
+    its plot and checks compute on synthetic rows shaped like its quick sweep's."""
+    import random
+    from chtb import plot
+    rnd = random.Random(1)
+    heads = {False: header(chtbench, tmp, ["-t", "null", "-i", "16"]),
+             True: header(chtbench, tmp, ["--bench", "mutex", "--lock", "tas"])}
+    for name in figure.names():
+        fig = figure.load(figure.figure_path(name))
+        sw = config.from_dict({"sweep": fig["sweep"]}, source=name, scale="quick", ncpu=4)
+        rows = []
+        for cell in sw.cells:
+            key = config.match_key(sw, cell)
+            for rep in range(sw.reps):
+                r = {c: f"{rnd.uniform(1, 100):.3f}" for c in heads[sw.bench is not None]}
+                r.update({k: str(v) for k, v in key.items()}, rep=str(rep), counter_names="",
+                         counter_values_per_op="")
+                r.setdefault("options", "")
+                rows.append(r)
+        df = plot.add_columns(pd.DataFrame(rows))
+        try:
+            agg, paths = plot.plot_spec(df.copy(), fig["plot"], os.path.join(tmp, name), title=fig["title"])
+            drawn = all(os.path.getsize(p) > 0 for p in paths)
+        except (ValueError, KeyError) as e:
+            agg, drawn = None, False
+            print(f"      {name}: {e}")
+        v = figure.verdicts(df, fig)
+        check(drawn and v and all(ok is not None for _, ok, _ in v) and len(agg) > 0,
+              f"{name}: {len(sw.cells)} quick cells, plot drawn, {len(v)} checks computable "
+              + "; ".join(d for _, ok, d in v if ok is None))
+
+
+def case_pyflakes(chtbench, tmp):
+    files = [os.path.join(SCRIPTS, f) for f in ("sweep", "figure", "plot")] + [os.path.join(SCRIPTS, "chtb"), __file__]
+    r = subprocess.run([PY, "-m", "pyflakes"] + files, capture_output=True, text=True)
+    check(r.returncode == 0, f"pyflakes clean {r.stdout.strip()}")
+
+
+CASES = {"config": case_config, "resume": case_resume, "machine": case_machine, "figure": case_figure,
+         "figures": case_figures,
+         "slurm": case_slurm, "pyflakes": case_pyflakes}
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in CASES:
+        print(f"usage: {sys.argv[0]} {'|'.join(CASES)} CHTBENCH", file=sys.stderr)
+        return 2
+    chtbench = os.path.abspath(sys.argv[2])
+    tmp = tempfile.mkdtemp(prefix="chtb-test-")
+    try:
+        rc = CASES[sys.argv[1]](chtbench, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if rc == 77:
+        return 77
+    print(f"{failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
