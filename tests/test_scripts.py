@@ -84,7 +84,7 @@ def case_config(chtbench, tmp):
     check(args.count("--initial") == 1 and args[args.index("--initial") + 1] == "2^10"
           and args[-2:] == ["--reps", "2"] and "--duration" in args,
           f"a cell's flag replaces the base's: {' '.join(args)}")
-    check(config.match_key(sw, locked) == {"table": "locked", "options": "", "threads": 1, "update": 10,
+    check(config.match_key(sw, locked) == {"table": "locked", "options": "-", "threads": 1, "update": 10,
                                            "initial": 1024, "duration_ms": 20},
           "match key in CSV column names, sizes parsed")
     q, _ = config.load(p, scale="quick", ncpu=2)

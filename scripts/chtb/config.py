@@ -250,8 +250,9 @@ def parse_size(v):
 
 
 def _table_cols(v):
+    """The table CSV writes `noop` for its alias `null` and `-` for no options."""
     name, _, opts = str(v).partition(":")
-    return {"table": name, "options": opts}
+    return {"table": "noop" if name == "null" else name, "options": opts or "-"}
 
 
 # flag -> function(value) -> {column: normalised value}; flags not here are not matched

@@ -56,7 +56,7 @@ def add_columns(df):
     """Columns every plot may use besides the CSV's: table_spec (table[:options]), macq_per_s."""
     if "table" in df.columns:
         opts = df["options"] if "options" in df.columns else ""
-        df["table_spec"] = df["table"].where(opts == "", df["table"] + ":" + opts)
+        df["table_spec"] = df["table"].where((opts == "") | (opts == "-"), df["table"] + ":" + opts)
     if "acq_per_s" in df.columns:
         df["macq_per_s"] = pd.to_numeric(df["acq_per_s"], errors="coerce") / 1e6
     return df
