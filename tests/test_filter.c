@@ -1,0 +1,164 @@
+/*
+ * test_filter.c - the cuckoo filter's numbers against the thesis' theory
+ * (seed 000 ch. 5: formula 5.21, figure 5.4):
+ *
+ *  fp      for fp_bits f in {6, 8, 12}, a (2,4) filter of 2^18 slots filled
+ *          with distinct keys to 95% load: every inserted key is found, and
+ *          the false-positive rate of 2^20 gets of never-inserted keys is
+ *          at most the bound 2b/2^f (b = 4 slots per bucket) and at least
+ *          half the expected 1-(1-1/(2^f-1))^(2b*alpha); bits/item as stats say.
+ *  load    fill to the first failed insert (retries=500, as the thesis):
+ *          the maximum load factor is sane for each bucket size (b=1: >= 45%,
+ *          b=2: >= 80%, b=4: >= 93%, b=8: >= 96%; thesis §5.2.2: 50, 84, 95,
+ *          98%), and for b=4 it does not fall below 85% down to f=6 bits
+ *          (figure 5.4(a)); a failed insert changes nothing. Keys and hashes are
+ *          fixed, so every number printed is deterministic.
+ *
+ *   test_filter [fp|load]      (no argument: both)
+ * Prints one line per configuration (the evidence for docs and the report).
+ */
+#include <math.h>
+#include "cht.h"
+#include "registry.h"
+#include "test_check.h"
+
+#define SLOTS (1u << 18)
+
+static void *make(const char *spec, const struct cht_ops **ops, struct table_choice *ch, size_t slots)
+{
+    char err[512];
+    if (registry_parse_table(spec, ch, err, sizeof err) != 0) {
+        fprintf(stderr, "FAIL %s\n", err);
+        exit(1);
+    }
+    *ops = ch->ops;
+    struct cht_config cfg = { .initial = slots, .density = 1.0, .range = UINT64_C(1) << 40, .max_threads = 1,
+                              .numa_nodes = 1 };
+    registry_apply_choice(ch, &cfg);
+    void *t = (*ops)->create(&cfg, err, sizeof err);
+    if (!t) {
+        fprintf(stderr, "FAIL create(%s): %s\n", spec, err);
+        exit(1);
+    }
+    if ((*ops)->thread_init)
+        (*ops)->thread_init(t, 0);
+    return t;
+}
+
+static struct cht_stats stats_of(const struct cht_ops *ops, void *t)
+{
+    struct cht_stats s = { 0 };
+    ops->stats(t, &s);
+    return s;
+}
+
+/* distinct keys: inserted keys are 1.., absent ones from 2^41 on */
+static cht_key_t key_in(uint64_t i) { return 1 + i * 7919; }
+static cht_key_t key_out(uint64_t i) { return (UINT64_C(1) << 41) + i; }
+
+static void test_fp(unsigned f)
+{
+    char spec[64];
+    snprintf(spec, sizeof spec, "cuckoo-filter:fp_bits=%u", f);
+    const struct cht_ops *ops;
+    struct table_choice ch;
+    void *t = make(spec, &ops, &ch, SLOTS);
+    struct cht_stats s = stats_of(ops, t);
+    CHECK(s.buckets == SLOTS, "%s: %zu slots, expected %u", spec, s.buckets, SLOTS);
+    uint64_t target = (uint64_t)(0.95 * SLOTS), n = 0;
+    for (; n < target; n++)
+        if (!ops->insert(t, key_in(n), 0))
+            break;
+    CHECK(n == target, "%s: insert %llu of %llu failed (load %.4f): cannot reach 95%%", spec,
+          (unsigned long long)n, (unsigned long long)target, (double)n / SLOTS);
+    CHECK(ops->size(t) == n, "%s: size() %zu after %llu inserts", spec, ops->size(t), (unsigned long long)n);
+    uint64_t missed = 0;
+    for (uint64_t i = 0; i < n; i++)
+        missed += !ops->get(t, key_in(i), NULL);
+    CHECK(missed == 0, "%s: %llu inserted keys not found (false negatives)", spec, (unsigned long long)missed);
+    const uint64_t queries = 1u << 20;      /* not scaled: f=12 needs them (~2000 hits, bound 2048) */
+    uint64_t hits = 0;
+    for (uint64_t i = 0; i < queries; i++)
+        hits += ops->get(t, key_out(i), NULL);
+    double alpha = (double)n / SLOTS, rate = (double)hits / (double)queries;
+    double bound = 2.0 * 4 / ldexp(1.0, (int)f);
+    double expect = 1 - pow(1 - 1 / (ldexp(1.0, (int)f) - 1), 2 * 4 * alpha);
+    s = stats_of(ops, t);
+    printf("fp: f=%2u b=4 alpha=%.4f fp_rate=%.6f expected=%.6f bound(2b/2^f)=%.6f bits/item=%.2f "
+           "(%llu of %llu)\n", f, alpha, rate, expect, bound, (double)s.bytes * 8 / (double)n,
+           (unsigned long long)hits, (unsigned long long)queries);
+    CHECK(rate <= bound, "%s: false-positive rate %.6f above the bound 2b/2^f = %.6f", spec, rate, bound);
+    CHECK(rate >= 0.5 * expect, "%s: false-positive rate %.6f below half the expected %.6f: the "
+          "fingerprints are not f bits wide", spec, rate, expect);
+    ops->destroy(t);
+}
+
+/* fills until the first failed insert; returns the load factor reached */
+static double max_load(unsigned f, unsigned b, unsigned *slots_out)
+{
+    char spec[96];
+    snprintf(spec, sizeof spec, "cuckoo-filter:fp_bits=%u,ways=%u,retries=500", f, b);
+    const struct cht_ops *ops;
+    struct table_choice ch;
+    void *t = make(spec, &ops, &ch, SLOTS);
+    struct cht_stats s = stats_of(ops, t);
+    uint64_t n = 0;
+    while (n < s.buckets && ops->insert(t, key_in(n), 0))
+        n++;
+    struct cht_stats after = stats_of(ops, t);
+    CHECK(n < s.buckets || after.full_failures == 0, "%s: full with no failure", spec);
+    CHECK(n == s.buckets || after.full_failures == 1, "%s: a failed insert counted %llu full_failures", spec,
+          (unsigned long long)after.full_failures);
+    CHECK(ops->size(t) == n, "%s: size() %zu after %llu inserts and a refused one", spec, ops->size(t),
+          (unsigned long long)n);
+    uint64_t missed = 0;
+    for (uint64_t i = 0; i < n; i++)
+        missed += !ops->get(t, key_in(i), NULL);
+    CHECK(missed == 0, "%s: %llu keys lost at the first failed insert", spec, (unsigned long long)missed);
+    *slots_out = (unsigned)s.buckets;
+    ops->destroy(t);
+    return (double)n / (double)s.buckets;
+}
+
+static void test_load(void)
+{
+    static const struct { unsigned b; double min; } sizes[] = { { 1, 0.45 }, { 2, 0.80 }, { 4, 0.93 },
+                                                                { 8, 0.96 } };
+    for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        unsigned slots;
+        double a = max_load(16, sizes[i].b, &slots);
+        printf("load: f=16 b=%u max load %.4f (%u slots)\n", sizes[i].b, a, slots);
+        CHECK(a >= sizes[i].min, "b=%u: max load %.4f below %.2f", sizes[i].b, a, sizes[i].min);
+    }
+    /* figure 5.4(a): load vs fingerprint bits, b = 4 */
+    for (unsigned f = 4; f <= 16; f += 2) {
+        unsigned slots;
+        double a = max_load(f, 4, &slots);
+        printf("load: f=%2u b=4 max load %.4f (%u slots)\n", f, a, slots);
+        CHECK(f < 6 || a >= 0.85, "f=%u b=4: max load %.4f below 85%%", f, a);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *s = getenv("CHT_TEST_SCALE");
+    if (s && atoi(s) > 0)
+        scale_pct = (unsigned)atoi(s);
+    const char *what = argc > 1 ? argv[1] : "all";
+    bool all = strcmp(what, "all") == 0;
+    if (!all && strcmp(what, "fp") && strcmp(what, "load")) {
+        fprintf(stderr, "usage: %s [fp|load]\n", argv[0]);
+        return 2;
+    }
+    static const unsigned fps[] = { 6, 8, 12 };     /* f = 4 tops out near 94.6% load */
+    if (all || strcmp(what, "fp") == 0)
+        for (unsigned i = 0; i < sizeof fps / sizeof fps[0]; i++)
+            test_fp(fps[i]);
+    if (all || strcmp(what, "load") == 0)
+        test_load();
+    if (failures) {
+        fprintf(stderr, "test_filter: %d checks failed\n", failures);
+        return 1;
+    }
+    return 0;
+}
