@@ -18,6 +18,32 @@
  * with h0 = cht_hash(kind, k) and h1 = cht_hash_mix2(k) | 1 (double hashing;
  * h1 odd and >= 8 buckets make all candidates distinct).
  *
+ * The knobs seed 004 evaluates (issue 11 point 5), each an option:
+ *  - max_hashes=H..6 (default = hashes: off): when an insert finds no kick
+ *    path, add a hash function (2 -> 3 -> ... -> H) before doubling
+ *    (resize=1) or failing (resize=0) - the note's 98.02% -> 100% occupancy.
+ *    The hash count lives in the array header: adding one publishes a new
+ *    header (hashes + 1) over the SAME slots, under every stripe exactly like
+ *    a doubling (or the frozen protocol with lock=NAME). Nothing moves:
+ *    candidates 0..H-1 of every key are unchanged, so every key is where the
+ *    new header looks; readers and writers validate t->cur as they already
+ *    do, so a reader that used the old count retries. Doubling keeps the
+ *    current count. tests/test_filter.c `cuckoo` measures it.
+ *  - index=mask|mod64|mod32 (default mask): bucket = x & (2^n - 1), or x mod
+ *    n in 64-bit or 32-bit arithmetic (the note: 64-bit modulo costs several
+ *    times the 32-bit one); with mod the bucket count is ceil(slots / ways),
+ *    not a power of two (candidates then need not be distinct: harmless).
+ *  - prefetch=0|1|2 (default 2): get() prefetches nothing; only the
+ *    alternate candidate buckets (the note's prefetch1); or every candidate
+ *    bucket and its stripe word before reading any (prefetch2: the order the
+ *    note found best). prefetch=2 is what prefetch=1 meant before.
+ *  The default (mask, prefetch=2, no lock=NAME) keeps exactly one test in
+ *  each public op: get() tests get_variant, writers write_variant (the old
+ *  t->lk test), and call the inlined default copy; other settings go to a
+ *  noinline switch over copies specialised with constant index / prefetch /
+ *  ext (callgrind, -u 50 -i 64K, 300k ops: get -3%, insert +0.6%, remove
+ *  -1.4% instructions against the previous build).
+ *
  * Concurrency:
  *  - CK_NSTRIPES stripes, each one 64-bit seqlock word on its own cache line;
  *    bucket b belongs to stripe b mod CK_NSTRIPES. Even = free, odd = a writer
@@ -87,7 +113,8 @@
  * stats.buckets is the SLOT capacity (buckets * ways), so size()/buckets is
  * the occupancy; with resize=0, insert random keys until the first failure
  * to measure the occupancy at first failure (indexlib: ~98% for 2 hashes x
- * 4 ways, ~99.9% for 3).
+ * 4 ways, ~99.9% for 3; here 97.2% and 99.7% at 10^6 slots: the BFS is
+ * bounded by CK_BFS_DEPTH kicks and CK_BFS_NODES nodes).
  */
 #include <stdalign.h>
 #include <sched.h>
@@ -110,11 +137,13 @@ struct ck_slot {
 };
 
 struct ck_array {
-    uint64_t mask;              /* buckets - 1 */
+    uint64_t mask;              /* buckets - 1 (index=mask: buckets is a power of two) */
+    uint64_t nbuckets;          /* buckets (index=mod32|mod64: any count >= CK_MIN_BUCKETS) */
+    unsigned hashes;            /* candidate buckets per key in this array (grows up to max_hashes) */
     size_t bytes;
     struct ck_array *older;     /* retired arrays, kept until destroy */
     uint32_t frozen;            /* lock=NAME only: a resize is copying this array (atomic) */
-    void *raw;
+    void *raw;                  /* NULL: the slots belong to an older header (a hash was added) */
     struct ck_slot *slot;       /* buckets * ways, 64-byte aligned */
 };
 
@@ -122,20 +151,30 @@ struct ck_stripe {
     alignas(CHT_CACHE_LINE) uint64_t seq;    /* even: free; odd: a writer holds it */
 };
 
+/* index=: how a 64-bit hash becomes a bucket number (seed 004: 32-bit vs
+ * 64-bit modulo vs a power-of-two mask) */
+enum ck_index { CK_IDX_MASK = 0, CK_IDX_MOD64 = 1, CK_IDX_MOD32 = 2 };
+static const char *const ck_index_names[] = { "mask", "mod64", "mod32", NULL };
+
 struct ck_table {
     struct ck_array *cur;       /* atomic; changes only under all stripes */
-    unsigned hashes, ways, threads;
-    bool resize, prefetch;
+    unsigned get_variant;       /* 0: index=mask, prefetch=2 (the default, inlined); else 3*index + prefetch */
+    unsigned write_variant;     /* 0: index=mask, no lock=NAME (inlined); else 2*index + ext */
+    unsigned hashes, max_hashes, ways, threads;
+    unsigned prefetch;          /* 0, 1 (alternate candidates), 2 (all candidates and their stripes) */
+    enum ck_index index;
+    bool resize;
     enum cht_hash_kind hash;
     uint64_t resizes;           /* atomic */
-    uint64_t full_failures;     /* atomic: resize=0 and no kick path */
-    uint64_t alloc_failures;    /* atomic: resize=1 but the doubled array could not be allocated */
+    uint64_t hash_adds;         /* atomic: hash functions added (max_hashes) */
+    uint64_t full_failures;     /* atomic: no kick path, no hash function left to add, resize=0 */
+    uint64_t alloc_failures;    /* atomic: the grown array could not be allocated */
     struct ck_stripe *stripe;   /* CK_NSTRIPES */
     struct cht_thread_counter *count;   /* threads */
     /* lock=NAME: NULL = the seqlock words are the locks */
     const struct lock_ops *lk;
     unsigned char *lmem;        /* CK_NSTRIPES locks, lstride bytes apart */
-    unsigned char *ctx;         /* threads x hashes ctxs, cstride bytes apart (NULL: ctx_size 0) */
+    unsigned char *ctx;         /* threads x max_hashes ctxs, cstride bytes apart (NULL: ctx_size 0) */
     size_t lstride, cstride;
     uint32_t grow_lock;         /* lock=NAME: one resizer at a time (atomic) */
 };
@@ -157,10 +196,16 @@ static __thread unsigned ck_tid;
 
 static const struct cht_option_spec ck_options[] = {
     { "hashes", "2..6 hash functions (candidate buckets) per key (default 2)" },
+    { "max_hashes", "hashes..6: when an insert finds no kick path, add a hash function (up to this many) "
+                    "before doubling (resize=1) or failing (resize=0) (default: = hashes, never add)" },
+    { "index", "mask|mod32|mod64: bucket = hash & (2^n-1) (default), or hash mod n in 32-bit "
+               "or 64-bit arithmetic with n = slots/ways not rounded to a power of two" },
     { "ways", "1..8 slots per bucket (default 4: one 64-byte line)" },
     { "resize", "0|1: double the table when no cuckoo path is found (default 1); "
                 "0: the insert fails and counts stats full_failures" },
-    { "prefetch", "0|1: prefetch all candidate buckets before reading (default 1)" },
+    { "prefetch", "0|1|2: get() prefetches nothing, the alternate candidate buckets (seed 004's "
+                  "prefetch1), or every candidate bucket and its stripe word before reading any "
+                  "(prefetch2; default 2)" },
     { "lock", "any lock from --list=locks as the stripe locks (default: the stripes' seqlock words)" },
     CHT_HASH_OPTION,
     { NULL, NULL },
@@ -249,7 +294,7 @@ static inline void *ckx_ctx(const struct ck_table *t, unsigned i)
 {
     if (!t->ctx)
         return NULL;
-    return t->ctx + ((size_t)cht_thread_slot(ck_tid, t->threads) * t->hashes + i) * t->cstride;
+    return t->ctx + ((size_t)cht_thread_slot(ck_tid, t->threads) * t->max_hashes + i) * t->cstride;
 }
 
 static inline void ckx_acquire(struct ck_table *t, const struct ck_lockset *ls)
@@ -310,11 +355,33 @@ static inline void ck_hash2(const struct ck_table *t, cht_key_t k, uint64_t *h0,
     *h1 = cht_hash_mix2(k) | 1;
 }
 
-static inline void ck_candidates(const struct ck_table *t, uint64_t mask, uint64_t h0, uint64_t h1,
+/* bucket of hash x; idx is a constant in the specialised hot paths */
+static inline __attribute__((always_inline)) uint64_t ck_reduce(const struct ck_array *a, uint64_t x,
+                                                                const unsigned idx)
+{
+    if (idx == CK_IDX_MOD64)
+        return x % a->nbuckets;
+    if (idx == CK_IDX_MOD32)
+        return (uint32_t)x % (uint32_t)a->nbuckets;
+    return x & a->mask;
+}
+
+static inline __attribute__((always_inline)) void
+ck_candidates_x(const struct ck_array *a, uint64_t h0, uint64_t h1, uint64_t *b, const unsigned idx)
+{
+    for (unsigned i = 0; i < a->hashes; i++)
+        b[i] = ck_reduce(a, h0 + i * h1, idx);
+}
+
+/* the cold paths (BFS, resize) switch at run time */
+static inline void ck_candidates(const struct ck_table *t, const struct ck_array *a, uint64_t h0, uint64_t h1,
                                  uint64_t *b)
 {
-    for (unsigned i = 0; i < t->hashes; i++)
-        b[i] = (h0 + i * h1) & mask;
+    switch (t->index) {
+    case CK_IDX_MOD64: ck_candidates_x(a, h0, h1, b, CK_IDX_MOD64); break;
+    case CK_IDX_MOD32: ck_candidates_x(a, h0, h1, b, CK_IDX_MOD32); break;
+    default: ck_candidates_x(a, h0, h1, b, CK_IDX_MASK); break;
+    }
 }
 
 static inline struct ck_slot *ck_bucket(const struct ck_table *t, const struct ck_array *a, uint64_t b)
@@ -347,7 +414,7 @@ static inline int ck_free_slot(const struct ck_table *t, const struct ck_array *
 static inline struct ck_slot *ck_find(const struct ck_table *t, const struct ck_array *a, const uint64_t *b,
                                       cht_key_t k)
 {
-    for (unsigned i = 0; i < t->hashes; i++) {
+    for (unsigned i = 0; i < a->hashes; i++) {
         struct ck_slot *s = ck_bucket(t, a, b[i]);
         for (unsigned w = 0; w < t->ways; w++)
             if (slot_key(&s[w]) == k)
@@ -363,7 +430,7 @@ static inline void ck_count(struct ck_table *t, int64_t d)
 
 /* ---------------- arrays ---------------- */
 
-static struct ck_array *ck_array_new(uint64_t buckets, unsigned ways)
+static struct ck_array *ck_array_new(uint64_t buckets, unsigned ways, unsigned hashes)
 {
     if (buckets > (SIZE_MAX / 2) / ways / sizeof(struct ck_slot))
         return NULL;
@@ -381,6 +448,8 @@ static struct ck_array *ck_array_new(uint64_t buckets, unsigned ways)
     uintptr_t p = ((uintptr_t)a->raw + CHT_CACHE_LINE - 1) & ~(uintptr_t)(CHT_CACHE_LINE - 1);
     a->slot = (struct ck_slot *)p;
     a->mask = buckets - 1;
+    a->nbuckets = buckets;
+    a->hashes = hashes;
     a->bytes = sizeof *a + bytes + CHT_CACHE_LINE;
     return a;
 }
@@ -401,7 +470,7 @@ static int ck_bfs(const struct ck_table *t, const struct ck_array *a, const uint
                   struct ck_node *q)
 {
     unsigned n = 0;
-    for (unsigned i = 0; i < t->hashes; i++)
+    for (unsigned i = 0; i < a->hashes; i++)
         q[n++] = (struct ck_node){ .bucket = roots[i], .parent = UINT32_MAX };
     for (unsigned head = 0; head < n; head++) {
         const struct ck_node nd = q[head];
@@ -417,8 +486,8 @@ static int ck_bfs(const struct ck_table *t, const struct ck_array *a, const uint
         for (unsigned w = 0; w < t->ways; w++) {
             uint64_t h0, h1, alt[CK_MAX_HASHES];
             ck_hash2(t, keys[w], &h0, &h1);
-            ck_candidates(t, a->mask, h0, h1, alt);
-            for (unsigned i = 0; i < t->hashes; i++) {
+            ck_candidates(t, a, h0, h1, alt);
+            for (unsigned i = 0; i < a->hashes; i++) {
                 if (alt[i] == nd.bucket)
                     continue;
                 if (n == CK_BFS_NODES)
@@ -493,11 +562,11 @@ static bool ck_place_serial(struct ck_table *t, struct ck_array *a, cht_key_t k,
 {
     uint64_t h0, h1, b[CK_MAX_HASHES];
     ck_hash2(t, k, &h0, &h1);
-    ck_candidates(t, a->mask, h0, h1, b);
+    ck_candidates(t, a, h0, h1, b);
     int leaf = ck_bfs(t, a, b, q);
     if (leaf < 0 || !ck_exec_path(t, a, q, leaf, false))
         return false;
-    for (unsigned i = 0; i < t->hashes; i++) {
+    for (unsigned i = 0; i < a->hashes; i++) {
         int w = ck_free_slot(t, a, b[i]);
         if (w >= 0) {
             slot_put(ck_bucket(t, a, b[i]) + w, k, v);
@@ -507,23 +576,22 @@ static bool ck_place_serial(struct ck_table *t, struct ck_array *a, cht_key_t k,
     return false;
 }
 
-/* Doubles the table unless another thread already replaced `seen`.
- * Returns false only when memory ran out. */
 /* Rehashes the frozen array `old` into a fresh one twice (or more) as large and
  * publishes it; false when memory ran out (nothing published). */
 static bool ck_rehash(struct ck_table *t, struct ck_array *old, struct ck_node *q)
 {
     bool ok = true;
     {
-        uint64_t buckets = (old->mask + 1) * 2;
+        uint64_t buckets = old->nbuckets * 2;
         struct ck_array *fresh = NULL;
         while (!fresh) {
-            fresh = ck_array_new(buckets, t->ways);
+            fresh = t->index == CK_IDX_MOD32 && buckets > UINT32_MAX ? NULL
+                                                                     : ck_array_new(buckets, t->ways, old->hashes);
             if (!fresh) {
                 ok = false;
                 break;
             }
-            uint64_t slots = (old->mask + 1) * t->ways;
+            uint64_t slots = old->nbuckets * t->ways;
             for (uint64_t i = 0; i < slots && fresh; i++) {
                 const struct ck_slot *s = &old->slot[i];
                 cht_key_t k = __atomic_load_n(&s->key, __ATOMIC_RELAXED);
@@ -543,12 +611,39 @@ static bool ck_rehash(struct ck_table *t, struct ck_array *old, struct ck_node *
     return ok;
 }
 
+/* max_hashes: publishes a new header for the frozen array `old` with one more
+ * hash function, sharing its slots (raw = NULL: the oldest header owns them).
+ * Nothing moves: with b_i = h0 + i*h1 the first `hashes` candidates of every
+ * key stay where they were, so every key is where the new header looks. The
+ * header change is what readers and writers validate (t->cur), exactly as for
+ * a doubling. false when out of memory (nothing published). */
+static bool ck_add_hash(struct ck_table *t, struct ck_array *old)
+{
+    struct ck_array *h = calloc(1, sizeof *h);
+    if (!h)
+        return false;
+    h->mask = old->mask;
+    h->nbuckets = old->nbuckets;
+    h->hashes = old->hashes + 1;
+    h->bytes = sizeof *h;
+    h->slot = old->slot;
+    h->older = old;
+    __atomic_store_n(&t->cur, h, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&t->hash_adds, 1, __ATOMIC_RELAXED);
+    return true;
+}
+
+static bool ck_rebuild(struct ck_table *t, struct ck_array *old, struct ck_node *q, bool add_hash)
+{
+    return add_hash ? ck_add_hash(t, old) : ck_rehash(t, old, q);
+}
+
 /* lock=NAME: one resizer at a time (grow_lock); it marks the array frozen and
  * then takes and releases every stripe once with its one ctx: afterwards no
  * writer is inside a critical section on the array, and every later writer
  * (it takes its stripes after we released them) sees `frozen`, drops its
  * stripes without touching the seq words and waits for the new array. */
-static bool ck_grow_ext(struct ck_table *t, struct ck_array *seen, struct ck_node *q)
+static bool ck_grow_ext(struct ck_table *t, struct ck_array *seen, struct ck_node *q, bool add_hash)
 {
     unsigned spins = 0;
     uint32_t zero = 0;
@@ -566,7 +661,7 @@ static bool ck_grow_ext(struct ck_table *t, struct ck_array *seen, struct ck_nod
             t->lk->lock(ckx_lock(t, i), ctx);
             t->lk->unlock(ckx_lock(t, i), ctx);
         }
-        ok = ck_rehash(t, old, q);
+        ok = ck_rebuild(t, old, q, add_hash);
         if (!ok)
             __atomic_store_n(&old->frozen, 0, __ATOMIC_RELEASE);
     }
@@ -574,14 +669,16 @@ static bool ck_grow_ext(struct ck_table *t, struct ck_array *seen, struct ck_nod
     return ok;
 }
 
-static bool ck_grow(struct ck_table *t, struct ck_array *seen, struct ck_node *q)
+/* Doubles the table (add_hash: adds a hash function) unless another thread
+ * already replaced `seen`. Returns false only when memory ran out. */
+static bool ck_grow(struct ck_table *t, struct ck_array *seen, struct ck_node *q, bool add_hash)
 {
     if (t->lk)
-        return ck_grow_ext(t, seen, q);
+        return ck_grow_ext(t, seen, q, add_hash);
     for (unsigned i = 0; i < CK_NSTRIPES; i++)
         stripe_lock(&t->stripe[i]);
     struct ck_array *old = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-    bool ok = old != seen || ck_rehash(t, old, q);
+    bool ok = old != seen || ck_rebuild(t, old, q, add_hash);
     for (unsigned i = CK_NSTRIPES; i-- > 0;)
         stripe_unlock(&t->stripe[i]);
     return ok;
@@ -591,12 +688,13 @@ static bool ck_grow(struct ck_table *t, struct ck_array *seen, struct ck_node *q
 
 /* locks the stripes of k's candidates in the current array and returns it */
 static inline __attribute__((always_inline)) struct ck_array *
-ck_lock_key(struct ck_table *t, uint64_t h0, uint64_t h1, uint64_t *b, struct ck_lockset *ls, const bool ext)
+ck_lock_key(struct ck_table *t, uint64_t h0, uint64_t h1, uint64_t *b, struct ck_lockset *ls, const bool ext,
+            const unsigned idx)
 {
     for (;;) {
         struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-        ck_candidates(t, a->mask, h0, h1, b);
-        lockset_build(ls, b, t->hashes);
+        ck_candidates_x(a, h0, h1, b, idx);
+        lockset_build(ls, b, a->hashes);
         if (ext) {
             ckx_acquire(t, ls);
             if (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) == a &&
@@ -616,23 +714,26 @@ ck_lock_key(struct ck_table *t, uint64_t h0, uint64_t h1, uint64_t *b, struct ck
     }
 }
 
-static bool ck_get(void *tp, cht_key_t k, cht_val_t *v)
+/* get(), specialised on the index mode idx and the prefetch mode pf (constants) */
+static inline __attribute__((always_inline)) bool
+ck_get_impl(struct ck_table *t, cht_key_t k, cht_val_t *v, const unsigned idx, const unsigned pf)
 {
-    struct ck_table *t = tp;
     uint64_t h0, h1, b[CK_MAX_HASHES], ver[CK_MAX_HASHES];
-    const unsigned H = t->hashes, W = t->ways;
+    const unsigned W = t->ways;
     unsigned spins = 0;
     ck_hash2(t, k, &h0, &h1);
     for (;;) {
         struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-        ck_candidates(t, a->mask, h0, h1, b);
-        if (t->prefetch)
-            for (unsigned i = 0; i < H; i++) {
+        const unsigned H = a->hashes;
+        ck_candidates_x(a, h0, h1, b, idx);
+        if (pf)         /* 2: every candidate and its stripe word; 1: the alternates only */
+            for (unsigned i = pf == 2 ? 0 : 1; i < H; i++) {
                 const struct ck_slot *s = ck_bucket(t, a, b[i]);
                 __builtin_prefetch(s);
                 if (W > 4)
                     __builtin_prefetch(s + 4);
-                __builtin_prefetch(&t->stripe[stripe_of(b[i])]);
+                if (pf == 2)
+                    __builtin_prefetch(&t->stripe[stripe_of(b[i])]);
             }
         bool busy = false;
         for (unsigned i = 0; i < H; i++) {
@@ -681,26 +782,26 @@ static __attribute__((noinline)) int ck_make_room(struct ck_table *t, struct ck_
     return 1;
 }
 
-static __attribute__((noinline)) bool ck_grow_cold(struct ck_table *t, struct ck_array *seen)
+static __attribute__((noinline)) bool ck_grow_cold(struct ck_table *t, struct ck_array *seen, bool add_hash)
 {
     struct ck_node q[CK_BFS_NODES];
-    return ck_grow(t, seen, q);
+    return ck_grow(t, seen, q, add_hash);
 }
 
 static inline __attribute__((always_inline)) bool
-ck_insert_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext)
+ck_insert_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext, const unsigned idx)
 {
     uint64_t h0, h1, b[CK_MAX_HASHES];
     struct ck_lockset ls;
     unsigned tries = 0;
     ck_hash2(t, k, &h0, &h1);
     for (;;) {
-        struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls, ext);
+        struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls, ext, idx);
         if (ck_find(t, a, b, k)) {
             lockset_unlock_x(t, &ls, ext);
             return false;
         }
-        for (unsigned i = 0; i < t->hashes; i++) {
+        for (unsigned i = 0; i < a->hashes; i++) {
             int w = ck_free_slot(t, a, b[i]);
             if (w >= 0) {
                 slot_put(ck_bucket(t, a, b[i]) + w, k, v);
@@ -713,11 +814,13 @@ ck_insert_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext)
         /* every candidate is full: make room along the shortest kick path */
         if (++tries <= CK_MAX_TRIES && ck_make_room(t, a, b))
             continue;
-        if (!t->resize) {
+        /* no path: one more hash function (max_hashes), else double (resize=1) */
+        bool add_hash = a->hashes < t->max_hashes;
+        if (!add_hash && !t->resize) {
             __atomic_fetch_add(&t->full_failures, 1, __ATOMIC_RELAXED);
             return false;
         }
-        if (!ck_grow_cold(t, a)) {
+        if (!ck_grow_cold(t, a, add_hash)) {
             __atomic_fetch_add(&t->alloc_failures, 1, __ATOMIC_RELAXED);
             return false;
         }
@@ -726,12 +829,12 @@ ck_insert_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext)
 }
 
 static inline __attribute__((always_inline)) bool
-ck_remove_impl(struct ck_table *t, cht_key_t k, const bool ext)
+ck_remove_impl(struct ck_table *t, cht_key_t k, const bool ext, const unsigned idx)
 {
     uint64_t h0, h1, b[CK_MAX_HASHES];
     struct ck_lockset ls;
     ck_hash2(t, k, &h0, &h1);
-    struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls, ext);
+    struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls, ext, idx);
     struct ck_slot *s = ck_find(t, a, b, k);
     if (s)
         __atomic_store_n(&s->key, 0, __ATOMIC_RELEASE);
@@ -742,12 +845,12 @@ ck_remove_impl(struct ck_table *t, cht_key_t k, const bool ext)
 }
 
 static inline __attribute__((always_inline)) bool
-ck_update_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext)
+ck_update_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext, const unsigned idx)
 {
     uint64_t h0, h1, b[CK_MAX_HASHES];
     struct ck_lockset ls;
     ck_hash2(t, k, &h0, &h1);
-    struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls, ext);
+    struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls, ext, idx);
     struct ck_slot *s = ck_find(t, a, b, k);
     if (s)
         __atomic_store_n(&s->val, v, __ATOMIC_RELEASE);
@@ -755,43 +858,87 @@ ck_update_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext)
     return s != NULL;
 }
 
-static __attribute__((noinline)) bool ck_insert_ext(struct ck_table *t, cht_key_t k, cht_val_t v)
+/* The public ops test one variant word (the default is 0: index=mask,
+ * prefetch=2, no lock=NAME) and call the inlined default copy, or a noinline
+ * function that switches to the copy specialised for the options. */
+#define CK_GET_VARIANTS(X) X(1, CK_IDX_MASK, 1) X(2, CK_IDX_MASK, 0) X(3, CK_IDX_MOD64, 2) \
+    X(4, CK_IDX_MOD64, 1) X(5, CK_IDX_MOD64, 0) X(6, CK_IDX_MOD32, 2) X(7, CK_IDX_MOD32, 1) X(8, CK_IDX_MOD32, 0)
+#define CK_WRITE_VARIANTS(X) X(1, true, CK_IDX_MASK) X(2, false, CK_IDX_MOD64) X(3, true, CK_IDX_MOD64) \
+    X(4, false, CK_IDX_MOD32) X(5, true, CK_IDX_MOD32)
+
+static inline unsigned ck_get_variant(unsigned idx, unsigned pf) { return 3 * idx + (2 - pf); }
+static inline unsigned ck_write_variant(unsigned idx, bool ext) { return 2 * idx + ext; }
+
+static __attribute__((noinline)) bool ck_get_other(struct ck_table *t, cht_key_t k, cht_val_t *v)
 {
-    return ck_insert_impl(t, k, v, true);
+    switch (t->get_variant) {
+#define X(n, idx, pf) case n: return ck_get_impl(t, k, v, idx, pf);
+    CK_GET_VARIANTS(X)
+#undef X
+    }
+    return false;
+}
+
+static bool ck_get(void *tp, cht_key_t k, cht_val_t *v)
+{
+    struct ck_table *t = tp;
+    if (__builtin_expect(t->get_variant != 0, 0))
+        return ck_get_other(t, k, v);
+    return ck_get_impl(t, k, v, CK_IDX_MASK, 2);
+}
+
+static __attribute__((noinline)) bool ck_insert_other(struct ck_table *t, cht_key_t k, cht_val_t v)
+{
+    switch (t->write_variant) {
+#define X(n, ext, idx) case n: return ck_insert_impl(t, k, v, ext, idx);
+    CK_WRITE_VARIANTS(X)
+#undef X
+    }
+    return false;
 }
 
 static bool ck_insert(void *tp, cht_key_t k, cht_val_t v)
 {
     struct ck_table *t = tp;
-    if (__builtin_expect(t->lk != NULL, 0))
-        return ck_insert_ext(t, k, v);
-    return ck_insert_impl(t, k, v, false);
+    if (__builtin_expect(t->write_variant != 0, 0))
+        return ck_insert_other(t, k, v);
+    return ck_insert_impl(t, k, v, false, CK_IDX_MASK);
 }
 
-static __attribute__((noinline)) bool ck_remove_ext(struct ck_table *t, cht_key_t k)
+static __attribute__((noinline)) bool ck_remove_other(struct ck_table *t, cht_key_t k)
 {
-    return ck_remove_impl(t, k, true);
+    switch (t->write_variant) {
+#define X(n, ext, idx) case n: return ck_remove_impl(t, k, ext, idx);
+    CK_WRITE_VARIANTS(X)
+#undef X
+    }
+    return false;
 }
 
 static bool ck_remove(void *tp, cht_key_t k)
 {
     struct ck_table *t = tp;
-    if (__builtin_expect(t->lk != NULL, 0))
-        return ck_remove_ext(t, k);
-    return ck_remove_impl(t, k, false);
+    if (__builtin_expect(t->write_variant != 0, 0))
+        return ck_remove_other(t, k);
+    return ck_remove_impl(t, k, false, CK_IDX_MASK);
 }
 
-static __attribute__((noinline)) bool ck_update_ext(struct ck_table *t, cht_key_t k, cht_val_t v)
+static __attribute__((noinline)) bool ck_update_other(struct ck_table *t, cht_key_t k, cht_val_t v)
 {
-    return ck_update_impl(t, k, v, true);
+    switch (t->write_variant) {
+#define X(n, ext, idx) case n: return ck_update_impl(t, k, v, ext, idx);
+    CK_WRITE_VARIANTS(X)
+#undef X
+    }
+    return false;
 }
 
 static bool ck_update(void *tp, cht_key_t k, cht_val_t v)
 {
     struct ck_table *t = tp;
-    if (__builtin_expect(t->lk != NULL, 0))
-        return ck_update_ext(t, k, v);
-    return ck_update_impl(t, k, v, false);
+    if (__builtin_expect(t->write_variant != 0, 0))
+        return ck_update_other(t, k, v);
+    return ck_update_impl(t, k, v, false, CK_IDX_MASK);
 }
 
 /* ---------------- lifecycle ---------------- */
@@ -807,7 +954,7 @@ static bool ckx_setup(struct ck_table *t, const struct cht_config *cfg, char *er
     size_t ls = (lk->lock_size + 63) & ~(size_t)63, cs = (lk->ctx_size + 63) & ~(size_t)63;
     if (ls == 0)
         ls = 64;
-    size_t nctx = (size_t)t->threads * t->hashes;
+    size_t nctx = (size_t)t->threads * t->max_hashes;
     t->lmem = cht_alloc_zeroed(ls * CK_NSTRIPES);
     t->ctx = cs ? cht_alloc_zeroed(cs * nctx) : NULL;
     if (!t->lmem || (cs && !t->ctx)) {
@@ -824,7 +971,7 @@ static bool ckx_setup(struct ck_table *t, const struct cht_config *cfg, char *er
     for (unsigned i = 0; i < CK_NSTRIPES; i++)
         lk->init(t->lmem + (size_t)i * ls, &lc);
     for (size_t i = 0; cs && lk->ctx_init && i < nctx; i++) {
-        unsigned tid = (unsigned)(i / t->hashes);
+        unsigned tid = (unsigned)(i / t->max_hashes);
         lk->ctx_init(t->ctx + i * cs, tid, cfg->thread_node ? cfg->thread_node[tid] : 0);
     }
     t->lk = lk;
@@ -833,18 +980,43 @@ static bool ckx_setup(struct ck_table *t, const struct cht_config *cfg, char *er
 
 static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    uint64_t hashes = 2, ways = 4, resize = 1, prefetch = 1;
-    unsigned hash = CHT_HASH_DEFAULT;
+    uint64_t hashes = 2, max_hashes = 0, ways = 4, resize = 1, prefetch = 2;
+    unsigned hash = CHT_HASH_DEFAULT, index = CK_IDX_MASK;
     if (!cht_option_uint(cfg->options, "cuckoo", "hashes", 2, CK_MAX_HASHES, &hashes, err, len) ||
+        !cht_option_uint(cfg->options, "cuckoo", "max_hashes", 2, CK_MAX_HASHES, &max_hashes, err, len) ||
         !cht_option_uint(cfg->options, "cuckoo", "ways", 1, CK_MAX_WAYS, &ways, err, len) ||
         !cht_option_uint(cfg->options, "cuckoo", "resize", 0, 1, &resize, err, len) ||
-        !cht_option_uint(cfg->options, "cuckoo", "prefetch", 0, 1, &prefetch, err, len) ||
+        !cht_option_uint(cfg->options, "cuckoo", "prefetch", 0, 2, &prefetch, err, len) ||
+        !cht_option_enum(cfg->options, "cuckoo", "index", ck_index_names, &index, err, len) ||
         !cht_option_enum(cfg->options, "cuckoo", "hash", cht_hash_names, &hash, err, len))
         return NULL;
+    if (!max_hashes)
+        max_hashes = hashes;
+    if (max_hashes < hashes) {
+        snprintf(err, len, "--table cuckoo: option max_hashes=%llu: expected %llu..%d (at least hashes)",
+                 (unsigned long long)max_hashes, (unsigned long long)hashes, CK_MAX_HASHES);
+        return NULL;
+    }
     /* at most 2^55 buckets x 8 ways x 16 bytes = 2^62 bytes: no size_t overflow */
     uint64_t buckets = cht_initial_units(cfg, (double)ways, CK_MIN_BUCKETS, 1ull << 55, "buckets", err, len);
-    if (!buckets || (!resize && !cht_capacity_holds_initial(cfg, buckets * ways, err, len)))
+    if (!buckets)
         return NULL;
+    if (index != CK_IDX_MASK) {         /* modulo: the exact bucket count, not a power of two */
+        double density = cfg->density > 0 ? cfg->density : 0.5;
+        double want = (double)(cfg->initial ? cfg->initial : 1) / density / (double)ways;
+        buckets = (uint64_t)want;
+        if ((double)buckets < want)
+            buckets++;                  /* ceil */
+        if (buckets < CK_MIN_BUCKETS)
+            buckets = CK_MIN_BUCKETS;
+    }
+    if (!resize && !cht_capacity_holds_initial(cfg, buckets * ways, err, len))
+        return NULL;
+    if (index == CK_IDX_MOD32 && buckets > UINT32_MAX) {
+        snprintf(err, len, "--table cuckoo: option index=mod32: %llu buckets do not fit 32 bits (use mod64)",
+                 (unsigned long long)buckets);
+        return NULL;
+    }
 
     struct ck_table *t = calloc(1, sizeof *t);
     if (!t) {
@@ -852,14 +1024,18 @@ static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
         return NULL;
     }
     t->hashes = (unsigned)hashes;
+    t->max_hashes = (unsigned)max_hashes;
     t->ways = (unsigned)ways;
     t->resize = resize;
-    t->prefetch = prefetch;
+    t->prefetch = (unsigned)prefetch;
+    t->index = (enum ck_index)index;
+    t->get_variant = ck_get_variant(index, t->prefetch);
+    t->write_variant = ck_write_variant(index, cfg->lock != NULL);
     t->hash = hash;
     t->threads = cfg->max_threads ? cfg->max_threads : 1;
     t->stripe = cht_alloc_zeroed(CK_NSTRIPES * sizeof *t->stripe);
     t->count = cht_thread_counters_new(t->threads);
-    t->cur = ck_array_new(buckets, t->ways);
+    t->cur = ck_array_new(buckets, t->ways, t->hashes);
     if (!t->stripe || !t->count || !t->cur) {
         snprintf(err, len, "out of memory (%llu buckets x %u ways)", (unsigned long long)buckets, t->ways);
         free(t->stripe);
@@ -911,10 +1087,10 @@ static void ck_stats(void *tp, struct cht_stats *s)
     struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
     s->bytes = sizeof *t + CK_NSTRIPES * sizeof *t->stripe + t->threads * sizeof *t->count;
     if (t->lk)
-        s->bytes += CK_NSTRIPES * t->lstride + (size_t)t->threads * t->hashes * t->cstride;
+        s->bytes += CK_NSTRIPES * t->lstride + (size_t)t->threads * t->max_hashes * t->cstride;
     for (struct ck_array *o = a; o; o = o->older)
         s->bytes += o->bytes;
-    s->buckets = (size_t)(a->mask + 1) * t->ways;     /* slot capacity: size/buckets = occupancy */
+    s->buckets = (size_t)a->nbuckets * t->ways;       /* slot capacity: size/buckets = occupancy */
     s->resizes = __atomic_load_n(&t->resizes, __ATOMIC_RELAXED);
     s->full_failures = __atomic_load_n(&t->full_failures, __ATOMIC_RELAXED);
     s->alloc_failures = __atomic_load_n(&t->alloc_failures, __ATOMIC_RELAXED);

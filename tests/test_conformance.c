@@ -130,8 +130,12 @@ static void run_model(size_t initial, double density, uint64_t range, uint64_t n
     free(ref);
 }
 
+static void ax_model(void);
+
 static void mode_model(void)
 {
+    if (ops->caps & CHT_CAP_APPROXIMATE)
+        return ax_model();
     uint64_t n = scaled(200000);
     run_model(2048, 0.5, 4096, n, 1);            /* sized for its load */
     run_model(16, 8.0, 4096, n, 2);              /* tiny start: resizes forced */
@@ -200,8 +204,12 @@ static void *disjoint_worker(void *arg)
     return NULL;
 }
 
+static void ax_disjoint(void);
+
 static void mode_disjoint(void)
 {
+    if (ops->caps & CHT_CAP_APPROXIMATE)
+        return ax_disjoint();
     for (int round = 0; round < 2; round++) {
         unsigned n = round ? 8 : 4;
         uint64_t range = round ? 20000 : 4096;
@@ -272,8 +280,12 @@ static void *stable_worker(void *arg)
     return NULL;
 }
 
+static void ax_stable(void);
+
 static void mode_stable(void)
 {
+    if (ops->caps & CHT_CAP_APPROXIMATE)
+        return ax_stable();
     unsigned n = 6;
     uint64_t range = 20000;
     /* resizable tables start small so that churn resizes under the readers;
@@ -360,8 +372,12 @@ static void *stress_worker(void *arg)
     return NULL;
 }
 
+static void ax_stress(void);
+
 static void mode_stress(void)
 {
+    if (ops->caps & CHT_CAP_APPROXIMATE)
+        return ax_stress();
     const unsigned n = 16;
     const uint64_t range = 64, initial = 32;
     unsigned runs = (unsigned)scaled(40);
@@ -414,6 +430,226 @@ static void mode_stress(void)
     free(w);
     printf("stress: %s passed %u runs x %u threads, r=%llu, u=50\n", choice.text, runs, n,
            (unsigned long long)range);
+}
+
+/* ---------------- approximate tables (CHT_CAP_APPROXIMATE: filters) ----------------
+ * A filter stores fingerprints: get() may say yes for a key never inserted
+ * (a false positive, counted and reported, never a failure), but never no
+ * for a key inserted and not removed (a false negative: a failure, also
+ * under concurrency). insert() adds one more copy (a multiset: it fails only
+ * when full, counting full_failures); remove() is issued only for keys the
+ * caller knows to be present (its own inserts) and must then succeed.
+ * size() stays exact: successful inserts minus successful removes. */
+
+struct ax_worker {
+    alignas(64) unsigned tid;
+    void *t;
+    uint64_t seed, nops, range, nthreads;
+    uint64_t ins_suc, rem_suc, fp_queries, fp_hits;
+    pthread_barrier_t *bar;
+    uint32_t *own;              /* copies this thread (or the model) holds, per key */
+    uint32_t *base;             /* copies no worker may remove (prefill), per key; may be NULL */
+    bool shared;                /* keys from all of [1, range], else only tid+1 (mod nthreads) */
+    unsigned ins_pct;           /* insert share of ops, percent (0: 20) */
+    int errors;
+};
+
+static void ax_report(const char *mode, uint64_t queries, uint64_t hits)
+{
+    printf("%s: %s false positives %llu of %llu gets of absent keys (%.4f%%)\n", mode, choice.text,
+           (unsigned long long)hits, (unsigned long long)queries, queries ? 100.0 * (double)hits / (double)queries : 0);
+}
+
+/* one op of the approximate model: insert 20% (ins_pct), remove (of a held
+ * key) 50%, else get; `held` copies of k are known present (own + base) */
+static void ax_step(struct ax_worker *w, cht_key_t k, unsigned op)
+{
+    uint32_t held = w->own[k] + (w->base ? w->base[k] : 0);
+    if (op < (w->ins_pct ? w->ins_pct : 20)) {
+        uint64_t ff = full_failures(w->t);
+        bool ok = ops->insert(w->t, k, 0);
+        if (!ok && full_failures(w->t) == ff)
+            w->errors++;        /* refused without counting it as full */
+        if (ok) { w->own[k]++; w->ins_suc++; }
+    } else if (op >= 50 && w->own[k]) {
+        if (!ops->remove(w->t, k))
+            w->errors++;        /* a held key must be removable */
+        else { w->own[k]--; w->rem_suc++; }
+    } else {
+        cht_val_t got;
+        bool ok = ops->get(w->t, k, &got);
+        if (held && !ok)
+            w->errors++;        /* false negative */
+        if (!held) { w->fp_queries++; w->fp_hits += ok; }
+    }
+}
+
+static void ax_run_model(size_t initial, double density, uint64_t range, uint64_t nops, uint64_t seed,
+                         uint64_t *q, uint64_t *h)
+{
+    void *t = make_table(initial, density, 1, range);
+    t_init(t, 0);
+    struct ax_worker w = { .t = t, .own = calloc(range + 1, sizeof(uint32_t)) };
+    struct cht_rng r;
+    cht_rng_seed(&r, seed, 0);
+    for (uint64_t i = 0; i < nops; i++) {
+        uint64_t x = cht_rng_next(&r);
+        cht_key_t k = 1 + cht_rng_below(cht_rng_next(&r), range);
+        int before = w.errors;
+        ax_step(&w, k, (unsigned)cht_rng_below(x, 100));
+        CHECK(w.errors == before, "op %llu on key %llu (held %u copies): wrong answer (false negative, "
+              "failed remove or unexplained refused insert)", (unsigned long long)i, (unsigned long long)k,
+              w.own[k]);
+        if ((i & 4095) == 0)
+            CHECK(ops->size(t) == w.ins_suc - w.rem_suc, "size() %zu, model %llu after %llu ops", ops->size(t),
+                  (unsigned long long)(w.ins_suc - w.rem_suc), (unsigned long long)i);
+    }
+    CHECK(ops->size(t) == w.ins_suc - w.rem_suc, "final size() %zu, model %llu", ops->size(t),
+          (unsigned long long)(w.ins_suc - w.rem_suc));
+    for (cht_key_t k = 1; k <= range; k++) {
+        bool ok = ops->get(t, k, NULL);
+        CHECK(ok || !w.own[k], "final get(%llu) = 0 with %u copies inserted: false negative",
+              (unsigned long long)k, w.own[k]);
+        if (!w.own[k]) { w.fp_queries++; w.fp_hits += ok; }
+    }
+    /* remove every held copy: the filter must end empty */
+    for (cht_key_t k = 1; k <= range; k++)
+        for (; w.own[k]; w.own[k]--)
+            CHECK(ops->remove(t, k), "drain: remove(%llu) failed with %u copies held", (unsigned long long)k,
+                  w.own[k]);
+    CHECK(ops->size(t) == 0, "drained: size() %zu, expected 0", ops->size(t));
+    *q += w.fp_queries;
+    *h += w.fp_hits;
+    t_exit(t, 0);
+    ops->destroy(t);
+    free(w.own);
+}
+
+static void ax_model(void)
+{
+    uint64_t n = scaled(200000), q = 0, h = 0;
+    ax_run_model(2048, 0.5, 4096, n, 1, &q, &h);
+    ax_run_model(16, 8.0, 4096, n, 2, &q, &h);      /* tiny: full most of the time */
+    ax_run_model(50000, 0.5, 100000, n, 3, &q, &h);
+    ax_report("model", q, h);
+    printf("model: %s passed 3 runs of %llu ops (approximate: no false negatives, exact size)\n", choice.text,
+           (unsigned long long)n);
+}
+
+static void *ax_worker_fn(void *arg)
+{
+    struct ax_worker *w = arg;
+    t_init(w->t, w->tid);
+    pthread_barrier_wait(w->bar);
+    struct cht_rng r;
+    cht_rng_seed(&r, w->seed, w->tid);
+    uint64_t per = w->range / w->nthreads;   /* disjoint: own keys tid+1 + j*nthreads */
+    for (uint64_t i = 0; i < w->nops; i++) {
+        uint64_t x = cht_rng_next(&r);
+        cht_key_t k = w->shared ? 1 + cht_rng_below(cht_rng_next(&r), w->range)
+                                : w->tid + 1 + cht_rng_below(cht_rng_next(&r), per) * w->nthreads;
+        ax_step(w, k, (unsigned)cht_rng_below(x, 100));
+    }
+    pthread_barrier_wait(w->bar);
+    t_exit(w->t, w->tid);
+    return NULL;
+}
+
+/* T threads; `shared`: every thread draws from all of [1, range] (each
+ * tracks only its own copies: a key another thread holds may read as absent
+ * to it, so only the disjoint runs count false positives), else each owns
+ * the keys tid+1 (mod T). Checks no false negative during and after, exact
+ * size(). */
+static void ax_threads(const char *mode, unsigned n, uint64_t range, size_t initial, size_t prefill,
+                       uint64_t nops, uint64_t seed, bool shared, unsigned ins_pct, uint64_t *q, uint64_t *h)
+{
+    void *t = make_table(initial, 0.5, n, range);
+    uint32_t *own = calloc((size_t)n * (range + n + 1), sizeof *own);
+    uint32_t *base = calloc(range + n + 1, sizeof *base);
+    t_init(t, 0);
+    size_t pre = 0;
+    for (cht_key_t k = 1; pre < prefill && k <= range; k += 2) {
+        bool ok = ops->insert(t, k, 0);
+        CHECK(ok || full_failures(t) > 0, "%s: prefill insert(%llu) refused without counting it", mode,
+              (unsigned long long)k);
+        if (ok) { base[k]++; pre++; }
+    }
+    t_exit(t, 0);
+    pthread_barrier_t bar;
+    pthread_barrier_init(&bar, NULL, n);
+    struct ax_worker *w = aligned_alloc(64, sizeof *w * n);
+    for (unsigned i = 0; i < n; i++)
+        w[i] = (struct ax_worker){ .tid = i, .t = t, .seed = seed, .nops = nops, .range = range,
+                                   .nthreads = n, .bar = &bar, .shared = shared, .ins_pct = ins_pct,
+                                   .own = own + (size_t)i * (range + n + 1), .base = base };
+    pthread_t *th = calloc(n, sizeof *th);
+    for (unsigned i = 0; i < n; i++)
+        CHECK(pthread_create(&th[i], NULL, ax_worker_fn, &w[i]) == 0, "pthread_create");
+    for (unsigned i = 0; i < n; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    uint64_t ins = 0, rem = 0;
+    int errors = 0;
+    for (unsigned i = 0; i < n; i++) {
+        ins += w[i].ins_suc;
+        rem += w[i].rem_suc;
+        errors += w[i].errors;
+        *q += w[i].fp_queries;
+        *h += w[i].fp_hits;
+    }
+    CHECK(errors == 0, "%s: %d false negatives / failed removes of held keys / uncounted refusals (%u threads)",
+          mode, errors, n);
+    t_init(t, 0);
+    CHECK(ops->size(t) == pre + ins - rem, "%s: size() %zu != %zu + %llu - %llu", mode, ops->size(t), pre,
+          (unsigned long long)ins, (unsigned long long)rem);
+    size_t held_keys = 0;
+    for (cht_key_t k = 1; k <= range + n; k++) {
+        uint64_t held = base[k];
+        for (unsigned i = 0; i < n; i++)
+            held += w[i].own[k];
+        held_keys += held > 0;
+        bool ok = ops->get(t, k, NULL);
+        CHECK(ok || !held, "%s: final get(%llu) = 0 with %llu copies held: false negative", mode,
+              (unsigned long long)k, (unsigned long long)held);
+    }
+    t_exit(t, 0);
+    ops->destroy(t);
+    pthread_barrier_destroy(&bar);
+    free(w);
+    free(own);
+    free(base);
+    printf("%s: %s passed with %u threads, %zu keys held at the end, size %zu\n", mode, choice.text, n,
+           held_keys, pre + ins - rem);
+}
+
+static void ax_disjoint(void)
+{
+    uint64_t q = 0, h = 0;
+    ax_threads("disjoint", 4, 4096, 2048, 0, scaled(100000), 7, false, 0, &q, &h);
+    ax_threads("disjoint", 8, 20000, 10000, 0, scaled(100000), 8, false, 0, &q, &h);
+    ax_report("disjoint", q, h);
+}
+
+static void ax_stable(void)
+{
+    /* odd keys prefilled (base copies, never removed); all threads churn
+     * and read all keys, each removing only its own copies */
+    uint64_t q = 0, h = 0;
+    ax_threads("stable", 6, 20000, 20000, 10000, scaled(200000), 11, true, 0, &q, &h);
+}
+
+static void ax_stress(void)
+{
+    uint64_t q = 0, h = 0;
+    unsigned runs = (unsigned)scaled(40);
+    /* alternate a roomy filter and a tiny one that stays full (every failed
+     * insert then searches `retries` kicks while the others move fingerprints).
+     * 64 keys, 16 threads: inserts are 8% of ops, or the multiset's copies of
+     * one key pass 2*ways (refused as full) most of the time. */
+    for (unsigned run = 0; run < runs; run++)
+        ax_threads("stress", 16, 64, run % 2 ? 32 : 512, 32, scaled(run % 2 ? 2000 : 20000), 100 + run, true, 8,
+                   &q, &h);
+    printf("stress: %s passed %u runs x 16 threads, r=64\n", choice.text, runs);
 }
 
 int main(int argc, char **argv)

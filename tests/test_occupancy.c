@@ -1,0 +1,145 @@
+/*
+ * test_occupancy.c - the occupancy benchmark core (src/occupancy.c) before
+ * the CLI wires it: one CSV row per (table, rep, load) with the documented
+ * columns, loads honoured within one key, the maximum load, hit failures 0
+ * and miss hits 0 for exact tables, tables without a fixed capacity refused
+ * with exit 2 and nothing written, an unreachable load marked reached=0.
+ *
+ *   test_occupancy CSVPATH     (the file is removed first)
+ */
+#include <math.h>
+#include <unistd.h>
+#include "config.h"
+#include "occupancy.h"
+#include "test_check.h"
+
+static void choose(struct bench_config *cfg, const char *spec)
+{
+    char err[512];
+    if (registry_parse_table(spec, &cfg->table[cfg->ntables], err, sizeof err) != 0) {
+        fprintf(stderr, "FAIL %s\n", err);
+        exit(1);
+    }
+    cfg->ntables++;
+}
+
+static unsigned count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    unsigned n = 0;
+    for (int ch; (ch = fgetc(f)) != EOF;)
+        n += ch == '\n';
+    fclose(f);
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s CSVPATH\n", argv[0]);
+        return 2;
+    }
+    const char *csv = argv[1];
+    unlink(csv);
+    static const double loads[] = { 0.9, 0.5, 0.7 };    /* any order: run ascending */
+    struct occupancy_spec sp = { .slots = 4096, .loads = loads, .nloads = 3, .lookups = 20000 };
+
+    /* refusals: nothing written, exit 2 */
+    static struct bench_config bad;
+    bad.reps = 1;
+    bad.csv = csv;
+    choose(&bad, "dense");
+    choose(&bad, "clht-lb");
+    CHECK(occupancy_run(&bad, &sp) == EXIT_USAGE, "clht-lb (resizes) was not refused");
+    static struct bench_config bad2;
+    bad2.reps = 1;
+    bad2.csv = csv;
+    choose(&bad2, "cuckoo");
+    CHECK(occupancy_run(&bad2, &sp) == EXIT_USAGE, "cuckoo without resize=0 was not refused");
+    static const double bad_load[] = { 0.5, 1.5 };
+    struct occupancy_spec sp_bad = sp;
+    sp_bad.loads = bad_load;
+    sp_bad.nloads = 2;
+    bad2.ntables = 0;
+    choose(&bad2, "dense");
+    CHECK(occupancy_run(&bad2, &sp_bad) == EXIT_USAGE, "--load 1.5 was not refused");
+    CHECK(access(csv, F_OK) != 0, "a refused run wrote %s", csv);
+
+    /* dense, cuckoo:resize=0 and the filter, 2 reps */
+    static struct bench_config cfg;
+    cfg.reps = 2;
+    cfg.seed = 1;
+    cfg.csv = csv;
+    choose(&cfg, "dense");
+    choose(&cfg, "cuckoo:resize=0");
+    choose(&cfg, "cuckoo-filter:fp_bits=8");
+    CHECK(occupancy_run(&cfg, &sp) == 0, "occupancy run failed");
+    CHECK(count_lines(csv) == 1 + 3 * 2 * 3, "%s: %u lines, expected header + 18 rows", csv, count_lines(csv));
+
+    FILE *f = fopen(csv, "r");
+    char line[1024];
+    CHECK(f && fgets(line, sizeof line, f), "cannot read %s", csv);
+    CHECK(strncmp(line, "schema,bench,timestamp,host,table,options,rep,slots,load_target,keys,load,reached,", 82) == 0,
+          "header: %s", line);
+    unsigned rows = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        char table[64], opts[64];
+        unsigned rep, reached;
+        unsigned long long slots, keys, hf, mh, bytes;
+        double target, load, ins, hit, miss, maxl;
+        int n = sscanf(line, "1,occupancy,%*[^,],%*[^,],%63[^,],\"%63[^\"]\",%u,%llu,%lf,%llu,%lf,%u,%lf,%lf,%lf,%llu,%llu,%lf,%llu",
+                       table, opts, &rep, &slots, &target, &keys, &load, &reached, &ins, &hit, &miss, &hf, &mh,
+                       &maxl, &bytes);
+        if (n != 15) {  /* options may be empty: "" */
+            n = sscanf(line, "1,occupancy,%*[^,],%*[^,],%63[^,],\"\",%u,%llu,%lf,%llu,%lf,%u,%lf,%lf,%lf,%llu,%llu,%lf,%llu",
+                       table, &rep, &slots, &target, &keys, &load, &reached, &ins, &hit, &miss, &hf, &mh, &maxl,
+                       &bytes);
+            n = n == 14 ? 15 : 0;
+        }
+        CHECK(n == 15, "row does not parse: %s", line);
+        if (n != 15)
+            continue;
+        rows++;
+        CHECK(reached == 1, "%s: load %.2f not reached", table, target);
+        CHECK(fabs((double)keys - target * (double)slots) <= 1, "%s: %llu keys for load %.2f of %llu slots", table,
+              keys, target, slots);
+        CHECK(ins > 0 && hit > 0 && miss > 0, "%s: throughput missing: %s", table, line);
+        CHECK(hf == 0, "%s: %llu present keys not found", table, hf);
+        CHECK(mh == 0 || strcmp(table, "cuckoo-filter") == 0, "%s: %llu absent keys found", table, mh);
+        CHECK(maxl >= target && maxl <= 1, "%s: max_load %.4f below target %.2f", table, maxl, target);
+        if (strcmp(table, "cuckoo") == 0)
+            CHECK(maxl > 0.95, "cuckoo: max load %.4f", maxl);
+        if (strcmp(table, "cuckoo-filter") == 0 && target > 0.85)
+            CHECK(mh > 0 && mh < 20000 * 8 / 256 * 2, "cuckoo-filter f=8 at %.2f: %llu false positives of 20000",
+                  target, mh);
+    }
+    CHECK(rows == 18, "%u rows parsed", rows);
+    if (f)
+        fclose(f);
+
+    /* a load beyond the filter's maximum: reached=0, empty throughput cells */
+    unlink(csv);
+    static const double high[] = { 0.5, 0.999 };
+    struct occupancy_spec sp_high = { .slots = 4096, .loads = high, .nloads = 2, .lookups = 1000 };
+    static struct bench_config one;
+    one.reps = 1;
+    one.csv = csv;
+    choose(&one, "cuckoo-filter:retries=20");
+    CHECK(occupancy_run(&one, &sp_high) == 0, "unreachable load: run failed");
+    f = fopen(csv, "r");
+    unsigned unreached = 0;
+    while (f && fgets(line, sizeof line, f))
+        unreached += strstr(line, ",0.9990,") && strstr(line, ",0,,,,,,");
+    if (f)
+        fclose(f);
+    CHECK(unreached == 1, "load 0.999 with retries=20 should be unreached (one row with empty cells)");
+    unlink(csv);
+    if (failures) {
+        fprintf(stderr, "test_occupancy: %d checks failed\n", failures);
+        return 1;
+    }
+    printf("occupancy: refusals, 18 rows, loads within one key, max load, unreachable load: ok\n");
+    return 0;
+}
