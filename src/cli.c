@@ -24,7 +24,7 @@ enum {
     OPT_TOPOLOGY, OPT_PRINT_PINNING, OPT_CSV, OPT_JSON, OPT_LIST,
     OPT_LATENCY, OPT_LATENCY_CSV, OPT_COUNTERS, OPT_LIKWID_MARKER, OPT_TIMELINE, OPT_TIMELINE_CSV,
     OPT_BENCH, OPT_LOCK, OPT_CS, OPT_NCS, OPT_RCS, OPT_WCS, OPT_WRITE, OPT_HANDOFF, OPT_WAITERS,
-    OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE, OPT_SIZE, OPT_CEILING, OPT_BATCH, OPT_HUGEPAGES,
+    OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE, OPT_SIZE, OPT_CEILING, OPT_BATCH, OPT_HUGEPAGES, OPT_SLOTS, OPT_LOAD,
 };
 
 static const struct option long_options[] = {
@@ -73,6 +73,8 @@ static const struct option long_options[] = {
     { "ceiling", no_argument, NULL, OPT_CEILING },
     { "batch", required_argument, NULL, OPT_BATCH },
     { "hugepages", required_argument, NULL, OPT_HUGEPAGES },
+    { "slots", required_argument, NULL, OPT_SLOTS },
+    { "load", required_argument, NULL, OPT_LOAD },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -128,6 +130,8 @@ void cli_usage(FILE *f)
 "      --bench KIND        mutex (shared counters) | rwlock (RWBench, 64-int array) |\n"
 "                          memory (pointer-chase latency and MLP per --size; docs/cli.md)\n"
 "      --size LIST         --bench memory: working sets (default 16K..256M); -d: ms per point\n"
+"      --bench occupancy   fill fixed-capacity --table(s) to each --load of --slots N: hit/miss\n"
+"                          gets and insert rate per load, max load (--ops: gets per phase)\n"
 "      --ceiling           add ceiling_mops/ceiling_frac: the machine's miss rate at the table's size\n"
 "      --batch B           gets in batches of B (1..64) through the table's get_batch (default 1)\n"
 "      --hugepages MODE    off | thp: transparent huge pages for every table's memory (default off)\n"
@@ -450,6 +454,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     const char *threads_arg = "1";
     const char *table_flag = NULL;   /* first flag that only a table run uses */
     const char *lb_flag = NULL;      /* first flag that only a lock bench uses */
+    const char *occ_flag = NULL;     /* first table flag that --bench occupancy does not take */
     const char *rw_flag = NULL;      /* ... only --bench rwlock */
     bool have_cs = false;
     const char *lock_arg = NULL;
@@ -471,9 +476,12 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             { OPT_KEYBUF, "--keybuf" }, { OPT_WORKLOAD, "--workload" }, { OPT_TRACE, "--trace" },
             { OPT_CEILING, "--ceiling" }, { OPT_BATCH, "--batch" }, { OPT_HUGEPAGES, "--hugepages" },
         };
-        for (unsigned k = 0; k < sizeof table_only / sizeof table_only[0] && !table_flag; k++)
-            if (table_only[k].c == c)
-                table_flag = table_only[k].name;
+        for (unsigned k = 0; k < sizeof table_only / sizeof table_only[0]; k++)
+            if (table_only[k].c == c) {
+                table_flag = table_flag ? table_flag : table_only[k].name;
+                if (c != 't' && c != OPT_OPS && !occ_flag)
+                    occ_flag = table_only[k].name;   /* --bench occupancy takes only --table and --ops */
+            }
         switch (c) {
         case OPT_BENCH:
             if (strcmp(optarg, "mutex") == 0)
@@ -482,12 +490,46 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
                 cfg->bench = BENCH_RWLOCK;
             else if (strcmp(optarg, "memory") == 0)
                 cfg->bench = BENCH_MEMORY;
+            else if (strcmp(optarg, "occupancy") == 0)
+                cfg->bench = BENCH_OCCUPANCY;
             else
-                return usage_error("--bench: expected mutex|rwlock|memory (got '%s')", optarg);
+                return usage_error("--bench: expected mutex|rwlock|memory|occupancy (got '%s')", optarg);
             break;
         case OPT_CEILING:
             cfg->ceiling = true;
             break;
+        case OPT_SLOTS:
+            if (!parse_size(optarg, &v) || v < 64 || v > (1ull << 40))
+                return usage_error("--slots: expected a slot capacity 64..2^40 like 1M or 2^25 (got '%s')", optarg);
+            cfg->occ_slots = v;
+            lb_flag = lb_flag ? lb_flag : "--slots";
+            break;
+        case OPT_LOAD: {
+            free(cfg->occ_loads);
+            cfg->occ_loads = NULL;
+            cfg->occ_nloads = 0;
+            char *copy = strdup(optarg), *save = NULL;
+            size_t cap = 0;
+            int bad = !*optarg || optarg[strlen(optarg) - 1] == ',' || strstr(optarg, ",,");
+            for (char *tok = strtok_r(copy, ",", &save); tok && !bad; tok = strtok_r(NULL, ",", &save)) {
+                double d;
+                if (!parse_double(tok, &d) || !(d > 0 && d <= 1)) {
+                    bad = 1;
+                    break;
+                }
+                if (cfg->occ_nloads == cap) {
+                    cap = cap ? 2 * cap : 8;
+                    cfg->occ_loads = realloc(cfg->occ_loads, cap * sizeof *cfg->occ_loads);
+                }
+                cfg->occ_loads[cfg->occ_nloads++] = d;
+            }
+            free(copy);
+            if (bad || !cfg->occ_nloads)
+                return usage_error("--load: expected load factors in (0, 1], comma separated, like 0.5,0.9,0.95 "
+                                   "(got '%s')", optarg);
+            lb_flag = lb_flag ? lb_flag : "--load";
+            break;
+        }
         case OPT_HUGEPAGES:
             if (strcmp(optarg, "off") == 0)
                 cfg->hugepages = false;
@@ -773,6 +815,29 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         return usage_error("--threads: expected counts 1..%d like 1,2,4 or 1-8 (got '%s')", MAX_THREADS, threads_arg);
     cfg->nthreads = (unsigned)n;
 
+    if (cfg->bench == BENCH_OCCUPANCY) {
+        if (occ_flag)
+            return usage_error("%s: not used with --bench occupancy (it takes --table, --slots, --load, --ops, "
+                               "--reps, --seed, --csv, --json)", occ_flag);
+        if (lb_flag && strcmp(lb_flag, "--slots") != 0 && strcmp(lb_flag, "--load") != 0)
+            return usage_error("%s: not used with --bench occupancy", lb_flag);
+        if (!cfg->ntables)
+            return usage_error("--table: --bench occupancy needs the fixed-capacity tables to fill (e.g. "
+                               "dense,cuckoo:resize=0)");
+        if (!cfg->occ_slots || !cfg->occ_nloads)
+            return usage_error("%s: --bench occupancy needs --slots N and --load LIST",
+                               cfg->occ_slots ? "--load" : "--slots");
+        if (cfg->csv && strcmp(cfg->csv, "-") == 0)
+            return usage_error("--csv -: not with --bench occupancy (give a file)");
+        for (unsigned t = 0; t < cfg->ntables; t++) {
+            char why[256];
+            if (!registry_choice_available(&cfg->table[t], why, sizeof why))
+                return usage_error("--table: %s is not available here: %s", cfg->table[t].ops->name, why);
+        }
+        return 0;
+    }
+    if (cfg->occ_slots || cfg->occ_nloads)
+        return usage_error("%s: only with --bench occupancy", cfg->occ_slots ? "--slots" : "--load");
     if (cfg->bench != BENCH_TABLE && table_flag)   /* before the table flags' cross-checks */
         return usage_error("%s: not used with --bench %s (%s)", table_flag,
                            cfg->bench == BENCH_MUTEX ? "mutex" : cfg->bench == BENCH_RWLOCK ? "rwlock" : "memory",
@@ -913,6 +978,8 @@ void cli_free(struct bench_config *cfg)
 {
     free(cfg->mem_sizes);
     cfg->mem_sizes = NULL;
+    free(cfg->occ_loads);
+    cfg->occ_loads = NULL;
     free(cfg->threads);
     pin_spec_free(&cfg->pin);
 }

@@ -15,7 +15,7 @@
 
 enum prefill_mode { PREFILL_SINGLE, PREFILL_PARALLEL };
 /* --bench: the table loop (default), or a lock-only benchmark (src/lockbench.c) */
-enum bench_kind { BENCH_TABLE = 0, BENCH_MUTEX, BENCH_RWLOCK, BENCH_MEMORY };
+enum bench_kind { BENCH_TABLE = 0, BENCH_MUTEX, BENCH_RWLOCK, BENCH_MEMORY, BENCH_OCCUPANCY };
 #define MAX_BENCH_LOCKS 64
 enum mem_policy { MEM_LOCAL, MEM_INTERLEAVE, MEM_NODE };
 /* --verify: the key sweep after each run (docs/cli.md "The final check") */
@@ -88,6 +88,10 @@ struct bench_config {
     unsigned n_mem_sizes;
     bool duration_ms_given;      /* -d was given (--bench memory: ms per point, default 200) */
     bool ceiling;                /* --ceiling: ceiling_mops/ceiling_frac on every table row */
+    /* --bench occupancy (src/occupancy.c) */
+    uint64_t occ_slots;          /* --slots N */
+    double *occ_loads;           /* --load LIST, each in (0, 1] */
+    unsigned occ_nloads;
 };
 
 /* Exit codes */

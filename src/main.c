@@ -17,6 +17,7 @@
 #include "util.h"
 #include "trace.h"
 #include "membench.h"
+#include "occupancy.h"
 
 static void list_tables(void)
 {
@@ -151,6 +152,9 @@ static int open_outputs(struct bench_config *cfg)
     if (cfg->bench == BENCH_MEMORY)
         snprintf(kind[0], sizeof kind[0], "chtbench memory-bench CSV (--bench memory), schema %d",
                  MEMBENCH_CSV_SCHEMA_VERSION);
+    else if (cfg->bench == BENCH_OCCUPANCY)
+        snprintf(kind[0], sizeof kind[0], "chtbench occupancy CSV (--bench occupancy), schema %d",
+                 OCCUPANCY_CSV_SCHEMA_VERSION);
     else
         snprintf(kind[0], sizeof kind[0], lock_bench ? "chtbench lock-bench CSV (--bench), schema %d"
                                                      : "chtbench table CSV (--csv), schema %d",
@@ -159,8 +163,9 @@ static int open_outputs(struct bench_config *cfg)
     snprintf(kind[2], sizeof kind[2], "chtbench timeline CSV (--timeline-csv), schema %d", TIMELINE_CSV_SCHEMA_VERSION);
     const struct { const char *flag, *path, *header; struct outfile **slot; } want[3] = {
         { "--csv", cfg->csv,
-          cfg->bench == BENCH_MEMORY ? membench_csv_header() : lock_bench ? report_lock_csv_header_line()
-                                                                          : report_csv_header_line(),
+          cfg->bench == BENCH_MEMORY ? membench_csv_header()
+          : cfg->bench == BENCH_OCCUPANCY ? occupancy_csv_header()
+          : lock_bench ? report_lock_csv_header_line() : report_csv_header_line(),
           &cfg->csv_out },
         { "--latency-csv", cfg->latency_csv, report_latency_header_line(), &cfg->latency_out },
         { "--timeline-csv", cfg->timeline_csv, report_timeline_header_line(), &cfg->timeline_out },
@@ -297,8 +302,22 @@ static int worse(int a, int b)
     return a ? a : b;
 }
 
+/* --bench occupancy: the indexlib note's fill-and-probe experiment (src/occupancy.c) */
+static int run_occupancy(struct bench_config *cfg)
+{
+    int status = open_outputs(cfg);
+    if (status == 0) {
+        struct occupancy_spec spec = { cfg->occ_slots, cfg->occ_loads, cfg->occ_nloads, cfg->ops };
+        status = occupancy_run(cfg, &spec);
+    }
+    close_outputs();
+    return status;
+}
+
 static int run_all(struct bench_config *cfg)
 {
+    if (cfg->bench == BENCH_OCCUPANCY)
+        return run_occupancy(cfg);
     if (cfg->bench != BENCH_TABLE)
         return run_locks(cfg);
     char err[1024];

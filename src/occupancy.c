@@ -33,6 +33,8 @@
 #include "occupancy.h"
 #include "keygen.h"
 #include "util.h"
+#include "outfile.h"
+#include "version.h"
 
 #define OCC_SCHEMA 1
 #define OCC_MISS_BASE (UINT64_C(1) << 61)
@@ -47,7 +49,19 @@ struct occ_row {
 
 static const char *const occ_columns =
     "schema,bench,timestamp,host,table,options,rep,slots,load_target,keys,load,reached,insert_mops,hit_mops,"
-    "miss_mops,hit_failures,miss_hits,max_load,bytes";
+    "miss_mops,hit_failures,miss_hits,max_load,bytes,run_id,version,git_rev,build_type,sanitizer,compiler";
+
+/* the header with its newline, for outfile_open */
+const char *occupancy_csv_header(void)
+{
+    static char buf[512];
+    if (!buf[0])
+        snprintf(buf, sizeof buf, "%s\n", occ_columns);
+    return buf;
+}
+
+/* the invocation's run_id (src/report.c); "-" where it is not linked in (tests/test_occupancy.c) */
+const char *report_run_id(void) __attribute__((weak));
 
 bool occupancy_fixed_capacity(const struct table_choice *c, char *why, size_t len)
 {
@@ -89,20 +103,38 @@ static void csv_fields(FILE *f, const struct bench_config *cfg, const struct tab
     gethostname(host, sizeof host - 1);
     (void)cfg;
     fprintf(f, "%d,occupancy,%s,%s,%s,\"%s\",%u,%llu,%.4f,%llu,%.6f,%d,", OCC_SCHEMA, ts, host, c->ops->name,
-            c->options_text, r->rep, (unsigned long long)r->slots, r->load_target, (unsigned long long)r->keys,
+            c->options_text[0] ? c->options_text : "-", r->rep, (unsigned long long)r->slots, r->load_target, (unsigned long long)r->keys,
             r->load, r->reached);
     if (r->reached)
         fprintf(f, "%.4f,%.4f,%.4f,%llu,%llu,", r->insert_mops, r->hit_mops, r->miss_mops,
                 (unsigned long long)r->hit_failures, (unsigned long long)r->miss_hits);
     else
         fprintf(f, ",,,,,");
-    fprintf(f, "%.6f,%llu\n", r->max_load, (unsigned long long)r->bytes);
+    fprintf(f, "%.6f,%llu,%s,%s,%s,%s,%s,%s\n", r->max_load, (unsigned long long)r->bytes,
+            report_run_id ? report_run_id() : "-", CHTBENCH_VERSION, CHTBENCH_GIT_REV, CHTBENCH_BUILD_TYPE,
+            CHTBENCH_SANITIZER, CHTBENCH_COMPILER);
 }
 
-/* appends rows under an exclusive file lock; the header only into an empty file */
+/* appends rows under an exclusive file lock; the header only into an empty file. Through the
+ * invocation's checked results file (outfile.h) when main opened one. */
 static int csv_append(const char *path, const struct bench_config *cfg, const struct table_choice *c,
                       const struct occ_row *rows, unsigned n)
 {
+    if (cfg->csv_out) {
+        char *buf = NULL, err[512];
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        if (!m)
+            return -1;
+        for (unsigned i = 0; i < n; i++)
+            csv_fields(m, cfg, c, &rows[i]);
+        fclose(m);
+        int rc = outfile_append(cfg->csv_out, buf, len, err, sizeof err);
+        if (rc)
+            fprintf(stderr, "chtbench: %s\n", err);
+        free(buf);
+        return rc;
+    }
     FILE *f = fopen(path, "a");
     if (!f)
         return -1;
@@ -270,7 +302,7 @@ int occupancy_run(const struct bench_config *cfg, const struct occupancy_spec *s
             }
             for (unsigned i = 0; i < sp->nloads; i++) {
                 const struct occ_row *r = &rows[i];
-                char name[64];
+                char name[2200];
                 snprintf(name, sizeof name, "%s%s%s", c->ops->name, c->options_text[0] ? ":" : "",
                          c->options_text);
                 if (r->reached)
@@ -285,7 +317,8 @@ int occupancy_run(const struct bench_config *cfg, const struct occupancy_spec *s
                     json_row(c, r);
             }
             if (cfg->csv && csv_append(cfg->csv, cfg, c, rows, sp->nloads) != 0) {
-                fprintf(stderr, "chtbench: --csv: cannot append to '%s': %s\n", cfg->csv, strerror(errno));
+                if (!cfg->csv_out)
+                    fprintf(stderr, "chtbench: --csv: cannot append to '%s': %s\n", cfg->csv, strerror(errno));
                 status = EXIT_FAILED;
             }
         }

@@ -36,6 +36,10 @@ struct occupancy_spec {
  * found by an exact table, size() off, CSV not writable). */
 int occupancy_run(const struct bench_config *cfg, const struct occupancy_spec *spec);
 
+/* The occupancy CSV's header line (with '\n'), for outfile_open. */
+const char *occupancy_csv_header(void);
+#define OCCUPANCY_CSV_SCHEMA_VERSION 1
+
 /* Does the table choice have a fixed capacity (CHT_CAP_FIXED_CAP, or a
  * resizable table given resize=0)? If not, *why says so. */
 bool occupancy_fixed_capacity(const struct table_choice *c, char *why, size_t len);

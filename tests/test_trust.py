@@ -281,6 +281,38 @@ p = subprocess.run(["bash", "-c", f"ulimit -v 1000000; exec {BIN} -t clht-lb -i 
 check(p.returncode == 1 and "needs about" in p.stderr and "ulimit -v" in p.stderr and not os.path.exists(f),
       f"ulimit -v 1 GB, -i 256M: refused before the prefill, exit 1, nothing written ({p.stderr.strip()[:140]})")
 
+# ---- filters (CHT_CAP_APPROXIMATE): the harness keeps the truth; no false negative; fp rate measured ----
+p = run("-t", "cuckoo-filter:fp_bits=8", "-n", "2", "-i", "256K", "-u", "40", "-d", "200", "--json")
+r = json.loads(p.stdout.splitlines()[0]) if p.returncode == 0 else {}
+check(r and r["false_negatives"] == 0 and r["verify_ok"] == 1 and r["size_ok"] == 1 and
+      r["final_size"] == r["prefilled"] + r["ins_suc"] + r["warmup_ins_suc"] - r["rem_suc"] - r["warmup_rem_suc"] and
+      0.004 < r["fp_rate"] < 2 * 4 / 2 ** 8 and r["fp_checked"] > 200000 and r["bits_per_item"] > 8,
+      f"cuckoo-filter fp_bits=8 under u=40, 2 threads: no false negative, exact size, fp_rate "
+      f"{r.get('fp_rate')} within 2b/2^f = 3.1%, bits_per_item {r.get('bits_per_item')}")
+r = json.loads(run("-t", "clht-lb", "-i", "1K", "-d", "10", "--json").stdout.splitlines()[0])
+check(r["fp_rate"] is None and r["bits_per_item"] is None, "exact tables leave the filter columns empty")
+p = run("-t", "cuckoo-filter", "--workload", "ycsb-c")
+check(p.returncode == 2 and "--workload" in p.stderr, "a filter with --workload: exit 2")
+
+# ---- --bench occupancy (seed 004): one row per load, fixed-capacity tables only ----
+occ = path("occ.csv")
+p = run("--bench", "occupancy", "-t", "dense,cuckoo:resize=0", "--slots", "16K", "--load", "0.5,0.9", "--ops", "20000",
+        "--csv", occ)
+orows = rows(occ) if os.path.exists(occ) else []
+check(p.returncode == 0 and len(orows) == 4 and all(r["hit_failures"] == "0" and r["miss_hits"] == "0" and
+      r["run_id"] and r["options"] in ("-", "resize=0") for r in orows) and
+      all(abs(int(r["keys"]) - round(float(r["load_target"]) * int(r["slots"]))) <= 1 for r in orows if r["reached"] == "1"),
+      f"--bench occupancy: 2 tables x 2 loads, loads within one key, exact lookups, run_id (exit {p.returncode})")
+p = run("--bench", "occupancy", "-t", "clht-lb", "--slots", "16K", "--load", "0.5", "--csv", path("occ2.csv"))
+check(p.returncode == 2 and "fixed capacity" in p.stderr and not os.path.exists(path("occ2.csv")),
+      "--bench occupancy on a resizing table: exit 2, nothing written")
+p = run("--bench", "occupancy", "-t", "dense", "--slots", "16K", "--load", "0.5,1.5")
+check(p.returncode == 2 and "--load" in p.stderr, "--load 1.5: exit 2")
+p = run("--bench", "occupancy", "-t", "dense", "--slots", "16K", "--load", "0.5", "-i", "1M")
+check(p.returncode == 2 and "--initial" in p.stderr, "--initial with --bench occupancy: exit 2")
+p = run("--bench", "occupancy", "-t", "dense", "--slots", "16K", "--load", "0.5", "--csv", table_csv)
+check(p.returncode == 2 and "occupancy CSV" in p.stderr, "an occupancy run into a table CSV: exit 2")
+
 # ---- --batch: gets in batches, exact counts, same outcomes as single gets ----
 one = json.loads(run("-t", "clht-lb", "-i", "64K", "--ops", "100000", "-u", "0", "--json").stdout.splitlines()[0])
 bat = json.loads(run("-t", "clht-lb", "-i", "64K", "--ops", "100000", "-u", "0", "--batch", "16",
@@ -353,10 +385,10 @@ for line in listing:
     name = line.split()[0]
     if "unavailable" in line or name in ("null", "noop"):
         continue
-    p = subprocess.run(["bash", "-c", f"ulimit -v 1000000; exec {BIN} -t {name} -i 64M -d 10"],
+    p = subprocess.run(["bash", "-c", f"ulimit -v 1000000; exec {BIN} -t {name} -i 512M -d 10"],
                        capture_output=True, text=True, timeout=300)
     check(p.returncode == 1 and "needs about" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
-          f"ulimit -v 1 GB, {name} -i 64M: one-line refusal, exit 1 (got {p.returncode}: {p.stderr.strip()[:100]})")
+          f"ulimit -v 1 GB, {name} -i 512M: one-line refusal, exit 1 (got {p.returncode}: {p.stderr.strip()[:100]})")
 
 print(f"{checks - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)
