@@ -181,6 +181,11 @@ p = run("-t", "locked", "-i", "20G", "-d", "10", "--csv", bad_csv)
 check(p.returncode == 1 and "cannot create" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
       f"--initial 20G: one-line error, exit 1 (got {p.returncode}: {p.stderr.strip()[:120]})")
 check(not os.path.exists(bad_csv), "--initial 20G: no CSV row")
+# issue 13 point 8: sizes whose slot count is not representable are refused, not grown forever
+for impl in ["own", "std"]:
+    p = run("-t", f"locked:impl={impl}", "-i", "2^61", "--density", "0.1", "-d", "10", timeout=60)
+    check(p.returncode == 1 and "out of memory" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+          f"locked:impl={impl} -i 2^61 --density 0.1: refused (got {p.returncode}: {p.stderr.strip()[:120]})")
 
 print(f"{checks - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)
