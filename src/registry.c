@@ -60,6 +60,10 @@ extern const struct lock_ops lock_ops_c_rw_np, lock_ops_c_rw_rp, lock_ops_c_rw_r
 extern const struct lock_ops lock_ops_waiter;
 extern const struct lock_ops lock_ops_htm_retry, lock_ops_slr_mcs, lock_ops_slr_scm_mcs;
 extern const struct lock_ops lock_ops_scm_ttas, lock_ops_scm_ttas_opt;
+#ifdef HAVE_CK
+extern const struct lock_ops lock_ops_ck_mcs, lock_ops_ck_ticket, lock_ops_ck_clh, lock_ops_ck_rwlock,
+    lock_ops_ck_cohort;
+#endif
 
 const struct lock_ops *const cht_locks[] = {
     &lock_ops_pthread_mutex,
@@ -83,6 +87,13 @@ const struct lock_ops *const cht_locks[] = {
     &lock_ops_slr_scm_mcs,
     &lock_ops_scm_ttas,
     &lock_ops_scm_ttas_opt,
+#ifdef HAVE_CK
+    &lock_ops_ck_mcs,
+    &lock_ops_ck_ticket,
+    &lock_ops_ck_clh,
+    &lock_ops_ck_rwlock,
+    &lock_ops_ck_cohort,
+#endif
     NULL,
 };
 
