@@ -26,6 +26,9 @@ extern const struct cht_ops cht_table_tbb;
 #ifdef HAVE_LIBCUCKOO
 extern const struct cht_ops cht_table_libcuckoo;
 #endif
+#ifdef HAVE_CDS
+extern const struct cht_ops cht_table_cds_michael;
+#endif
 
 const struct cht_ops *const cht_tables[] = {
     &cht_table_null,
@@ -45,6 +48,9 @@ const struct cht_ops *const cht_tables[] = {
 #endif
 #ifdef HAVE_LIBCUCKOO
     &cht_table_libcuckoo,
+#endif
+#ifdef HAVE_CDS
+    &cht_table_cds_michael,
 #endif
     NULL,
 };
