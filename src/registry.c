@@ -28,6 +28,8 @@ extern const struct cht_ops cht_table_libcuckoo;
 #endif
 #ifdef HAVE_CDS
 extern const struct cht_ops cht_table_cds_michael;
+extern const struct cht_ops cht_table_cds_splitlist;
+extern const struct cht_ops cht_table_cds_feldman;
 #endif
 
 const struct cht_ops *const cht_tables[] = {
@@ -51,6 +53,8 @@ const struct cht_ops *const cht_tables[] = {
 #endif
 #ifdef HAVE_CDS
     &cht_table_cds_michael,
+    &cht_table_cds_splitlist,
+    &cht_table_cds_feldman,
 #endif
     NULL,
 };
