@@ -30,6 +30,7 @@ extern const struct cht_ops cht_table_libcuckoo;
 extern const struct cht_ops cht_table_cds_michael;
 extern const struct cht_ops cht_table_cds_splitlist;
 extern const struct cht_ops cht_table_cds_feldman;
+extern const struct cht_ops cht_table_cds_cuckoo;
 #endif
 
 const struct cht_ops *const cht_tables[] = {
@@ -55,6 +56,7 @@ const struct cht_ops *const cht_tables[] = {
     &cht_table_cds_michael,
     &cht_table_cds_splitlist,
     &cht_table_cds_feldman,
+    &cht_table_cds_cuckoo,
 #endif
     NULL,
 };
