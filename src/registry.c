@@ -26,6 +26,9 @@ extern const struct cht_ops cht_table_tbb;
 #ifdef HAVE_LIBCUCKOO
 extern const struct cht_ops cht_table_libcuckoo;
 #endif
+#ifdef HAVE_CK
+extern const struct cht_ops cht_table_ck_ht;
+#endif
 #ifdef HAVE_CDS
 extern const struct cht_ops cht_table_cds_michael;
 extern const struct cht_ops cht_table_cds_splitlist;
@@ -51,6 +54,9 @@ const struct cht_ops *const cht_tables[] = {
 #endif
 #ifdef HAVE_LIBCUCKOO
     &cht_table_libcuckoo,
+#endif
+#ifdef HAVE_CK
+    &cht_table_ck_ht,
 #endif
 #ifdef HAVE_CDS
     &cht_table_cds_michael,
