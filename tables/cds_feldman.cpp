@@ -17,6 +17,11 @@
  * branch per call on the GC kind. No hash=identity option (see cds_michael.cpp).
  * Values are read/updated in place with atomic loads/stores inside find()'s
  * functor (the library's update() would replace the node).
+ * Allocator: libcds 2.3.3 allocates an array node as one block of
+ * sizeof(array_node) + 2^array_bits slots but frees it as one array_node
+ * (a sized delete with the wrong size: AddressSanitizer's
+ * new-delete-type-mismatch). unsized_allocator below is std::allocator with
+ * an unsized operator delete, so the same malloc/free run, correctly.
  */
 #include <cds/container/feldman_hashmap_hp.h>
 #include <cds/container/feldman_hashmap_dhp.h>
@@ -24,8 +29,24 @@
 
 namespace {
 
+template <class T> struct unsized_allocator {
+    using value_type = T;
+    template <class U> struct rebind {
+        using other = unsized_allocator<U>;
+    };
+    unsized_allocator() = default;
+    template <class U> unsized_allocator(const unsized_allocator<U> &) {}
+    T *allocate(size_t n) { return static_cast<T *>(::operator new(n * sizeof(T))); }
+    T *allocate(size_t n, const void *) { return allocate(n); }
+    void deallocate(T *p, size_t) { ::operator delete(p); }
+    template <class U> bool operator==(const unsized_allocator<U> &) const { return true; }
+    template <class U> bool operator!=(const unsized_allocator<U> &) const { return false; }
+};
+
 struct map_traits : public cds::container::feldman_hashmap::traits {
     typedef cds_hash1 hash;
+    typedef unsized_allocator<int> allocator;
+    typedef unsized_allocator<int> node_allocator;
 };
 template <class GC> using feldman_map = cds::container::FeldmanHashMap<GC, uint64_t, uint64_t, map_traits>;
 
