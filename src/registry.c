@@ -27,6 +27,15 @@ extern const struct cht_ops cht_table_tbb;
 #ifdef HAVE_LIBCUCKOO
 extern const struct cht_ops cht_table_libcuckoo;
 #endif
+#ifdef HAVE_CK
+extern const struct cht_ops cht_table_ck_ht;
+#endif
+#ifdef HAVE_CDS
+extern const struct cht_ops cht_table_cds_michael;
+extern const struct cht_ops cht_table_cds_splitlist;
+extern const struct cht_ops cht_table_cds_feldman;
+extern const struct cht_ops cht_table_cds_cuckoo;
+#endif
 
 const struct cht_ops *const cht_tables[] = {
     &cht_table_noop,
@@ -48,6 +57,15 @@ const struct cht_ops *const cht_tables[] = {
 #ifdef HAVE_LIBCUCKOO
     &cht_table_libcuckoo,
 #endif
+#ifdef HAVE_CK
+    &cht_table_ck_ht,
+#endif
+#ifdef HAVE_CDS
+    &cht_table_cds_michael,
+    &cht_table_cds_splitlist,
+    &cht_table_cds_feldman,
+    &cht_table_cds_cuckoo,
+#endif
     NULL,
 };
 
@@ -62,6 +80,10 @@ extern const struct lock_ops lock_ops_c_rw_np, lock_ops_c_rw_rp, lock_ops_c_rw_r
 extern const struct lock_ops lock_ops_waiter;
 extern const struct lock_ops lock_ops_htm_retry, lock_ops_slr_mcs, lock_ops_slr_scm_mcs;
 extern const struct lock_ops lock_ops_scm_ttas, lock_ops_scm_ttas_opt;
+#ifdef HAVE_CK
+extern const struct lock_ops lock_ops_ck_mcs, lock_ops_ck_ticket, lock_ops_ck_clh, lock_ops_ck_rwlock,
+    lock_ops_ck_cohort;
+#endif
 
 const struct lock_ops *const cht_locks[] = {
     &lock_ops_pthread_mutex,
@@ -85,6 +107,13 @@ const struct lock_ops *const cht_locks[] = {
     &lock_ops_slr_scm_mcs,
     &lock_ops_scm_ttas,
     &lock_ops_scm_ttas_opt,
+#ifdef HAVE_CK
+    &lock_ops_ck_mcs,
+    &lock_ops_ck_ticket,
+    &lock_ops_ck_clh,
+    &lock_ops_ck_rwlock,
+    &lock_ops_ck_cohort,
+#endif
     NULL,
 };
 

@@ -8,12 +8,22 @@
  * cht_hash_mix (option hash=identity for upstream-style numbers).
  * Concurrency: one lock from locks/ (option lock=NAME, default pthread-mutex);
  * get() takes it in read mode, so an RW lock lets readers share.
+ *
+ * Option impl=own|std|absl|boost swaps the serial part for the best-known
+ * serial library maps (std::unordered_map, absl::flat_hash_map,
+ * boost::unordered_flat_map; tables/locked_impl.cpp), so that every concurrent
+ * table is also judged against the best serial table under the same lock.
+ * What impl=std|absl|boost measure besides the map: one indirect call per
+ * operation and each library's own extra hashing (see locked_impl.cpp).
+ * Sizing refuses what cannot be represented or allocated (issue 13 point 8:
+ * --initial 2^61 --density 0.1 used to overflow the float-to-int conversion).
  */
 #include <stdalign.h>
 #include "cht.h"
 #include "cht_hash.h"
 #include "lock.h"
 #include "table_support.h"
+#include "locked_impl.h"
 
 extern const struct lock_ops lock_ops_pthread_mutex;
 
@@ -30,6 +40,9 @@ struct locked_table {
     uint64_t mask;          /* capacity - 1 */
     size_t count;
     uint64_t resizes;
+    uint64_t alloc_failures;
+    const struct locked_impl_ops *impl; /* NULL: our own linear probing */
+    void *map;                          /* the library map of impl */
     enum cht_hash_kind hash;
     unsigned threads;
     size_t ctx_stride;
@@ -41,18 +54,51 @@ static __thread unsigned locked_tid;
 static const struct cht_option_spec locked_options[] = {
     { "lock", "any lock from --list=locks (default pthread-mutex)" },
     CHT_HASH_OPTION,
+    { "impl", "own|std|absl|boost: serial table (own linear probing, std::unordered_map, "
+              "absl::flat_hash_map, boost::unordered_flat_map; default own)" },
     { NULL, NULL },
 };
+
+static const char *const locked_impl_names[] = { "own", "std", "absl", "boost", NULL };
 
 static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
 {
     unsigned hash = CHT_HASH_DEFAULT;
     if (!cht_option_enum(cfg->options, "locked", "hash", cht_hash_names, &hash, err, len))
         return NULL;
+    unsigned kind = LOCKED_IMPL_OWN;
+    if (!cht_option_enum(cfg->options, "locked", "impl", locked_impl_names, &kind, err, len))
+        return NULL;
+    const struct locked_impl_ops *impl = NULL;
+    if (kind != LOCKED_IMPL_OWN) {
+        char why[256];
+        impl = locked_impl_find((enum locked_impl_kind)kind, why, sizeof why);
+        if (!impl) {
+            snprintf(err, len, "--table locked: option impl=%s is not available here: %s",
+                     locked_impl_names[kind], why);
+            return NULL;
+        }
+    }
     const struct lock_ops *lk = cfg->lock ? cfg->lock : &lock_ops_pthread_mutex;
-    double density = cfg->density > 0 ? cfg->density : 0.5;
-    uint64_t want = (uint64_t)((double)(cfg->initial ? cfg->initial : 1) / density);
-    uint64_t cap = cht_pow2_at_least(want, 16);
+    /* slots for initial / density keys (a library map reserves room for
+     * initial keys at its own load factor, so it gets 16 slots: a placeholder) */
+    uint64_t cap = 16;
+    if (!impl) {
+        /* at most 2^58 slots of 16 bytes: the byte count stays representable */
+        cap = cht_initial_buckets(cfg, 1, 1ull << 58, err, len);
+        if (!cap)
+            return NULL;
+        cap = cap < 16 ? 16 : cap;
+        if (cap > cht_phys_bytes() / sizeof(struct locked_slot)) {
+            snprintf(err, len, "out of memory (%zu keys at density %g need %llu slots of %zu bytes, "
+                     "more than this machine's memory)", cfg->initial, cfg->density > 0 ? cfg->density : 0.5,
+                     (unsigned long long)cap, sizeof(struct locked_slot));
+            return NULL;
+        }
+    } else if ((double)cfg->initial * 2 * sizeof(struct locked_slot) > (double)cht_phys_bytes()) {
+        snprintf(err, len, "out of memory (%zu keys need more than this machine's memory)", cfg->initial);
+        return NULL;
+    }
 
     struct locked_table *t = cht_alloc_zeroed(sizeof *t);
     if (!t) {
@@ -61,6 +107,11 @@ static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
     }
     t->lk = lk;
     t->hash = hash;
+    t->impl = impl;
+    if (impl && !(t->map = impl->create(cfg->initial, (int)hash, err, len))) {
+        free(t);
+        return NULL;
+    }
     t->threads = cfg->max_threads;
     t->mask = cap - 1;
     t->slot = calloc(cap, sizeof *t->slot);
@@ -74,6 +125,8 @@ static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
         if (t->lock != (void *)t->lock_mem)
             free(t->lock);
         free(t->ctx);
+        if (impl)
+            impl->destroy(t->map);
         free(t);
         return NULL;
     }
@@ -96,13 +149,15 @@ static void locked_destroy(void *tp)
         free(t->lock);
     free(t->ctx);
     free(t->slot);
+    if (t->impl)
+        t->impl->destroy(t->map);
     free(t);
 }
 
 static void locked_thread_init(void *tp, unsigned tid)
 {
-    (void)tp;
-    locked_tid = tid;
+    struct locked_table *t = tp;
+    locked_tid = cht_thread_slot(tid, t->threads);   /* asserts tid < max_threads (the lock ctx array) */
 }
 
 static inline void *my_ctx(struct locked_table *t)
@@ -123,7 +178,7 @@ static void grow(struct locked_table *t)
 {
     uint64_t old_cap = t->mask + 1;
     struct locked_slot *old = t->slot;
-    struct locked_slot *fresh = calloc(old_cap * 2, sizeof *fresh);
+    struct locked_slot *fresh = old_cap <= CHT_POW2_MAX / 2 ? calloc(old_cap * 2, sizeof *fresh) : NULL;
     if (!fresh)
         return;                 /* keep probing the full-ish table; still correct */
     t->slot = fresh;
@@ -140,10 +195,15 @@ static bool locked_get(void *tp, cht_key_t k, cht_val_t *v)
     struct locked_table *t = tp;
     void *ctx = my_ctx(t);
     t->lk->read_lock(t->lock, ctx);
-    struct locked_slot *s = &t->slot[probe(t, k)];
-    bool found = s->key == k;
-    if (found && v)
-        *v = s->val;
+    bool found;
+    if (t->impl) {
+        found = t->impl->get(t->map, k, v);
+    } else {
+        struct locked_slot *s = &t->slot[probe(t, k)];
+        found = s->key == k;
+        if (found && v)
+            *v = s->val;
+    }
     t->lk->read_unlock(t->lock, ctx);
     return found;
 }
@@ -154,15 +214,26 @@ static bool locked_insert(void *tp, cht_key_t k, cht_val_t v)
     void *ctx = my_ctx(t);
     bool added = false;
     t->lk->lock(t->lock, ctx);
+    if (t->impl) {
+        int r = t->impl->insert(t->map, k, v);
+        added = r > 0;
+        t->alloc_failures += r < 0;
+        t->lk->unlock(t->lock, ctx);
+        return added;
+    }
     /* keep one slot free at all times so probe() always terminates */
     if ((t->count + 1) * 4 > (t->mask + 1) * 3)
         grow(t);
     struct locked_slot *s = &t->slot[probe(t, k)];
-    if (s->key != k && t->count + 1 < t->mask + 1) {
-        s->key = k;
-        s->val = v;
-        t->count++;
-        added = true;
+    if (s->key != k) {
+        if (t->count + 1 < t->mask + 1) {
+            s->key = k;
+            s->val = v;
+            t->count++;
+            added = true;
+        } else {
+            t->alloc_failures++;        /* grow() could not allocate */
+        }
     }
     t->lk->unlock(t->lock, ctx);
     return added;
@@ -173,10 +244,15 @@ static bool locked_update(void *tp, cht_key_t k, cht_val_t v)
     struct locked_table *t = tp;
     void *ctx = my_ctx(t);
     t->lk->lock(t->lock, ctx);
-    struct locked_slot *s = &t->slot[probe(t, k)];
-    bool found = s->key == k;
-    if (found)
-        s->val = v;
+    bool found;
+    if (t->impl) {
+        found = t->impl->update(t->map, k, v);
+    } else {
+        struct locked_slot *s = &t->slot[probe(t, k)];
+        found = s->key == k;
+        if (found)
+            s->val = v;
+    }
     t->lk->unlock(t->lock, ctx);
     return found;
 }
@@ -205,11 +281,16 @@ static bool locked_remove(void *tp, cht_key_t k)
     struct locked_table *t = tp;
     void *ctx = my_ctx(t);
     t->lk->lock(t->lock, ctx);
-    uint64_t i = probe(t, k);
-    bool found = t->slot[i].key == k;
-    if (found) {
-        erase_at(t, i);
-        t->count--;
+    bool found;
+    if (t->impl) {
+        found = t->impl->remove(t->map, k);
+    } else {
+        uint64_t i = probe(t, k);
+        found = t->slot[i].key == k;
+        if (found) {
+            erase_at(t, i);
+            t->count--;
+        }
     }
     t->lk->unlock(t->lock, ctx);
     return found;
@@ -220,7 +301,7 @@ static size_t locked_size(void *tp)
     struct locked_table *t = tp;
     void *ctx = my_ctx(t);
     t->lk->read_lock(t->lock, ctx);
-    size_t n = t->count;
+    size_t n = t->impl ? t->impl->size(t->map) : t->count;
     t->lk->read_unlock(t->lock, ctx);
     return n;
 }
@@ -234,12 +315,19 @@ static void locked_stats(void *tp, struct cht_stats *s)
                (t->lock != (void *)t->lock_mem ? t->lk->lock_size : 0);
     s->buckets = t->mask + 1;
     s->resizes = t->resizes;
+    s->alloc_failures = t->alloc_failures;
+    if (t->impl) {
+        s->bytes += t->impl->bytes(t->map) - (t->mask + 1) * sizeof *t->slot;  /* 16 unused own slots */
+        s->buckets = t->impl->buckets(t->map);
+    }
     t->lk->read_unlock(t->lock, ctx);
 }
 
 const struct cht_ops cht_table_locked = {
     .name = "locked",
-    .summary = "serial linear-probing table under one lock: the coarse-grained baseline (thesis \"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) §3.4)",
+    .summary = "serial table under one lock (impl=own|std|absl|boost: our linear probing, std::unordered_map, "
+               "absl::flat_hash_map, boost::unordered_flat_map): the coarse-grained baseline (thesis "
+               "\"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) §3.4)",
     .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE | CHT_CAP_LOCK_PARAM,
     .options = locked_options,
     .create = locked_create,
