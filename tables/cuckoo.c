@@ -203,7 +203,7 @@ static const struct cht_option_spec ck_options[] = {
     { "ways", "1..8 slots per bucket (default 4: one 64-byte line)" },
     { "resize", "0|1: double the table when no cuckoo path is found (default 1); "
                 "0: the insert fails and counts stats full_failures" },
-    { "prefetch", "0|1|2: get() prefetches nothing, the alternate candidate buckets (seed 004's "
+    { "prefetch", "0|1|2: get() prefetches nothing, the alternate candidate buckets (the indexlib note's "
                   "prefetch1), or every candidate bucket and its stripe word before reading any "
                   "(prefetch2; default 2)" },
     { "lock", "any lock from --list=locks as the stripe locks (default: the stripes' seqlock words)" },

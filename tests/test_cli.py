@@ -157,9 +157,11 @@ for l in p.stdout.splitlines():
         cur = l.split()[0]
         detail[cur] = []
 check(detail.get("locked", [[""]])[0][0] == "lock=NAME" and detail["locked"][0][1].startswith("takes a lock: ") and
-      [k for k, _ in detail["locked"][1:]] == ["hash="], f"--list: locked takes lock= and has option hash= ({detail.get('locked')})")
-check([k for k, _ in detail.get("cuckoo", [])] == ["lock=NAME", "hashes=", "ways=", "resize=", "prefetch=", "hash="] and
-      detail["cuckoo"][2][1].startswith("1..8 slots per bucket"), f"--list: cuckoo's options ({detail.get('cuckoo')})")
+      [k for k, _ in detail["locked"][1:]] == ["hash=", "impl="],
+      f"--list: locked takes lock= and has options hash=, impl= ({detail.get('locked')})")
+check([k for k, _ in detail.get("cuckoo", [])] == ["lock=NAME", "hashes=", "max_hashes=", "index=", "ways=", "resize=",
+                                                    "prefetch=", "hash="] and
+      detail["cuckoo"][4][1].startswith("1..8 slots per bucket"), f"--list: cuckoo's options ({detail.get('cuckoo')})")
 check(detail.get("noop") == [["lock=NAME", "not taken: this table has no lock to choose"]] and
       [k for k, _ in detail.get("hopscotch", [])] == ["lock=NAME", "hash=", "h=", "segments="] and
       detail["hopscotch"][0][1].startswith("not taken"), f"--list: noop and hopscotch take no lock= ({detail.get('hopscotch')})")
