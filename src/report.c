@@ -569,36 +569,35 @@ static void timeline_cols(struct row *row, double t_ms, uint64_t ops, double mop
     put_u(row, "hot_base", hot_base);
 }
 
-const char *report_latency_header_line(void)
+/* a side file's header: its prefix and its own columns, built once */
+static const char *side_header(char **cache, unsigned schema, void (*cols)(struct row *))
 {
-    static char *cache;
-    if (cache)
-        return cache;
+    if (*cache)
+        return *cache;
     struct record rec;
     struct bench_config c;
     struct table_choice t;
     struct run_result r;
     struct row row;
     dummy_record(&rec, &c, &t, &r);
-    side_prefix(&row, &rec, LATENCY_CSV_SCHEMA_VERSION);
-    latency_cols(&row, "", 0, 0, 0, 0);
-    return header_of(&cache, &row);
+    side_prefix(&row, &rec, schema);
+    cols(&row);
+    return header_of(cache, &row);
+}
+
+static void latency_header_cols(struct row *row) { latency_cols(row, "", 0, 0, 0, 0); }
+static void timeline_header_cols(struct row *row) { timeline_cols(row, 0, 0, 0, 0); }
+
+const char *report_latency_header_line(void)
+{
+    static char *cache;
+    return side_header(&cache, LATENCY_CSV_SCHEMA_VERSION, latency_header_cols);
 }
 
 const char *report_timeline_header_line(void)
 {
     static char *cache;
-    if (cache)
-        return cache;
-    struct record rec;
-    struct bench_config c;
-    struct table_choice t;
-    struct run_result r;
-    struct row row;
-    dummy_record(&rec, &c, &t, &r);
-    side_prefix(&row, &rec, TIMELINE_CSV_SCHEMA_VERSION);
-    timeline_cols(&row, 0, 0, 0, 0);
-    return header_of(&cache, &row);
+    return side_header(&cache, TIMELINE_CSV_SCHEMA_VERSION, timeline_header_cols);
 }
 
 int report_latency_hist_append(struct outfile *o, const struct record *rec, char *err, size_t len)

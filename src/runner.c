@@ -823,33 +823,33 @@ static void *probe_main(void *arg)
     return NULL;
 }
 
+/* "KEY: N kB" of a /proc file, in bytes; 0 when absent */
+static uint64_t proc_bytes(const char *path, const char *key)
+{
+    uint64_t bytes = 0;
+    size_t kl = strlen(key);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, key, kl) == 0 && line[kl] == ':')
+            bytes = strtoull(line + kl + 1, NULL, 10) * 1024ull;
+    fclose(f);
+    return bytes;
+}
+
 /* Bytes the process may still use: MemAvailable, and the address-space
  * limit (ulimit -v) less what is mapped already. */
 static uint64_t memory_headroom(const char **which)
 {
-    uint64_t avail = UINT64_MAX;
+    uint64_t avail = proc_bytes("/proc/meminfo", "MemAvailable");
     *which = "MemAvailable";
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (f) {
-        char line[256];
-        unsigned long long kb;
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-                avail = kb * 1024ull;
-        fclose(f);
-    }
+    if (!avail)
+        avail = UINT64_MAX;
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-        uint64_t mapped = 0;
-        f = fopen("/proc/self/status", "r");
-        if (f) {
-            char line[256];
-            unsigned long long kb;
-            while (fgets(line, sizeof line, f))
-                if (sscanf(line, "VmSize: %llu kB", &kb) == 1)
-                    mapped = kb * 1024ull;
-            fclose(f);
-        }
+        uint64_t mapped = proc_bytes("/proc/self/status", "VmSize");
         uint64_t room = rl.rlim_cur > mapped ? rl.rlim_cur - mapped : 0;
         if (room < avail) {
             avail = room;
