@@ -17,6 +17,7 @@ extern const struct cht_ops cht_table_chain;
 extern const struct cht_ops cht_table_clht_lb;
 extern const struct cht_ops cht_table_clht_lf;
 extern const struct cht_ops cht_table_clht_rtm;
+extern const struct cht_ops cht_table_hotring;
 #ifdef HAVE_URCU
 extern const struct cht_ops cht_table_urcu;
 #endif
@@ -37,6 +38,7 @@ const struct cht_ops *const cht_tables[] = {
     &cht_table_clht_lb,
     &cht_table_clht_lf,
     &cht_table_clht_rtm,
+    &cht_table_hotring,
 #ifdef HAVE_URCU
     &cht_table_urcu,
 #endif
