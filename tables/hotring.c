@@ -613,11 +613,11 @@ static unsigned ring_from(struct hr_gen *G, uint64_t j, struct hr_item *H, struc
     if (counts)
         counts[k] = take_count(H);
     k++;
-    bool jumped = H == S;
+    bool jumped = false;
     while (k < max) {
         struct hr_item *c = ITEM(ld(&x->next));
         if (arc_end(G, j, c)) {
-            if (jumped)
+            if (jumped || H == S)
                 break;
             jumped = true;
             c = S;
