@@ -198,7 +198,7 @@ struct hr_thread {
 };
 
 struct hotring {
-    struct hr_gen *cur;       /* the table new operations use */
+    alignas(CHT_CACHE_LINE) struct hr_gen *cur;   /* the table new operations use */
     struct hr_gen *old;       /* during a rehash: the previous one, until its grace period ends */
     struct ebr *ebr;
     struct hr_thread *th;     /* nthreads workers + the rehash thread */
@@ -360,8 +360,8 @@ static struct hr_gen *gen_new(unsigned bits)
         return NULL;
     G->bits = bits;
     G->shift = 64 - bits;
-    G->head_bytes = nb * sizeof(uint64_t);
-    G->sent_bytes = nb * sizeof(struct hr_item);
+    G->head_bytes = (nb * sizeof(uint64_t) + CHT_CACHE_LINE - 1) & ~(size_t)(CHT_CACHE_LINE - 1);
+    G->sent_bytes = (nb * sizeof(struct hr_item) + CHT_CACHE_LINE - 1) & ~(size_t)(CHT_CACHE_LINE - 1);
     G->head = cht_alloc_large(G->head_bytes, &G->head_mapped);
     G->sent = G->head ? cht_alloc_large(G->sent_bytes, &G->sent_mapped) : NULL;
     if (!G->head || !G->sent || ((uintptr_t)G->sent + G->sent_bytes) >> 48) {
