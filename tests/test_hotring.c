@@ -139,7 +139,7 @@ static void test_sample(void)
     struct skew s;
     setup_skew(hr, &s, 0.7);
     uint64_t rng = 88172645463325252ull;
-    uint64_t n = scaled(200000), checks = 0, at_hot = 0, rounds_seen = 0;
+    uint64_t n = 200000, checks = 0, at_hot = 0, rounds_seen = 0;   /* deterministic: not scaled */
     cht_key_t start_head = head_key(hr, s.keys[0]);
     for (uint64_t i = 0; i < n; i++) {
         cht_key_t k = skew_draw(&s, &rng);
@@ -168,7 +168,7 @@ static void test_random(void)
     struct skew s;
     setup_skew(hr, &s, 0.7);
     uint64_t rng = 1234567ull;
-    uint64_t n = scaled(100000), checks = 0, at_hot = 0, wrong = 0, moves = 0;
+    uint64_t n = 100000, checks = 0, at_hot = 0, wrong = 0, moves = 0;
     me(hr)->req = 0;
     for (uint64_t i = 1; i <= n; i++) {
         cht_key_t k = skew_draw(&s, &rng);
@@ -205,6 +205,7 @@ struct worker {
     uint64_t n;
     int errors;
     int *stop;
+    uint64_t *progress;
 };
 
 static void *skew_worker(void *arg)
@@ -217,8 +218,11 @@ static void *skew_worker(void *arg)
         cht_val_t v = 0;
         if (!hr_get(w->hr, k, &v) || v != k * 10)
             w->errors++;
-        if (i % 64 == 0 && __atomic_load_n(w->stop, __ATOMIC_RELAXED))
-            break;
+        if (i % 64 == 63) {
+            __atomic_fetch_add(w->progress, 64, __ATOMIC_RELAXED);
+            if (__atomic_load_n(w->stop, __ATOMIC_RELAXED))
+                break;
+        }
     }
     hr_thread_exit(w->hr, w->tid);
     return NULL;
@@ -231,16 +235,20 @@ static void test_threads(void)
     struct skew s;
     setup_skew(hr, &s, 0.7);
     int stop = 0;
+    uint64_t progress = 0;
     struct worker w[4];
     pthread_t th[4];
     for (unsigned i = 0; i < T; i++) {
-        w[i] = (struct worker){ .hr = hr, .s = &s, .tid = i + 1, .n = scaled(100000), .stop = &stop };
+        w[i] = (struct worker){ .hr = hr, .s = &s, .tid = i + 1, .n = scaled(100000), .stop = &stop,
+                                .progress = &progress };
         pthread_create(&th[i], NULL, skew_worker, &w[i]);
     }
-    /* let the workers warm up, then watch the head */
+    /* let the workers warm up (a quarter of their gets), then watch the head */
     uint64_t checks = 0, at_hot = 0;
-    struct timespec ts = { 0, 2000000 };
-    nanosleep(&ts, NULL);
+    while (__atomic_load_n(&progress, __ATOMIC_RELAXED) < T * scaled(100000) / 4) {
+        struct timespec ts = { 0, 100000 };
+        nanosleep(&ts, NULL);
+    }
     for (unsigned i = 0; i < 200; i++) {
         checks++;
         at_hot += head_key(hr, s.keys[0]) == s.keys[s.hot];
