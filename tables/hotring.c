@@ -761,12 +761,19 @@ static inline void account(struct hotring *hr, struct hr_thread *th, struct hr_g
 
 static size_t hr_size(void *tp);
 
-static inline void load_check(struct hotring *hr, struct hr_thread *th, struct hr_gen *G)
+/* the load guard: more than 4 x ratio keys per bucket */
+static bool over_load(struct hotring *hr)
+{
+    struct hr_gen *G = __atomic_load_n(&hr->cur, __ATOMIC_SEQ_CST);
+    return G->bits < HR_MAX_BITS && hr_size(hr) > ((size_t)4 * hr->ratio) << G->bits;
+}
+
+static inline void load_check(struct hotring *hr, struct hr_thread *th)
 {
     if (!hr->rehash || ++th->ins < 256)
         return;
     th->ins = 0;
-    if (hr_size(hr) > ((size_t)4 * hr->ratio) << G->bits)
+    if (over_load(hr))
         request_rehash(hr);
 }
 
@@ -925,13 +932,16 @@ static void *rehash_main(void *arg)
     hr_tid = hr->nthreads;
     pthread_mutex_lock(&hr->mu);
     for (;;) {
-        while (!hr->stop && !__atomic_load_n(&hr->pending, __ATOMIC_SEQ_CST))
+        while (!__atomic_load_n(&hr->stop, __ATOMIC_SEQ_CST) && !__atomic_load_n(&hr->pending, __ATOMIC_SEQ_CST))
             pthread_cond_wait(&hr->cv, &hr->mu);
-        if (hr->stop)
+        if (__atomic_load_n(&hr->stop, __ATOMIC_SEQ_CST))
             break;
         __atomic_store_n(&hr->busy, 1, __ATOMIC_SEQ_CST);
         pthread_mutex_unlock(&hr->mu);
-        rehash(hr);
+        /* a burst of inserts may outrun one doubling: repeat while over the load guard */
+        do {
+            rehash(hr);
+        } while (!__atomic_load_n(&hr->stop, __ATOMIC_SEQ_CST) && over_load(hr));
         batch_flush(hr, me(hr));
         ebr_thread_offline(hr->ebr, hr->nthreads);
         pthread_mutex_lock(&hr->mu);
@@ -1001,7 +1011,7 @@ static void hr_destroy(void *tp)
     struct hotring *hr = tp;
     if (hr->thread_started) {
         pthread_mutex_lock(&hr->mu);
-        hr->stop = 1;
+        __atomic_store_n(&hr->stop, 1, __ATOMIC_SEQ_CST);
         pthread_cond_signal(&hr->cv);
         pthread_mutex_unlock(&hr->mu);
         pthread_join(hr->thread, NULL);
@@ -1108,7 +1118,7 @@ static bool hr_insert(void *tp, cht_key_t k, cht_val_t v)
     ebr_exit(hr->ebr, hr_tid);
     if (added) {
         cht_thread_counter_add(&th->count, 1);
-        load_check(hr, th, G);
+        load_check(hr, th);
     } else {
         free(fresh);                    /* never published */
     }
