@@ -635,50 +635,65 @@ static unsigned ring_from(struct hr_gen *G, uint64_t j, struct hr_item *H, struc
     return k;
 }
 
+/* The head word's states: inactive (no round), active with n > 0 samples to
+ * go, and "busy" (active with 0 left): one thread is starting or finishing a
+ * round; nobody records or starts meanwhile, so no two threads clear or read
+ * the item counters at the same time. */
+#define HR_BUSY HR_ACTIVE
+
+/* leaves the busy state: installs `to`'s meta bits on whatever address the
+ * head has now (a dead head may have been replaced meanwhile) */
+static void leave_busy(struct hr_gen *G, uint64_t j, uint64_t meta)
+{
+    for (;;) {
+        uint64_t hw = ld(&G->head[j]);
+        if ((hw & HR_META) != HR_BUSY || cas(&G->head[j], hw, (hw & HR_ADDR) | meta))
+            return;
+    }
+}
+
 /* seed 250: a cold access on an R-th request starts a round */
 static void sample_start(struct hotring *hr, struct hr_gen *G, uint64_t j, uint64_t hw)
 {
     struct hr_item *items[HR_MAXK];
     uint64_t counts[HR_MAXK];
+    if (!cas(&G->head[j], hw, hw | HR_BUSY))
+        return;
     unsigned k = ring_from(G, j, ITEM(hw), items, counts, HR_MAXK);   /* also clears stale counts */
     uint64_t len = hr->samples ? hr->samples : k;
     if (len > HR_HCNT_MAX)
         len = HR_HCNT_MAX;
     if (len < 1)
         len = 1;
-    cas(&G->head[j], hw, (hw & HR_ADDR) | HR_ACTIVE | len << HR_CNT_SHIFT);
+    leave_busy(G, j, HR_ACTIVE | len << HR_CNT_SHIFT);
 }
 
-/* seed 251-253: the thread that ended the round picks the head minimising W_t */
-static void sample_finish(struct hr_gen *G, uint64_t j)
+/* seed 251-253: the thread that ended the round (head now busy at hw) picks
+ * the head minimising W_t and leaves the busy state */
+static void sample_finish(struct hr_gen *G, uint64_t j, uint64_t hw)
 {
     struct hr_item *items[HR_MAXK];
     uint64_t counts[HR_MAXK];
-    uint64_t hw = ld(&G->head[j]);
-    if (hw & HR_ACTIVE)
-        return;                         /* a new round already started */
     struct hr_item *H = ITEM(hw);
-    if (!live(H))
-        return;
-    unsigned k = ring_from(G, j, H, items, counts, HR_MAXK);
+    unsigned k = live(H) ? ring_from(G, j, H, items, counts, HR_MAXK) : 0;
     uint64_t N = 0, W = 0;
     for (unsigned i = 0; i < k; i++) {
         N += counts[i];
         W += counts[i] * i;             /* W_0 * N */
     }
-    if (N == 0 || k < 2)
-        return;
-    uint64_t bestW = W;
     unsigned best = 0;
-    for (unsigned t = 0; t + 1 < k; t++) {
-        W = W + counts[t] * k - N;      /* W_{t+1} N = W_t N - N + n_t k */
-        if (W < bestW) {
-            bestW = W;
-            best = t + 1;
+    if (N && k > 1) {
+        uint64_t bestW = W;
+        for (unsigned t = 0; t + 1 < k; t++) {
+            W = W + counts[t] * k - N;  /* W_{t+1} N = W_t N - N + n_t k */
+            if (W < bestW) {
+                bestW = W;
+                best = t + 1;
+            }
         }
     }
-    if (best)
-        move_head(G, j, hw, items[best], 0);
+    if (!best || !move_head(G, j, hw, items[best], 0))
+        leave_busy(G, j, 0);
 }
 
 /* a sampled access to x (seed 250): item counter, then the ring's counter */
@@ -693,12 +708,13 @@ static void sample_record(struct hr_gen *G, uint64_t j, struct hr_item *x)
     }
     for (;;) {
         uint64_t hw = ld(&G->head[j]);
-        if (!(hw & HR_ACTIVE))
-            return;
         uint64_t left = (hw & HR_HCNT_MASK) >> HR_CNT_SHIFT;
-        if (left <= 1) {
-            if (cas(&G->head[j], hw, hw & HR_ADDR)) {
-                sample_finish(G, j);
+        if (!(hw & HR_ACTIVE) || left == 0)
+            return;                     /* no round, or busy */
+        if (left == 1) {
+            uint64_t busy = (hw & HR_ADDR) | HR_BUSY;
+            if (cas(&G->head[j], hw, busy)) {
+                sample_finish(G, j, busy);
                 return;
             }
         } else if (cas(&G->head[j], hw, hw - (1ull << HR_CNT_SHIFT))) {
