@@ -207,6 +207,7 @@ struct hotring {
     unsigned strategy, update_rcu, rehash, ratio;
     uint32_t r, samples;
     uint64_t resizes, alloc_failures;
+    uint64_t nbuckets;        /* buckets of cur (read without entering EBR: stats, load guard) */
     /* rehash thread */
     pthread_t thread;
     bool thread_started;
@@ -780,8 +781,8 @@ static size_t hr_size(void *tp);
 /* the load guard: more than 4 x ratio keys per bucket */
 static bool over_load(struct hotring *hr)
 {
-    struct hr_gen *G = __atomic_load_n(&hr->cur, __ATOMIC_SEQ_CST);
-    return G->bits < HR_MAX_BITS && hr_size(hr) > ((size_t)4 * hr->ratio) << G->bits;
+    uint64_t nb = __atomic_load_n(&hr->nbuckets, __ATOMIC_RELAXED);
+    return nb < (1ull << HR_MAX_BITS) && hr_size(hr) > (size_t)4 * hr->ratio * nb;
 }
 
 static inline void load_check(struct hotring *hr, struct hr_thread *th)
@@ -917,6 +918,7 @@ static void rehash(struct hotring *hr)
     /* publish: old first, so that whoever sees the new cur also sees old */
     __atomic_store_n(&hr->old, G, __ATOMIC_SEQ_CST);
     __atomic_store_n(&hr->cur, N, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&hr->nbuckets, 2 * nb, __ATOMIC_RELAXED);
     /* transition (seed 271): every operation on the old table ends */
     wait_grace(hr);
     __atomic_store_n(&hr->old, NULL, __ATOMIC_SEQ_CST);
@@ -1001,6 +1003,7 @@ static void *hr_create(const struct cht_config *cfg, char *err, size_t len)
     hr->r = (uint32_t)r;
     hr->samples = (uint32_t)samples;
     hr->cur = gen_new(bits);
+    hr->nbuckets = 1ull << bits;
     hr->th = cht_alloc_zeroed((hr->nthreads + 1) * sizeof *hr->th);
     hr->ebr = ebr_create(hr->nthreads + 1);
     if (!hr->cur || !hr->th || !hr->ebr) {
@@ -1259,8 +1262,7 @@ static size_t hr_size(void *tp)
 static void hr_stats(void *tp, struct cht_stats *s)
 {
     struct hotring *hr = tp;
-    struct hr_gen *G = current(hr);
-    uint64_t nb = 1ull << G->bits;
+    uint64_t nb = __atomic_load_n(&hr->nbuckets, __ATOMIC_RELAXED);
     s->bytes = sizeof *hr + (hr->nthreads + 1) * sizeof *hr->th + nb * (sizeof(uint64_t) + sizeof(struct hr_item)) +
                hr_size(hr) * sizeof(struct hr_item);
     s->buckets = nb;
