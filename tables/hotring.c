@@ -653,19 +653,24 @@ static void leave_busy(struct hr_gen *G, uint64_t j, uint64_t meta)
     }
 }
 
-/* seed 250: a cold access on an R-th request starts a round */
+/* seed 250: a cold access on an R-th request starts a round. Its length is
+ * the ring's item count, which the previous round's finish left in the
+ * counter bits of the inactive head word; the first round counts the ring
+ * itself (busy meanwhile). */
 static void sample_start(struct hotring *hr, struct hr_gen *G, uint64_t j, uint64_t hw)
 {
+    uint64_t len = hr->samples ? hr->samples : (hw & HR_HCNT_MASK) >> HR_CNT_SHIFT;
+    if (len) {
+        cas(&G->head[j], hw, (hw & HR_ADDR) | HR_ACTIVE | len << HR_CNT_SHIFT);
+        return;
+    }
     struct hr_item *items[HR_MAXK];
     uint64_t counts[HR_MAXK];
-    if (!cas(&G->head[j], hw, hw | HR_BUSY))
+    if (!cas(&G->head[j], hw, (hw & HR_ADDR) | HR_BUSY))
         return;
-    unsigned k = ring_from(G, j, ITEM(hw), items, counts, HR_MAXK);   /* also clears stale counts */
-    uint64_t len = hr->samples ? hr->samples : k;
+    len = ring_from(G, j, ITEM(hw), items, counts, HR_MAXK);   /* also clears stale counts */
     if (len > HR_HCNT_MAX)
         len = HR_HCNT_MAX;
-    if (len < 1)
-        len = 1;
     leave_busy(G, j, HR_ACTIVE | len << HR_CNT_SHIFT);
 }
 
@@ -693,8 +698,9 @@ static void sample_finish(struct hr_gen *G, uint64_t j, uint64_t hw)
             }
         }
     }
-    if (!best || !move_head(G, j, hw, items[best], 0))
-        leave_busy(G, j, 0);
+    uint64_t keep = (uint64_t)(k < 1 ? 1 : k > HR_HCNT_MAX ? HR_HCNT_MAX : k) << HR_CNT_SHIFT;
+    if (!best || !move_head(G, j, hw, items[best], keep))
+        leave_busy(G, j, keep);
 }
 
 /* a sampled access to x (seed 250): item counter, then the ring's counter */
