@@ -13,12 +13,17 @@
  *             watches the head (200 checks 0.2 ms apart): at the hottest item
  *             in >= 80% of the checks
  *   miss      strategy=none, ratio 16: a miss visits about half the ring
+ *   cost      zipf 0.99 gets (the driver's generator) on 64K keys from [1, 128K]
+ *             at ratio 8: items a hit visits, per strategy (deterministic, one
+ *             thread): random and sample need < 60% of none's, and none about
+ *             what an ordered ring costs (L/2 + 1 + the sentinel)
  *   rehash    growth from 2 buckets under inserts/removes by 4 threads: every
  *             ring closed, sorted, in its bucket, no dead item left, the item
  *             count equals size(), every key found
  * Scale with CHT_TEST_SCALE (percent).
  */
 #include "../tables/hotring.c"
+#include "keygen.h"
 #include "test_check.h"
 
 static uint64_t rng_next(uint64_t *s)
@@ -299,6 +304,77 @@ static void test_miss(void)
     hr_destroy(hr);
 }
 
+/* items visited per get under zipf(theta) gets, one thread; returns hit cost */
+static double zipf_cost(const char *opts, double theta, double *miss, double *at_head, double chain[2])
+{
+    const uint64_t n = 1 << 16, nget = 400000;
+    struct hotring *hr = make(opts, n, 1);
+    struct cht_rng r;
+    cht_rng_seed(&r, 1, 0);
+    for (size_t have = 0; have < n; )
+        have += hr_insert(hr, 1 + cht_rng_below(cht_rng_next(&r), 2 * n), 1);
+    struct keygen g;
+    struct keygen_spec sp = { .dist = KEYGEN_ZIPF, .theta = theta };
+    char err[256];
+    CHECK(keygen_init(&g, &sp, 2 * n, 1, err, sizeof err) == 0, "keygen: %s", err);
+    uint64_t hh = 0, hn = 0, mh = 0, mn = 0, head = 0;
+    double ch = 0, cm = 0;      /* what a chain over the same buckets would visit */
+    uint64_t nb = 1ull << hr->cur->bits;
+    unsigned *len = calloc(nb, sizeof *len);
+    cht_key_t tmp[4096];
+    for (uint64_t j = 0; j < nb; j++)
+        len[j] = ring_keys(hr, j, tmp, 4096);
+    struct hr_thread *th = me(hr);
+    for (uint64_t i = 0; i < nget; i++) {
+        cht_key_t k = keygen_next(&g, &r);
+        uint64_t gg = order_hash(hr, k);
+        struct hr_gen *G = hr->cur;
+        uint64_t j = gg >> G->shift, hw = ld(&G->head[j]);
+        unsigned hops;
+        struct hr_item *x = walk_get(G, j, hw, mkord(gg, k), &hops);
+        strategy_hook(hr, th, G, j, hw, x);
+        if (i < nget / 2)
+            continue;                   /* warm-up */
+        if (x) {
+            hh += hops;
+            hn++;
+            head += hops == 1;
+            ch += 1 + (len[j] + 1) / 2.0;   /* bucket word + half the chain on average */
+        } else {
+            mh += hops;
+            mn++;
+            cm += 1 + len[j];
+        }
+    }
+    chain[0] = ch / (double)hn;
+    chain[1] = cm / (double)mn;
+    free(len);
+    *miss = (double)mh / (double)mn;
+    *at_head = (double)head / (double)hn;
+    hr_thread_exit(hr, 0);
+    hr_destroy(hr);
+    return (double)hh / (double)hn;
+}
+
+static void test_cost(void)
+{
+    const char *names[] = { "none", "random", "sample" };
+    double hit[3], miss[3], head[3], chain[2];
+    for (int s = 0; s < 3; s++) {
+        char opts[128];
+        snprintf(opts, sizeof opts, "strategy=%s,rehash=0,ratio=8", names[s]);
+        hit[s] = zipf_cost(opts, 0.99, &miss[s], &head[s], chain);
+        printf("cost: zipf 0.99, ratio 8, strategy=%-6s: a hit visits %.2f items (%.1f%% at the head), a miss %.2f "
+               "(a chain over the same buckets: %.2f and %.2f)\n", names[s], hit[s], 100 * head[s], miss[s],
+               chain[0], chain[1]);
+    }
+    CHECK(hit[0] > 5 && hit[0] < 6.5, "cost: none visits %.2f items per hit", hit[0]);
+    CHECK(hit[1] < 0.6 * hit[0] && hit[2] < 0.6 * hit[0], "cost: random %.2f, sample %.2f, none %.2f items per hit",
+          hit[1], hit[2], hit[0]);
+    CHECK(miss[0] < 6.5 && miss[1] < 6.5 && miss[2] < 6.5, "cost: misses visit %.2f %.2f %.2f items", miss[0],
+          miss[1], miss[2]);
+}
+
 /* every ring of the current table: closed, sorted from the sentinel, in its
  * bucket, no dead item; returns the item count */
 static size_t check_rings(struct hotring *hr)
@@ -413,6 +489,7 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "random")) test_random();
     if (!only || !strcmp(only, "threads")) test_threads();
     if (!only || !strcmp(only, "miss")) test_miss();
+    if (!only || !strcmp(only, "cost")) test_cost();
     if (!only || !strcmp(only, "rehash")) test_rehash();
     if (failures) {
         fprintf(stderr, "test_hotring: %d checks failed\n", failures);
