@@ -25,17 +25,23 @@
  *    48-bit address (seed 249, figure 6a); an item's next word carries a
  *    14-bit access counter (figure 6b). On every R-th request that is a cold
  *    access (not the head item) with no round running, the thread starts a
- *    sampling round: it walks the ring once (counting its items and clearing
- *    stale counters) and sets the active bit with the round length in the
- *    head's counter. While active, every hit adds one to the item's counter
- *    and takes one from the head's counter (seed 250: two extra CASes per
- *    sampled access). The thread whose CAS takes the counter to zero also
- *    clears the active bit (seed 251: so exactly one thread finishes the round)
- *    and computes, over the ring as seen from the head, the income
- *    W_t = sum_i n_i/N * ((i - t) mod k) for every candidate head t (seed 252,
- *    in O(k) with W_{t+1} = W_t - 1 + k n_t / N), moves the head to the
- *    argmin if it differs, and resets the counters (seed 253).
- *    Round length: the number of items in the ring (seed 250), or samples=N.
+ *    sampling round: one CAS sets the active bit and puts the round length in
+ *    the head's counter. While active, every hit adds one to the item's
+ *    counter and takes one from the head's counter (seed 250: two extra CASes
+ *    per sampled access). The thread whose CAS takes the counter to zero
+ *    (seed 251: exactly one thread) computes, over the ring as seen from the
+ *    head, the income W_t = sum_i n_i/N * ((i - t) mod k) of every candidate
+ *    head t (seed 252; in O(k) with W_{t+1} = W_t - 1 + k n_t / N), moves the
+ *    head to the argmin if it differs, and resets the counters while reading
+ *    them (seed 253). Round length: the ring's item count (seed 250), counted
+ *    by that walk and kept for the next round in the counter bits of the
+ *    inactive head word (the very first round counts the ring at its start);
+ *    or samples=N. While a round is being finished (or first counted) the
+ *    head word is "busy" (active bit, counter 0): nobody records or starts a
+ *    round then, so no two threads read or clear the counters at once; the
+ *    seed clears the active bit instead. Increments by threads that saw the
+ *    round active just before it ended are left in the counters; the next
+ *    round's finish counts them (a little noise).
  *    RCU updates count the updated item's predecessor (seed 254).
  *  - none: the head is never moved by a strategy (a plain ordered ring; the
  *    ablation). Default: sample - see "Default strategy" below.
