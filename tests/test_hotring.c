@@ -11,7 +11,7 @@
  *             at the hottest item in >= 55% of the checks
  *   threads   4 threads skewed on one ring (sample) while the main thread
  *             watches the head (200 checks 0.2 ms apart): at the hottest item
- *             in >= 80% of the checks
+ *             in >= 75% of the checks (88-100% measured, TSan included)
  *   miss      strategy=none, ratio 16: a miss visits about half the ring
  *   cost      zipf 0.99 gets (the driver's generator) on 64K keys from [1, 128K]
  *             at ratio 8: items a hit visits, per strategy (deterministic, one
@@ -272,7 +272,7 @@ static void test_threads(void)
            (unsigned long long)checks);
     CHECK(errors == 0, "threads: %d wrong gets", errors);
     uint64_t hw = ld(&hr->cur->head[order_hash(hr, s.keys[0]) >> hr->cur->shift]);
-    CHECK(frac >= 0.80, "threads: head at the hottest item in only %.1f%% of the checks (head now: key %llu, "
+    CHECK(frac >= 0.75, "threads: head at the hottest item in only %.1f%% of the checks (head now: key %llu, "
           "active %d, counter %llu; hot key %llu)", 100 * frac, (unsigned long long)ITEM(hw)->key,
           (int)!!(hw & HR_ACTIVE), (unsigned long long)((hw & HR_HCNT_MASK) >> HR_CNT_SHIFT),
           (unsigned long long)s.keys[s.hot]);
