@@ -253,6 +253,18 @@ static inline hr_ord mkord(uint64_t h, uint64_t k) { return (hr_ord)h << 64 | k;
 static inline hr_ord ORD(const struct hr_item *x) { return mkord(ldr(&x->h), ldr(&x->key)); }
 static inline bool live(const struct hr_item *x) { return !DEADW(ld(&x->next)); }
 
+/* x's order against t: -1, 0, 1. The key is read only when the tags are
+ * equal (rare): an item may straddle two cache lines (malloc's 48-byte
+ * chunks), and next and h always share the first one. */
+static inline int rel(const struct hr_item *x, uint64_t xh, hr_ord t)
+{
+    uint64_t th = (uint64_t)(t >> 64);
+    if (xh != th)
+        return xh < th ? -1 : 1;
+    uint64_t xk = ldr(&x->key), tk = (uint64_t)t;
+    return xk < tk ? -1 : xk > tk;
+}
+
 static inline bool foreign(const struct hr_gen *G, uint64_t j, const struct hr_item *x)
 {
     return (ldr(&x->h) >> G->shift) != j;
@@ -466,35 +478,36 @@ static struct hr_item *walk_get(struct hr_gen *G, uint64_t j, uint64_t hw, hr_or
 {
     struct hr_item *S = &G->sent[j], *x = ITEM(hw);
     unsigned n = 1;
-    hr_ord prev = ORD(x);
-    if (prev == t && live(x)) {
+    int r = rel(x, ldr(&x->h), t);
+    if (r == 0 && live(x)) {
         *hops = n;
         return x;
     }
-    bool jumped = false;
+    bool prev_lt = r < 0, jumped = false;   /* prev_lt: the item before is below t */
     for (;;) {
         struct hr_item *c = ITEM(ld(&x->next));
+        uint64_t ch = ldr(&c->h);
         n++;
-        if (arc_end(G, j, c)) {
+        if (c == S || (ch >> G->shift) != j) {
             /* the wrap point (max -> min) of the seed's conditions, or the
              * other half of a ring being split: continue at the sentinel */
-            if (prev < t || jumped)
+            if (prev_lt || jumped)
                 break;
             jumped = true;
             x = S;
-            prev = ORD(S);
+            prev_lt = true;             /* the sentinel is below every key */
             continue;
         }
-        hr_ord oc = ORD(c);
-        if (oc == t) {
+        r = rel(c, ch, t);
+        if (r == 0) {
             if (live(c)) {
                 *hops = n;
                 return c;
             }
-        } else if (prev < t && t < oc) {
+        } else if (prev_lt && r > 0) {
             break;
         } else {
-            prev = oc;
+            prev_lt = r < 0;
         }
         x = c;
     }
@@ -526,7 +539,8 @@ retry:
             hr_pause(&spins);
             continue;
         }
-        if (ORD(H) == t) {
+        int rh = rel(H, ldr(&H->h), t);
+        if (rh == 0) {
             pos->p = NULL;
             pos->c = H;
             pos->pw = 0;
@@ -534,7 +548,7 @@ retry:
             return true;
         }
         struct hr_item *P = H;
-        bool jumped = false;
+        bool jumped = false, p_lt = rh < 0;   /* p_lt: P is below t */
         for (;;) {
             if (OCCW(pw)) {
                 hr_pause(&spins);
@@ -544,9 +558,10 @@ retry:
                 continue;
             }
             struct hr_item *C = ITEM(pw);
+            uint64_t ch = ldr(&C->h);
             n++;
-            if (arc_end(G, j, C)) {
-                if (ORD(P) < t) {
+            if (C == S || (ch >> G->shift) != j) {
+                if (p_lt) {
                     pos->p = P;
                     pos->pw = pw;
                     pos->c = C;
@@ -557,6 +572,7 @@ retry:
                     goto retry;         /* the ring changed under us */
                 jumped = true;
                 P = S;
+                p_lt = true;
                 pw = ld(&S->next);
                 if (DEADW(pw))
                     goto retry;
@@ -572,15 +588,15 @@ retry:
                     goto retry;
                 continue;
             }
-            hr_ord oc = ORD(C);
-            if (oc == t) {
+            int rc = rel(C, ch, t);
+            if (rc == 0) {
                 pos->p = P;
                 pos->pw = pw;
                 pos->c = C;
                 *hops += n;
                 return true;
             }
-            if (oc > t && ORD(P) < t) {
+            if (rc > 0 && p_lt) {
                 pos->p = P;
                 pos->pw = pw;
                 pos->c = C;
@@ -589,6 +605,7 @@ retry:
             }
             P = C;
             pw = cw;
+            p_lt = rc < 0;
         }
     }
 }
