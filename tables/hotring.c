@@ -97,7 +97,8 @@
  * operation over windows of 4096 operations; an average above 1 + ratio (the
  * cost of a uniform access at twice the configured key/bucket ratio, seed 42)
  * requests a rehash; so does a key count above 4 x ratio per bucket (a guard
- * for insert-only or miss-only phases). A background thread (seed 269) runs it:
+ * for insert-only or miss-only phases; the rehash thread doubles again while
+ * it holds after a rehash). A background thread (seed 269) runs it:
  *  1. initialisation: a table of twice the buckets; its sentinels are the
  *     rehash items, two per old bucket, with tags 0 and T/2 (seed 269).
  *  2. split: both are inserted into the old ring (the one for tag 0 right
