@@ -44,7 +44,7 @@
  *    round's finish counts them (a little noise).
  *    RCU updates count the updated item's predecessor (seed 254).
  *  - none: the head is never moved by a strategy (a plain ordered ring; the
- *    ablation). Default: sample - see "Default strategy" below.
+ *    ablation). Default: random - see "Default strategy" below.
  * Hotspot inheritance (seed 255-257) falls out of how a dead head is replaced:
  * the head moves to the first live item after it, which for an RCU update is
  * the new version of the item and for a remove the next item.
@@ -135,15 +135,18 @@
  * in 48 bits (x86-64 user space does); an allocation above is refused and
  * counted as an allocation failure.
  *
- * Default strategy: sample. It is the paper's main variant (HotRing-s, seed
- * 286-288): it finds the best head when a ring has several hot items, where
- * random keeps moving the head between them (seed 244, 288); random reacts
- * faster to a shift (seed 293) - choose it for workloads with frequent shifts.
- * Measured here (tests/test_hotring "cost", 1 thread, ratio 8, 50% misses as
- * the driver's r = 2i): items a hit visits at zipf 0.99 none 6.2, random 2.4,
- * sample 2.4 (1.22: 5.5 / 1.35 / 1.46); a miss ~6 for all, a chain over the
- * same buckets 6.0 per hit and 9.1 per miss. Interleaved get-only timings put
- * sample and random within noise of each other, both well ahead of none.
+ * Default strategy: random, on this machine's evidence, against the paper's
+ * preference for sample (HotRing-s, seed 286-288). Items a hit visits
+ * (tests/test_hotring "cost"; 1 thread, ratio 8, half the gets miss as with
+ * the driver's r = 2i; 64K-256K keys) at zipf 0.99: none 6.2, random 2.4,
+ * sample 2.4; at 1.22: 5.5 / 1.35 / 1.46; at 0.5: 6.0 / 5.1 / 5.3 - random is
+ * as accurate here, and cheaper: sample pays two CASes per sampled access and
+ * starts rounds in every ring without a dominant item; with chtbench (1M
+ * keys, ratio 8, 1 thread, noisy shared machine) sample was 20-35% slower
+ * than random at theta 0.99 and 1.22 and equal at 0.5.
+ * Choose sample for rings with several hot items, where random keeps moving
+ * the head between them (seed 244, 288); random also reacts faster to a shift
+ * (seed 293).
  *
  * Implementation notes: orders are compared tag first, the key only when the
  * tags are equal. Items (32 bytes) come from a slab of 32-byte-aligned slots
@@ -262,7 +265,7 @@ struct hr_chunk {
 };
 
 static const struct cht_option_spec hr_options[] = {
-    { "strategy", "none|random|sample: hotspot head movement (default sample)" },
+    { "strategy", "none|random|sample: hotspot head movement (default random)" },
     { "r", "1..1000000: every R-th request of a thread may move the head / start sampling (default 5)" },
     { "samples", "0..32767: accesses per sampling round (default 0 = the ring's item count, as the paper)" },
     { "ratio", "2..16: initial keys per bucket, buckets = initial/ratio rounded to a power of two (default 8)" },
@@ -1103,7 +1106,7 @@ static void *rehash_main(void *arg)
 
 static void *hr_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    unsigned hash = CHT_HASH_MIX, strategy = HR_SAMPLE, upd = 0;
+    unsigned hash = CHT_HASH_MIX, strategy = HR_RANDOM, upd = 0;
     uint64_t r = 5, samples = 0, ratio = 8, rh = 1;
     const struct cht_option *o = cfg->options;
     if (!cht_option_enum(o, "hotring", "hash", cht_hash_names, &hash, err, len) ||
@@ -1403,7 +1406,7 @@ static void hr_stats(void *tp, struct cht_stats *s)
 
 const struct cht_ops cht_table_hotring = {
     .name = "hotring",
-    .summary = "HotRing (FAST'20): ordered rings, head moved to hot items (random|sample), lock-free, lock-free rehash",
+    .summary = "HotRing (FAST'20): ordered rings, head moved to hot items (strategy=random|sample|none), lock-free, lock-free rehash",
     .caps = CHT_CAP_UPDATE | CHT_CAP_RESIZE,
     .options = hr_options,
     .create = hr_create,
