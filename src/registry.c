@@ -18,6 +18,7 @@ extern const struct cht_ops cht_table_clht_lb;
 extern const struct cht_ops cht_table_clht_lf;
 extern const struct cht_ops cht_table_clht_rtm;
 extern const struct cht_ops cht_table_cuckoo_filter;
+extern const struct cht_ops cht_table_hotring;
 #ifdef HAVE_URCU
 extern const struct cht_ops cht_table_urcu;
 #endif
@@ -48,6 +49,7 @@ const struct cht_ops *const cht_tables[] = {
     &cht_table_clht_lf,
     &cht_table_clht_rtm,
     &cht_table_cuckoo_filter,
+    &cht_table_hotring,
 #ifdef HAVE_URCU
     &cht_table_urcu,
 #endif

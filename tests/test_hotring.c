@@ -1,0 +1,499 @@
+/*
+ * test_hotring.c - what the conformance suite cannot see in tables/hotring.c:
+ * where the head pointers go, how far lookups walk, and the ring structure
+ * after rehashes. Includes the table's source to reach its static internals.
+ *
+ *   sample    one thread, a long skewed phase on one ring (70% of the gets to
+ *             one item, the rest spread over the ring): the head points at the
+ *             hottest item (the W_t minimiser) in >= 90% of the checks
+ *   random    one thread, r=5: after every 5th get that hits a non-head item
+ *             the head points at that item (exact), and with skew the head is
+ *             at the hottest item in >= 55% of the checks
+ *   threads   4 threads skewed on one ring (sample) while the main thread
+ *             watches the head (200 checks 0.2 ms apart): at the hottest item
+ *             in >= 75% of the checks (88-100% measured, TSan included)
+ *   miss      strategy=none, ratio 16: a miss visits about half the ring
+ *   cost      zipf 0.99 gets (the driver's generator) on 64K keys from [1, 128K]
+ *             at ratio 8: items a hit visits, per strategy (deterministic, one
+ *             thread): random and sample need < 60% of none's, and none about
+ *             what an ordered ring costs (L/2 + 1 + the sentinel)
+ *   rehash    growth from 2 buckets under inserts/removes by 4 threads: every
+ *             ring closed, sorted, in its bucket, no dead item left, the item
+ *             count equals size(), every key found
+ * Scale with CHT_TEST_SCALE (percent).
+ */
+#include "../tables/hotring.c"
+#include "keygen.h"
+#include "test_check.h"
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+static struct hotring *make(const char *opts, size_t initial, unsigned threads)
+{
+    struct cht_option o[8] = { { 0 } };
+    static char buf[256];
+    snprintf(buf, sizeof buf, "%s", opts);
+    unsigned n = 0;
+    for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv && n < 7; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        *eq = '\0';
+        o[n].key = kv;
+        o[n].val = eq + 1;
+        n++;
+    }
+    struct cht_config cfg = { .initial = initial, .density = 0.5, .range = 2 * initial,
+                              .max_threads = threads, .numa_nodes = 1, .options = o };
+    char err[256] = "";
+    struct hotring *hr = hr_create(&cfg, err, sizeof err);
+    if (!hr) {
+        fprintf(stderr, "FAIL create(%s): %s\n", opts, err);
+        exit(1);
+    }
+    hr_thread_init(hr, 0);
+    return hr;
+}
+
+static void quiesce(struct hotring *hr)
+{
+    while (__atomic_load_n(&hr->pending, __ATOMIC_SEQ_CST) || __atomic_load_n(&hr->busy, __ATOMIC_SEQ_CST)) {
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* the data items of bucket j's ring in order from its sentinel */
+static unsigned ring_keys(struct hotring *hr, uint64_t j, cht_key_t *keys, unsigned max)
+{
+    struct hr_gen *G = hr->cur;
+    struct hr_item *S = &G->sent[j];
+    unsigned n = 0;
+    for (struct hr_item *x = ITEM(S->next); x != S && n < max; x = ITEM(x->next))
+        if (!DEADW(x->next))
+            keys[n++] = x->key;
+    return n;
+}
+
+static cht_key_t head_key(struct hotring *hr, cht_key_t any_key_of_bucket)
+{
+    struct hr_gen *G = hr->cur;
+    uint64_t j = order_hash(hr, any_key_of_bucket) >> G->shift;
+    return ITEM(ld(&G->head[j]))->key;
+}
+
+/* a bucket with at least `min` items (filled with keys 1..n) */
+static uint64_t pick_ring(struct hotring *hr, cht_key_t *keys, unsigned *len, unsigned min)
+{
+    struct hr_gen *G = hr->cur;
+    for (uint64_t j = 0; j < (1ull << G->bits); j++) {
+        *len = ring_keys(hr, j, keys, 64);
+        if (*len >= min && *len <= 24)
+            return j;
+    }
+    fprintf(stderr, "FAIL no ring with >= %u items\n", min);
+    exit(1);
+}
+
+/* expected cost of head position t with probabilities p over the ring of k */
+static double income(const double *p, unsigned k, unsigned t)
+{
+    double w = 0;
+    for (unsigned i = 0; i < k; i++)
+        w += p[i] * (double)((i + k - t) % k);
+    return w;
+}
+
+struct skew {
+    cht_key_t keys[64];
+    unsigned len, hot;        /* hot: index of the hottest key */
+    double p_hot;
+};
+
+static cht_key_t skew_draw(const struct skew *s, uint64_t *rng)
+{
+    uint64_t x = rng_next(rng);
+    if ((double)(x >> 11) * 0x1p-53 < s->p_hot)
+        return s->keys[s->hot];
+    unsigned i = (unsigned)(rng_next(rng) % (s->len - 1));
+    return s->keys[i >= s->hot ? i + 1 : i];
+}
+
+static void setup_skew(struct hotring *hr, struct skew *s, double p_hot)
+{
+    for (cht_key_t k = 1; k <= 4096; k++)
+        CHECK(hr_insert(hr, k, k * 10), "insert %llu", (unsigned long long)k);
+    pick_ring(hr, s->keys, &s->len, 8);
+    s->hot = s->len / 2;
+    s->p_hot = p_hot;
+    /* the hottest item minimises W_t (seed 252) for this distribution */
+    double p[64];
+    for (unsigned i = 0; i < s->len; i++)
+        p[i] = i == s->hot ? p_hot : (1 - p_hot) / (s->len - 1);
+    for (unsigned t = 0; t < s->len; t++)
+        CHECK(t == s->hot || income(p, s->len, t) > income(p, s->len, s->hot), "W_t minimiser is not the hot item");
+}
+
+static void test_sample(void)
+{
+    struct hotring *hr = make("strategy=sample,rehash=0,ratio=8", 4096, 1);
+    struct skew s;
+    setup_skew(hr, &s, 0.7);
+    uint64_t rng = 88172645463325252ull;
+    uint64_t n = 200000, checks = 0, at_hot = 0, rounds_seen = 0;   /* deterministic: not scaled */
+    cht_key_t start_head = head_key(hr, s.keys[0]);
+    for (uint64_t i = 0; i < n; i++) {
+        cht_key_t k = skew_draw(&s, &rng);
+        cht_val_t v = 0;
+        CHECK(hr_get(hr, k, &v) && v == k * 10, "get(%llu)", (unsigned long long)k);
+        if (i >= n / 2 && i % 97 == 0) {
+            checks++;
+            at_hot += head_key(hr, s.keys[0]) == s.keys[s.hot];
+        }
+        rounds_seen += (ld(&hr->cur->head[order_hash(hr, s.keys[0]) >> hr->cur->shift]) & HR_ACTIVE) != 0;
+    }
+    double frac = (double)at_hot / (double)checks;
+    printf("sample: ring of %u, hot item at position %u (head started at key %llu): head at the hot item in "
+           "%.1f%% of %llu checks; a round was active during %.1f%% of the gets\n",
+           s.len, s.hot, (unsigned long long)start_head, 100 * frac, (unsigned long long)checks,
+           100.0 * (double)rounds_seen / (double)n);
+    CHECK(frac >= 0.90, "sample: head at the hottest item in only %.1f%% of the checks", 100 * frac);
+    CHECK(rounds_seen > 0, "sample: no sampling round ever ran");
+    hr_thread_exit(hr, 0);
+    hr_destroy(hr);
+}
+
+static void test_random(void)
+{
+    struct hotring *hr = make("strategy=random,r=5,rehash=0,ratio=8", 4096, 1);
+    struct skew s;
+    setup_skew(hr, &s, 0.7);
+    uint64_t rng = 1234567ull;
+    uint64_t n = 100000, checks = 0, at_hot = 0, wrong = 0, moves = 0;
+    me(hr)->req = 0;
+    for (uint64_t i = 1; i <= n; i++) {
+        cht_key_t k = skew_draw(&s, &rng);
+        cht_key_t before = head_key(hr, s.keys[0]);
+        CHECK(hr_get(hr, k, NULL), "get(%llu)", (unsigned long long)k);
+        cht_key_t after = head_key(hr, s.keys[0]);
+        if (i % 5 == 0) {
+            wrong += after != k;        /* the 5th request's item is the head now */
+            moves += before != k;
+        } else {
+            wrong += after != before;   /* no other request moves it */
+        }
+        if (i >= n / 2 && i % 97 == 0) {
+            checks++;
+            at_hot += after == s.keys[s.hot];
+        }
+    }
+    double frac = (double)at_hot / (double)checks;
+    printf("random: %llu head moves in %llu gets, %llu unexpected head positions; head at the hot item in %.1f%% "
+           "of %llu checks\n", (unsigned long long)moves, (unsigned long long)n, (unsigned long long)wrong,
+           100 * frac, (unsigned long long)checks);
+    CHECK(wrong == 0, "random: the head was not where the last R-th request put it %llu times",
+          (unsigned long long)wrong);
+    CHECK(moves > 0, "random: the head never moved");
+    CHECK(frac >= 0.55, "random: head at the hottest item in only %.1f%% of the checks", 100 * frac);
+    hr_thread_exit(hr, 0);
+    hr_destroy(hr);
+}
+
+struct worker {
+    struct hotring *hr;
+    const struct skew *s;
+    unsigned tid;
+    uint64_t n;
+    int errors;
+    int *stop;
+    uint64_t *progress;
+};
+
+static void *skew_worker(void *arg)
+{
+    struct worker *w = arg;
+    hr_thread_init(w->hr, w->tid);
+    uint64_t rng = 0x9e3779b97f4a7c15ull * (w->tid + 1);
+    for (uint64_t i = 0; i < w->n; i++) {
+        cht_key_t k = skew_draw(w->s, &rng);
+        cht_val_t v = 0;
+        if (!hr_get(w->hr, k, &v) || v != k * 10)
+            w->errors++;
+        if (i % 64 == 63) {
+            __atomic_fetch_add(w->progress, 64, __ATOMIC_RELAXED);
+            if (__atomic_load_n(w->stop, __ATOMIC_RELAXED))
+                break;
+        }
+    }
+    hr_thread_exit(w->hr, w->tid);
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    const unsigned T = 4;
+    struct hotring *hr = make("strategy=sample,rehash=0,ratio=8", 4096, T + 1);
+    struct skew s;
+    setup_skew(hr, &s, 0.7);
+    int stop = 0;
+    uint64_t progress = 0;
+    struct worker w[4];
+    pthread_t th[4];
+    for (unsigned i = 0; i < T; i++) {
+        w[i] = (struct worker){ .hr = hr, .s = &s, .tid = i + 1, .n = UINT64_MAX, .stop = &stop,
+                                .progress = &progress };
+        pthread_create(&th[i], NULL, skew_worker, &w[i]);
+    }
+    /* the workers run until stopped: let them warm up, then watch the head */
+    uint64_t checks = 0, at_hot = 0;
+    while (__atomic_load_n(&progress, __ATOMIC_RELAXED) < 20000) {
+        struct timespec ts = { 0, 100000 };
+        nanosleep(&ts, NULL);
+    }
+    for (unsigned i = 0; i < 200; i++) {
+        checks++;
+        at_hot += head_key(hr, s.keys[0]) == s.keys[s.hot];
+        struct timespec t2 = { 0, 200000 };
+        nanosleep(&t2, NULL);
+    }
+    __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+    int errors = 0;
+    for (unsigned i = 0; i < T; i++) {
+        pthread_join(th[i], NULL);
+        errors += w[i].errors;
+    }
+    double frac = (double)at_hot / (double)checks;
+    printf("threads: %u threads, head at the hot item in %.1f%% of %llu checks\n", T, 100 * frac,
+           (unsigned long long)checks);
+    CHECK(errors == 0, "threads: %d wrong gets", errors);
+    uint64_t hw = ld(&hr->cur->head[order_hash(hr, s.keys[0]) >> hr->cur->shift]);
+    CHECK(frac >= 0.75, "threads: head at the hottest item in only %.1f%% of the checks (head now: key %llu, "
+          "active %d, counter %llu; hot key %llu)", 100 * frac, (unsigned long long)ITEM(hw)->key,
+          (int)!!(hw & HR_ACTIVE), (unsigned long long)((hw & HR_HCNT_MASK) >> HR_CNT_SHIFT),
+          (unsigned long long)s.keys[s.hot]);
+    hr_thread_exit(hr, 0);
+    hr_destroy(hr);
+}
+
+static void test_miss(void)
+{
+    struct hotring *hr = make("strategy=none,rehash=0,ratio=16", 1 << 14, 1);
+    for (cht_key_t k = 1; k <= (1 << 14); k++)
+        hr_insert(hr, k, k);
+    struct hr_gen *G = hr->cur;
+    double ring = (double)(1 << 14) / (double)(1ull << G->bits);
+    uint64_t hops_sum = 0, n = 20000;
+    for (uint64_t i = 0; i < n; i++) {
+        cht_key_t k = (1 << 14) + 1 + i;        /* absent */
+        uint64_t g = order_hash(hr, k);
+        uint64_t j = g >> G->shift;
+        unsigned hops;
+        CHECK(!walk_get(G, j, ld(&G->head[j]), mkord(g, k), &hops), "miss found");
+        hops_sum += hops;
+    }
+    double avg = (double)hops_sum / (double)n;
+    printf("miss: rings of %.1f items on average; a miss visits %.2f items (the sentinel included)\n", ring, avg);
+    /* about (n/2)+1 comparisons (seed 237), where a chain visits all n */
+    CHECK(avg > ring / 2 - 1 && avg < ring / 2 + 3, "miss: %.2f items visited for rings of %.1f", avg, ring);
+    hr_thread_exit(hr, 0);
+    hr_destroy(hr);
+}
+
+/* items visited per get under zipf(theta) gets, one thread; returns hit cost */
+static double zipf_cost(const char *opts, double theta, double *miss, double *at_head, double chain[2])
+{
+    const uint64_t n = 1 << 16, nget = 400000;
+    struct hotring *hr = make(opts, n, 1);
+    struct cht_rng r;
+    cht_rng_seed(&r, 1, 0);
+    for (size_t have = 0; have < n; )
+        have += hr_insert(hr, 1 + cht_rng_below(cht_rng_next(&r), 2 * n), 1);
+    struct keygen g;
+    struct keygen_spec sp = { .dist = KEYGEN_ZIPF, .theta = theta };
+    char err[256];
+    CHECK(keygen_init(&g, &sp, 2 * n, 1, err, sizeof err) == 0, "keygen: %s", err);
+    uint64_t hh = 0, hn = 0, mh = 0, mn = 0, head = 0;
+    double ch = 0, cm = 0;      /* what a chain over the same buckets would visit */
+    uint64_t nb = 1ull << hr->cur->bits;
+    unsigned *len = calloc(nb, sizeof *len);
+    cht_key_t tmp[4096];
+    for (uint64_t j = 0; j < nb; j++)
+        len[j] = ring_keys(hr, j, tmp, 4096);
+    struct hr_thread *th = me(hr);
+    for (uint64_t i = 0; i < nget; i++) {
+        cht_key_t k = keygen_next(&g, &r);
+        uint64_t gg = order_hash(hr, k);
+        struct hr_gen *G = hr->cur;
+        uint64_t j = gg >> G->shift, hw = ld(&G->head[j]);
+        unsigned hops;
+        struct hr_item *x = walk_get(G, j, hw, mkord(gg, k), &hops);
+        strategy_hook(hr, th, G, j, hw, x);
+        if (i < nget / 2)
+            continue;                   /* warm-up */
+        if (x) {
+            hh += hops;
+            hn++;
+            head += hops == 1;
+            ch += 1 + (len[j] + 1) / 2.0;   /* bucket word + half the chain on average */
+        } else {
+            mh += hops;
+            mn++;
+            cm += 1 + len[j];
+        }
+    }
+    chain[0] = ch / (double)hn;
+    chain[1] = cm / (double)mn;
+    free(len);
+    *miss = (double)mh / (double)mn;
+    *at_head = (double)head / (double)hn;
+    hr_thread_exit(hr, 0);
+    hr_destroy(hr);
+    return (double)hh / (double)hn;
+}
+
+static void test_cost(void)
+{
+    const char *names[] = { "none", "random", "sample" };
+    double hit[3], miss[3], head[3], chain[2];
+    for (int s = 0; s < 3; s++) {
+        char opts[128];
+        snprintf(opts, sizeof opts, "strategy=%s,rehash=0,ratio=8", names[s]);
+        hit[s] = zipf_cost(opts, 0.99, &miss[s], &head[s], chain);
+        printf("cost: zipf 0.99, ratio 8, strategy=%-6s: a hit visits %.2f items (%.1f%% at the head), a miss %.2f "
+               "(a chain over the same buckets: %.2f and %.2f)\n", names[s], hit[s], 100 * head[s], miss[s],
+               chain[0], chain[1]);
+    }
+    CHECK(hit[0] > 5 && hit[0] < 6.5, "cost: none visits %.2f items per hit", hit[0]);
+    CHECK(hit[1] < 0.6 * hit[0] && hit[2] < 0.6 * hit[0], "cost: random %.2f, sample %.2f, none %.2f items per hit",
+          hit[1], hit[2], hit[0]);
+    CHECK(miss[0] < 6.5 && miss[1] < 6.5 && miss[2] < 6.5, "cost: misses visit %.2f %.2f %.2f items", miss[0],
+          miss[1], miss[2]);
+}
+
+/* every ring of the current table: closed, sorted from the sentinel, in its
+ * bucket, no dead item; returns the item count */
+static size_t check_rings(struct hotring *hr)
+{
+    struct hr_gen *G = hr->cur;
+    size_t items = 0;
+    int bad = 0;
+    for (uint64_t j = 0; j < (1ull << G->bits) && bad < 5; j++) {
+        struct hr_item *S = &G->sent[j];
+        hr_ord prev = ORD(S);
+        struct hr_item *x = ITEM(S->next);
+        struct hr_item *H = ITEM(G->head[j]);
+        bool head_seen = H == S;
+        for (size_t steps = 0; x != S; x = ITEM(x->next), steps++) {
+            if (steps > 1000000 || foreign(G, j, x) || DEADW(x->next) || ORD(x) <= prev || x->key == 0) {
+                fprintf(stderr, "FAIL bucket %llu: bad item key %llu (steps %zu foreign %d dead %d)\n",
+                        (unsigned long long)j, (unsigned long long)x->key, steps, foreign(G, j, x),
+                        (int)DEADW(x->next));
+                bad++;
+                break;
+            }
+            head_seen |= x == H;
+            prev = ORD(x);
+            items++;
+        }
+        if (!head_seen) {
+            fprintf(stderr, "FAIL bucket %llu: head not in the ring\n", (unsigned long long)j);
+            bad++;
+        }
+    }
+    CHECK(bad == 0, "rehash: %d broken rings", bad);
+    return items;
+}
+
+struct churn {
+    struct hotring *hr;
+    unsigned tid, nthreads;
+    uint64_t n, range;
+    int64_t net;
+    cht_val_t *own;
+};
+
+static void *churn_worker(void *arg)
+{
+    struct churn *c = arg;
+    hr_thread_init(c->hr, c->tid);
+    uint64_t rng = 0x2545f4914f6cdd1dull + c->tid;
+    for (uint64_t i = 0; i < c->n; i++) {
+        cht_key_t k = c->tid + 1 + (rng_next(&rng) % (c->range / c->nthreads)) * c->nthreads;
+        unsigned op = rng_next(&rng) % 100;
+        if (op < 60) {
+            if (hr_insert(c->hr, k, k)) { c->own[k] = 1; c->net++; }
+        } else if (op < 80) {
+            if (hr_remove(c->hr, k)) { c->own[k] = 0; c->net--; }
+        } else {
+            hr_get(c->hr, k, NULL);
+        }
+    }
+    hr_thread_exit(c->hr, c->tid);
+    return NULL;
+}
+
+static void test_rehash(void)
+{
+    const unsigned T = 4;
+    struct hotring *hr = make("strategy=sample,ratio=8", 16, T);
+    uint64_t range = 40000;
+    cht_val_t *own = calloc(range + T + 1, sizeof *own);
+    struct churn c[4];
+    pthread_t th[4];
+    for (unsigned i = 0; i < T; i++) {
+        c[i] = (struct churn){ .hr = hr, .tid = i, .nthreads = T, .n = scaled(60000), .range = range, .own = own };
+        pthread_create(&th[i], NULL, churn_worker, &c[i]);
+    }
+    int64_t net = 0;
+    for (unsigned i = 0; i < T; i++) {
+        pthread_join(th[i], NULL);
+        net += c[i].net;
+    }
+    quiesce(hr);
+    size_t items = check_rings(hr);
+    struct cht_stats st = { 0 };
+    hr_stats(hr, &st);
+    CHECK(items == (size_t)net && hr_size(hr) == (size_t)net, "rehash: %zu items in the rings, size() %zu, "
+          "threads' net inserts %lld", items, hr_size(hr), (long long)net);
+    size_t found = 0, expect = 0;
+    for (cht_key_t k = 1; k <= range + T; k++) {
+        cht_val_t v = 0;
+        bool ok = hr_get(hr, k, &v);
+        expect += own[k] != 0;
+        found += ok;
+        CHECK(ok == (own[k] != 0) && (!ok || v == k), "rehash: get(%llu) = %d", (unsigned long long)k, ok);
+    }
+    /* each rehash doubles (2 buckets at the start); the load guard keeps <= 4 x ratio keys per bucket */
+    CHECK(st.resizes >= 3 && st.buckets == (size_t)2 << st.resizes, "rehash: %llu rehashes, %zu buckets",
+          (unsigned long long)st.resizes, st.buckets);
+    CHECK(items <= 4 * 8 * st.buckets + 256 * T, "rehash: %zu keys in %zu buckets", items, st.buckets);
+    printf("rehash: %llu rehashes, %zu buckets, %zu keys (%.1f per bucket), rings intact\n",
+           (unsigned long long)st.resizes, st.buckets, items, (double)items / (double)st.buckets);
+    hr_thread_exit(hr, 0);
+    hr_destroy(hr);
+    free(own);
+}
+
+int main(int argc, char **argv)
+{
+    const char *sc = getenv("CHT_TEST_SCALE");
+    if (sc && atoi(sc) > 0)
+        scale_pct = (unsigned)atoi(sc);
+    const char *only = argc > 1 ? argv[1] : NULL;
+    if (!only || !strcmp(only, "sample")) test_sample();
+    if (!only || !strcmp(only, "random")) test_random();
+    if (!only || !strcmp(only, "threads")) test_threads();
+    if (!only || !strcmp(only, "miss")) test_miss();
+    if (!only || !strcmp(only, "cost")) test_cost();
+    if (!only || !strcmp(only, "rehash")) test_rehash();
+    if (failures) {
+        fprintf(stderr, "test_hotring: %d checks failed\n", failures);
+        return 1;
+    }
+    return 0;
+}
