@@ -362,7 +362,8 @@ static void test_cost(void)
     double hit[3], miss[3], head[3], chain[2];
     for (int s = 0; s < 3; s++) {
         char opts[128];
-        snprintf(opts, sizeof opts, "strategy=%s,rehash=0,ratio=8", names[s]);
+        /* hash=mix: the bounds below were calibrated with it (the hot keys' rings depend on the hash) */
+        snprintf(opts, sizeof opts, "strategy=%s,rehash=0,ratio=8,hash=mix", names[s]);
         hit[s] = zipf_cost(opts, 0.99, &miss[s], &head[s], chain);
         printf("cost: zipf 0.99, ratio 8, strategy=%-6s: a hit visits %.2f items (%.1f%% at the head), a miss %.2f "
                "(a chain over the same buckets: %.2f and %.2f)\n", names[s], hit[s], 100 * head[s], miss[s],
