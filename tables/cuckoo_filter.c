@@ -523,6 +523,8 @@ static void *cf_create(const struct cht_config *cfg, char *err, size_t len)
         return NULL;
     if (buckets < CF_MIN_BUCKETS)
         buckets = CF_MIN_BUCKETS;
+    if (!cht_capacity_holds_initial(cfg, buckets * ways, err, len))   /* --density above 1: more keys than slots */
+        return NULL;
     unsigned width = fp_bits <= 8 ? 1 : fp_bits <= 16 ? 2 : 4;
     struct cf_table *t = calloc(1, sizeof *t);
     if (!t) {
