@@ -1,0 +1,1 @@
+"""chtbench helper scripts: sweeps, figures, plots, the performance-regression gate (perfcheck)."""
