@@ -605,6 +605,24 @@ fail:                               /* out of memory: keep chaining in T */
 
 static inline __attribute__((always_inline)) bool lb_get_impl(struct clht_lb *h, cht_key_t k, cht_val_t *v)
 {
+#if CHTBENCH_INJECT_GET_DELAY
+    /* Test-only fixed extra cost (meson -Dinject_get_delay=N, docs/perfcheck.md): N rounds of a
+     * dependent multiply-add chain; CHTBENCH_INJECT_GET_DELAY=M in the environment overrides N. */
+    {
+        static unsigned inj_n;                  /* rounds + 1; 0 = not read yet */
+        unsigned n = __atomic_load_n(&inj_n, __ATOMIC_RELAXED);
+        if (!n) {
+            const char *e = getenv("CHTBENCH_INJECT_GET_DELAY");
+            n = 1 + (e ? (unsigned)strtoul(e, NULL, 10) : CHTBENCH_INJECT_GET_DELAY);
+            __atomic_store_n(&inj_n, n, __ATOMIC_RELAXED);
+        }
+        uint64_t x = k;
+        for (unsigned i = 1; i < n; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            __asm__ volatile("" : "+r"(x));
+        }
+    }
+#endif
     uint64_t hv = cht_hash(h->hash, k);
     reclaim_begin(h->rc, lb_tid);
     struct lb_table *T = LD(&h->cur);

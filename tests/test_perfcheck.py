@@ -1,0 +1,219 @@
+#!/usr/bin/python3
+"""scripts/perfcheck (docs/perfcheck.md): the decision rule on synthetic data (false-alarm
+and detection rates), usage errors, build failures, stored baselines, and short A/A and
+injected-regression runs of the smoke suite against a build of its own configured with
+-Dinject_get_delay=4 (clht-lb's get does 4 extra rounds of a dependent multiply-add; the
+environment variable CHTBENCH_INJECT_GET_DELAY overrides the rounds at run time).
+
+usage: test_perfcheck.py CHTBENCH SOURCE_ROOT INJECT_BUILD_DIR
+Exit 77 (skipped) when CHTBENCH is a sanitizer build (the perf gate needs release builds;
+the release configuration of the suite runs it) or Debian's scipy is missing.
+"""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+FAILS = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        FAILS.append(what)
+
+
+def main():
+    chtbench, src, inject_dir = sys.argv[1:4]
+    ver = subprocess.run([chtbench, "--version"], stdout=subprocess.PIPE, text=True).stdout
+    if "sanitizer: none" not in ver:
+        print("skip: chtbench is a sanitizer build; perfcheck runs in the release configuration")
+        return 77
+    try:
+        import numpy as np
+        sys.path.insert(0, os.path.join(src, "scripts"))
+        from chtb import stats
+    except ImportError as e:
+        print(f"skip: {e} (needs Debian's python3-scipy, python3-numpy)")
+        return 77
+    t_all = time.time()
+    perfcheck = os.path.join(src, "scripts", "perfcheck")
+
+    # ---- 1. the decision rule on synthetic samples (deterministic seeds)
+    rng = np.random.default_rng(12345)
+    trials = 300
+
+    def verdicts(shift, cv, confirm):
+        out = {}
+        for _ in range(trials):
+            def once():
+                b = 10.0 * np.exp(rng.normal(0, cv, 9))
+                h = 10.0 * shift * np.exp(rng.normal(0, cv, 9))
+                return stats.compare(b, h, 0.05, 0.05, resamples=400)["verdict"]
+            v = once()
+            if confirm and v in (stats.REGRESSED, stats.IMPROVED):
+                v2 = once()
+                v = v if v2 == v else "unconfirmed"
+            out[v] = out.get(v, 0) + 1
+        return out
+
+    aa = verdicts(1.0, 0.03, True)
+    check(aa.get(stats.REGRESSED, 0) == 0 and aa.get(stats.IMPROVED, 0) == 0,
+          f"synthetic A/A, CV 3%, {trials} trials with confirmation: no regression/improvement verdict ({aa})")
+    aa_wide = verdicts(1.0, 0.20, True)
+    check(aa_wide.get(stats.REGRESSED, 0) == 0 and aa_wide.get(stats.NOISY, 0) > trials * 0.9,
+          f"synthetic A/A, CV 20%: no regression, >90% noisy ({aa_wide})")
+    det = verdicts(0.90, 0.03, True)
+    check(det.get(stats.REGRESSED, 0) >= trials * 0.9,
+          f"synthetic 10% slowdown, CV 3%: detected (confirmed) in >= 90% ({det})")
+    small = verdicts(0.97, 0.03, True)
+    check(small.get(stats.IMPROVED, 0) == 0 and small.get(stats.REGRESSED, 0) <= trials * 0.05,
+          f"synthetic 3% slowdown (below the 5% effect size): never improved, rarely regressed ({small})")
+    imp = verdicts(1.15, 0.03, False)
+    check(imp.get(stats.IMPROVED, 0) >= trials * 0.9, f"synthetic 15% speed-up: improvement? ({imp})")
+    lo, hi = stats.bootstrap_ratio_ci([10.0] * 4 + [10.2] * 5, [9.0] * 4 + [9.18] * 5)
+    check(lo <= 0.9 <= hi + 1e-9 and hi - lo < 0.05, f"bootstrap CI of an exact 0.9 ratio: [{lo:.4f}, {hi:.4f}]")
+    check(stats.mwu_p([5.0] * 9, [5.0] * 9) == 1.0, "Mann-Whitney p of identical constant samples is 1")
+    p = stats.mwu_p(list(range(9)), list(range(100, 109)))
+    check(p < 0.001, f"Mann-Whitney p of disjoint samples of 9: {p:.2e} (exact: 2/C(18,9) = 4.1e-05)")
+
+    # ---- 2. usage errors: one line, exit 2, nothing built
+    def pc(*args, env=None):
+        r = subprocess.run([perfcheck] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=env)
+        return r.returncode, r.stdout, r.stderr
+
+    for args, needle in (([], "--base REV"), (["--base", "HEAD", "--reps", "2"], "--reps"),
+                         (["--base", "HEAD", "--suite", "nope"], "--suite"),
+                         (["--base", "HEAD", "--fail-on", "wolf"], "--fail-on"),
+                         (["--base", "HEAD", "--threshold", "0"], "--threshold"),
+                         (["--base", "no-such-rev-xyz"], "--base: 'no-such-rev-xyz'"),
+                         (["--base", "HEAD", "--head", "HEAD", "--head-dir", "."], "at most one"),
+                         (["--record", "/nonexistent-dir/x.csv"], "--record"),
+                         (["--base-bin", "/etc/passwd"], "--base-bin")):
+        t0 = time.time()
+        rc, out, err = pc(*args)
+        lines = err.strip().splitlines()
+        check(rc == 2 and len(lines) == 1 and needle in lines[0] and out == "" and time.time() - t0 < 10,
+              f"usage error {args}: exit 2, one line naming {needle!r} ({lines[:1]})")
+
+    with tempfile.TemporaryDirectory(prefix="test-perfcheck-") as tmp:
+        # ---- 3. a build that fails: exit 2 with meson's message
+        bad = os.path.join(tmp, "bad-src")
+        os.makedirs(bad)
+        with open(os.path.join(bad, "meson.build"), "w") as f:
+            f.write("project('broken', 'c')\nerror('deliberately broken tree')\n")
+        rc, out, err = pc("--base-bin", chtbench, "--head-dir", bad, "--suite", "smoke",
+                          "--workdir", os.path.join(tmp, "w-bad"))
+        check(rc == 2 and "meson setup failed" in err and "deliberately broken" in err and out == "",
+              f"--head-dir of a tree whose meson setup fails: exit 2 ({err.strip().splitlines()[:1]})")
+
+        # ---- 4. the injected build (a build dir of its own, reused between test runs)
+        t0 = time.time()
+        if not os.path.exists(os.path.join(inject_dir, "build.ninja")):
+            r = subprocess.run(["meson", "setup", inject_dir, src, "-Dinject_get_delay=4"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if r.returncode != 0:
+                print(r.stdout)
+                check(False, "meson setup of the injected build")
+                return 1
+        r = subprocess.run(["ninja", "-C", inject_dir, "chtbench"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        check(r.returncode == 0, f"injected build ({time.time() - t0:.0f} s)")
+        if r.returncode != 0:
+            print(r.stdout[-3000:])
+            return 1
+        inj = os.path.join(inject_dir, "chtbench")
+        iv = subprocess.run([inj, "--version"], stdout=subprocess.PIPE, text=True).stdout
+        check("inject_get_delay=4" in iv, "chtbench --version of the injected build names inject_get_delay=4")
+
+        def gate(name, head_env, *extra):
+            js = os.path.join(tmp, f"{name}.json")
+            md = os.path.join(tmp, f"{name}.md")
+            t0 = time.time()
+            args = ["--base-bin", inj, "--head-bin", inj, "--base-env", "CHTBENCH_INJECT_GET_DELAY=0",
+                    "--suite", "smoke", "--json", js, "--markdown", md] + list(extra)
+            if head_env is not None:
+                args += ["--head-env", f"CHTBENCH_INJECT_GET_DELAY={head_env}"]
+            rc, out, err = pc(*args)
+            if rc == 2:
+                print(err)
+            rep = json.load(open(js)) if os.path.exists(js) else {"cells": []}
+            cells = {c["id"]: c for c in rep["cells"]}
+            print(f"---- {name}: exit {rc}, {time.time() - t0:.0f} s\n{out}", flush=True)
+            check(os.path.exists(md) and open(md).read() == out, f"{name}: --markdown file = stdout")
+            return rc, rep, cells
+
+        lb, lk = "clht-lb t1 i1K uniform", "locked t1 i1K uniform"
+        # A/A: the same binary and environment on both sides.
+        rc, rep, cells = gate("aa", "0", "--fail-on", "instr")
+        check(rc == 0 and rep.get("exit_code") == 0, "A/A: exit 0 (even with --fail-on instr)")
+        check(set(cells) == {lb, lk} and all(c["verdict"] != "REGRESSION" for c in cells.values()),
+              f"A/A: no confirmed regression ({[c['verdict'] for c in cells.values()]})")
+        check(all(len(c["samples"]["base"]) == 9 and len(c["samples"]["head"]) >= 9 for c in cells.values()),
+              "A/A: 9 repetitions per side and cell")
+        check(all(c.get("instr") and abs(c["instr"]["delta_pct"]["instr_per_op"]) < 0.5 for c in cells.values()),
+              "A/A: instructions/op equal within 0.5% in both cells")
+        if lb in cells and cells[lb].get("instr"):
+            ipo = cells[lb]["instr"]["base"]["instr_per_op"]
+            check(50 < ipo < 1000, f"A/A: clht-lb instructions/op plausible ({ipo:.1f})")
+
+        # ~10%: the compile-time 4 rounds in the head.
+        rc, rep, cells = gate("inj4", None)
+        d = cells.get(lb, {}).get("instr", {}).get("delta_pct", {}).get("instr_per_op", 0)
+        check(d > 5.0, f"10% injection: clht-lb instructions/op up by more than 5% ({d:+.2f}%)")
+        dl = cells.get(lk, {}).get("instr", {}).get("delta_pct", {}).get("instr_per_op", 99)
+        check(abs(dl) < 0.5, f"10% injection: locked's instructions/op unchanged ({dl:+.2f}%)")
+        check(all(c["verdict"] != "improved" for c in cells.values()) and rc in (0, 1),
+              f"10% injection: never 'improved' (clht-lb: {cells.get(lb, {}).get('verdict')}, exit {rc})")
+        check(lb in rep.get("instr_changed", []), "10% injection: reported as an instructions/op change")
+
+        # ~3%: one round, set at run time; --fail-on instr turns the instructions/op change into exit 1.
+        rc, rep, cells = gate("inj1", "1", "--fail-on", "instr")
+        check(rc == 1 and "--fail-on instr" in rep.get("summary", ""), "3% injection with --fail-on instr: exit 1")
+        d1 = cells.get(lb, {}).get("instr", {}).get("delta_pct", {}).get("instr_per_op", 0)
+        check(2.0 < d1 < d, f"3% injection: instructions/op up by more than 2%, less than the 10% one ({d1:+.2f}%)")
+        check(all(c["verdict"] != "improved" for c in cells.values()),
+              f"3% injection: never 'improved' (clht-lb: {cells.get(lb, {}).get('verdict')})")
+
+        # ---- 5. stored baselines
+        bl = os.path.join(tmp, "vm.csv")
+        rc, out, err = pc("--record", bl, "--head-bin", inj, "--suite", "smoke", "--reps", "3")
+        rows = list(csv.DictReader(open(bl))) if os.path.exists(bl) else []
+        check(rc == 0 and len([r for r in rows if r["metric"] == "throughput"]) == 6
+              and {r["metric"] for r in rows} == {"throughput", "instr_per_op", "d1_miss_per_op", "ll_miss_per_op"},
+              f"--record: exit {rc}, 2 cells x 3 reps of throughput + 3 per-op metrics per cell ({len(rows)} rows)")
+        rc, out, err = pc("--against", bl, "--head-bin", inj, "--suite", "smoke", "--reps", "3",
+                          "--fail-on", "instr")
+        check(rc in (0, 1) and "stored baseline" in out and lb in out,
+              f"--against the same host's baseline: a report (exit {rc})")
+        check("+0.00%" in out or "-0.00%" in out, "--against: instructions/op compared with the stored ones")
+        rc, out, err = pc("--against", bl, "--head-bin", inj, "--suite", "tables-1k")
+        check(rc == 2 and "holds suite 'smoke'" in err, f"--against with another suite: exit 2 ({err.strip()[:80]})")
+        for col, val, needle in (("host", "other-host", "recorded on host 'other-host'"),
+                                 ("cpu_model", "Imaginary CPU 9000", "Imaginary CPU 9000")):
+            forged = os.path.join(tmp, f"forged-{col}.csv")
+            with open(forged, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+                w.writeheader()
+                for r in rows:
+                    w.writerow(dict(r, **{col: val}))
+            t0 = time.time()
+            rc, out, err = pc("--against", forged, "--head-bin", inj, "--suite", "smoke")
+            check(rc == 2 and needle in err and len(err.strip().splitlines()) == 1 and time.time() - t0 < 10,
+                  f"--against a baseline with another {col}: refused, exit 2 ({err.strip()[:100]})")
+        with open(os.path.join(tmp, "foreign.csv"), "w") as f:
+            f.write("a,b\n1,2\n")
+        rc, out, err = pc("--against", os.path.join(tmp, "foreign.csv"), "--head-bin", inj)
+        check(rc == 2 and "not a perfcheck baseline" in err, "--against a foreign CSV: exit 2")
+
+    print(f"test_perfcheck: {time.time() - t_all:.0f} s, {len(FAILS)} failure(s)")
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
