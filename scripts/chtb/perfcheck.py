@@ -442,9 +442,9 @@ def parse_args(argv):
     g.add_argument("--no-instr", action="store_true", help="skip the valgrind instructions/op metric")
     g.add_argument("--no-confirm", action="store_true", help="no confirming re-run (a one-pass verdict; "
                    "for measuring the gate itself)")
-    g.add_argument("--fail-on", metavar="WHAT", default="", help="also exit 1 on: noisy (undecidable or "
-                   "unconfirmed cells), instr (instructions/op up by more than --instr-threshold); "
-                   "comma separated")
+    g.add_argument("--fail-on", metavar="WHAT", default="instr", help="also exit 1 on: noisy (undecidable or "
+                   "unconfirmed cells), instr (instructions/op up by more than --instr-threshold: the default, "
+                   "the noise-free signal), none; comma separated")
     g = p.add_argument_group("building")
     g.add_argument("--meson-opt", metavar="OPT", action="append", default=[], help="meson setup option for "
                    "both builds (repeatable, e.g. --meson-opt=-Dnative=true)")
@@ -481,7 +481,7 @@ def parse_args(argv):
             p.error(f"--{f.replace('_', '-')}: {v:g} is not a percentage in (0, 100)")
     if a.alpha is not None and not 0 < a.alpha < 1:
         p.error(f"--alpha: {a.alpha:g} is not in (0, 1)")
-    fo = [x for x in a.fail_on.split(",") if x]
+    fo = [x for x in a.fail_on.split(",") if x and x != "none"]
     bad = [x for x in fo if x not in FAIL_ON]
     if bad:
         p.error(f"--fail-on: '{bad[0]}' is not one of {', '.join(FAIL_ON)}")
