@@ -246,8 +246,7 @@ static uint64_t opbuf_len(const struct bench_config *cfg, unsigned threads)
 }
 
 /* One line on stderr for a repetition that is not a clean result. */
-static void report_outcome(const struct bench_config *cfg, const struct table_choice *t, unsigned threads,
-                           unsigned rep, const struct run_result *r)
+static void report_outcome(const struct table_choice *t, unsigned threads, unsigned rep, const struct run_result *r)
 {
     const char *name = t->ops->name;
     switch (r->outcome) {
@@ -284,7 +283,6 @@ static void report_outcome(const struct bench_config *cfg, const struct table_ch
                 name, threads, rep, verify_mode_name(r->verify_mode), (unsigned long long)r->verified_keys,
                 (unsigned long long)r->verify_found, (unsigned long long)r->verify_expected,
                 r->verify_mode == VERIFY_SAMPLE ? " on average (beyond 6 standard deviations)" : "", r->final_size);
-    (void)cfg;
 }
 
 /* Exit status of a repetition's outcome: 1 for a correctness failure or out
@@ -409,7 +407,7 @@ static int run_all(struct bench_config *cfg)
                     free(r.timeline);
                     break;
                 }
-                report_outcome(cfg, &cfg->table[t], threads, rep, &r);
+                report_outcome(&cfg->table[t], threads, rep, &r);
                 if (cfg->ceiling) {   /* off the clock: between repetitions, cached per machine */
                     uint64_t bytes = r.table_bytes_after_prefill ? r.table_bytes_after_prefill : r.stats.bytes;
                     r.ceiling_mops = bytes ? membench_ceiling(bytes, threads, topo, &plans[n]) : 0;

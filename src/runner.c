@@ -108,7 +108,6 @@ struct shared {
     alignas(CHT_CACHE_LINE) int warm_stop;   /* ends the --warmup loop */
     alignas(CHT_CACHE_LINE) uint64_t hot_base;  /* hotspot: where the hot set starts (moves with shift=) */
     alignas(CHT_CACHE_LINE) uint64_t ycsb_next; /* YCSB D: the newest key inserted (keys above range are new) */
-    alignas(CHT_CACHE_LINE) uint64_t verify_range; /* the final check's key range (YCSB D: grown) */
     uint64_t *shadow;                        /* approximate tables: the keys present, one bit each */
     int shifter_stop;
     const struct keygen *verify_perm;        /* VERIFY_SAMPLE: the sample is verify_perm(1..verify_n) */
