@@ -879,12 +879,68 @@ static __attribute__((noinline)) bool ck_get_other(struct ck_table *t, cht_key_t
     return false;
 }
 
+/* get() of the default shape (2 hashes, 4 ways, index=mask, prefetch=2),
+ * with the loops unrolled: both candidate lines and their stripe words are
+ * prefetched at once, the eight keys compared at once, and the value of the
+ * hit selected without a branch on hit or miss (a coin toss at r = 2i, whose
+ * mispredicts would put the next op's hash latency back on the clock; see
+ * clht_lb.c lb_search_get). Both stripe words are re-checked, where the
+ * general loop re-checks only those of the buckets it read: at most a retry
+ * more, never a wrong answer. Another shape (a third hash added by
+ * max_hashes, say) falls back to the general loop. */
+static __attribute__((noinline)) bool ck_get_general(struct ck_table *t, cht_key_t k, cht_val_t *v)
+{
+    return ck_get_impl(t, k, v, CK_IDX_MASK, 2);
+}
+
+static inline __attribute__((always_inline)) bool ck_get_2x4(struct ck_table *t, cht_key_t k, cht_val_t *v)
+{
+    uint64_t h0, h1;
+    unsigned spins = 0;
+    ck_hash2(t, k, &h0, &h1);
+    for (;;) {
+        struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+        if (__builtin_expect(a->hashes != 2, 0))
+            return ck_get_general(t, k, v);
+        uint64_t b0 = h0 & a->mask, b1 = (h0 + h1) & a->mask;
+        const struct ck_slot *s0 = &a->slot[b0 * 4], *s1 = &a->slot[b1 * 4];
+        const uint64_t *q0 = &t->stripe[stripe_of(b0)].seq, *q1 = &t->stripe[stripe_of(b1)].seq;
+        __builtin_prefetch(s0);
+        __builtin_prefetch(s1);
+        __builtin_prefetch(q0);
+        __builtin_prefetch(q1);
+        uint64_t ver0 = __atomic_load_n(q0, __ATOMIC_ACQUIRE), ver1 = __atomic_load_n(q1, __ATOMIC_ACQUIRE);
+        if (((ver0 | ver1) & 1) || __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != a) {
+            ck_relax(&spins);
+            continue;
+        }
+        unsigned m = (unsigned)(slot_key(&s0[0]) == k) | (unsigned)(slot_key(&s0[1]) == k) << 1 |
+                     (unsigned)(slot_key(&s0[2]) == k) << 2 | (unsigned)(slot_key(&s0[3]) == k) << 3 |
+                     (unsigned)(slot_key(&s1[0]) == k) << 4 | (unsigned)(slot_key(&s1[1]) == k) << 5 |
+                     (unsigned)(slot_key(&s1[2]) == k) << 6 | (unsigned)(slot_key(&s1[3]) == k) << 7;
+        unsigned j = (unsigned)__builtin_ctz(m | 0x80u);    /* slot 7 on a miss, discarded */
+        /* s0 or s1 by the bit 2 of j, without a branch */
+        uintptr_t in1 = (uintptr_t)0 - (j >> 2);
+        const struct ck_slot *hit =
+            (const struct ck_slot *)((uintptr_t)s0 ^ (((uintptr_t)s0 ^ (uintptr_t)s1) & in1)) + (j & 3);
+        cht_val_t val = __atomic_load_n(&hit->val, __ATOMIC_ACQUIRE);
+        /* the acquire loads above keep these re-reads after the slot reads */
+        if ((__atomic_load_n(q0, __ATOMIC_RELAXED) == ver0) & (__atomic_load_n(q1, __ATOMIC_RELAXED) == ver1)) {
+            if (v)
+                *v = val;
+            return m != 0;
+        }
+    }
+}
+
 static bool ck_get(void *tp, cht_key_t k, cht_val_t *v)
 {
     struct ck_table *t = tp;
     if (__builtin_expect(t->get_variant != 0, 0))
         return ck_get_other(t, k, v);
-    return ck_get_impl(t, k, v, CK_IDX_MASK, 2);
+    if (__builtin_expect(t->ways == 4, 1))
+        return ck_get_2x4(t, k, v);
+    return ck_get_general(t, k, v);
 }
 
 /* --batch: hash every key and prefetch all its candidate buckets before
