@@ -246,6 +246,7 @@ static void build_row(const struct record *rec, struct row *row)
     row->n = 0;
     put_u(row, "schema", CSV_SCHEMA_VERSION);
     put_run_key(row, rec);
+    put_u(row, "value_size", c->value_size);
     put_d(row, "elapsed_s", r->elapsed_s);
     put_u(row, "total_ops", r->total_ops);
     put_d(row, "mops", r->mops);
