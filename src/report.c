@@ -246,7 +246,6 @@ static void build_row(const struct record *rec, struct row *row)
     row->n = 0;
     put_u(row, "schema", CSV_SCHEMA_VERSION);
     put_run_key(row, rec);
-    put_u(row, "value_size", c->value_size);
     put_d(row, "elapsed_s", r->elapsed_s);
     put_u(row, "total_ops", r->total_ops);
     put_d(row, "mops", r->mops);
@@ -326,6 +325,7 @@ static void build_row(const struct record *rec, struct row *row)
     put_s(row, "counter_values_per_op", row->counters);
     /* latency */
     put_latency(row, &r->lat);
+    put_u(row, "value_size", c->value_size);   /* schema 5 */
     put_context(row);
 }
 
