@@ -135,7 +135,7 @@ check(p.returncode == 2 and "update()" in p.stderr, "a trace with updates on a t
 # ---- --value-size: large values out of line, refused by tables that cannot store them ----
 bad_csv = os.path.join(tmp, "vs-bad.csv")
 for args, what in [(["-t", "clht-lb"], "clht-lb"), (["-t", "hotring", "-t", "dense"], "dense"),
-                   (["-t", "hotring:update=inplace"], "update=inplace")]:
+                   (["-t", "hotring:update=inplace"], "update=inplace"), (["-t", "locked:impl=std"], "impl=std")]:
     p = run(*args, "--value-size", "100", "-i", "1K", "-d", "10", "--csv", bad_csv)
     check(p.returncode == 2 and "--value-size" in p.stderr and what in p.stderr and
           len(p.stderr.strip().splitlines()) == 1 and not os.path.exists(bad_csv),
@@ -149,7 +149,7 @@ p = run("--bench", "mutex", "--lock", "tas", "--value-size", "64", "-d", "10")
 check(p.returncode == 2 and "--value-size" in p.stderr, "--value-size with --bench mutex: exit 2")
 vs_csv = os.path.join(tmp, "vs.csv")
 bpk = {}
-for tb in ("hotring", "chain"):
+for tb in ("hotring", "chain", "locked"):
     for v in ("8", "1024"):
         args = ["-t", tb, "-n", "2", "-i", "16K", "--ops", "20000", "--workload", "ycsb-a", "--csv", vs_csv]
         p = run(*args, *(["--value-size", v] if v != "8" else []))
