@@ -43,6 +43,7 @@ enum cht_caps {
     CHT_CAP_APPROXIMATE = 1u << 4, /* may answer get() wrongly (filters) */
     CHT_CAP_FIXED_CAP   = 1u << 5, /* fixed capacity: insert may fail when full */
     CHT_CAP_NO_DATA     = 1u << 6, /* stores nothing (the noop table) */
+    CHT_CAP_VALUE_OOL   = 1u << 7, /* stores values of any size (cht_config.value_size > 8) out of line */
 };
 
 /* One "key=val" of "--table NAME:key=val,key=val"; arrays end with key == NULL. */
@@ -69,6 +70,8 @@ struct cht_config {
     const unsigned *thread_node; /* NUMA node of each tid (from the pin plan); may be NULL */
     const struct lock_ops *lock; /* NULL: the table's own default */
     const struct cht_option *options; /* validated against cht_ops.options */
+    size_t   value_size;     /* --value-size bytes; 0 or 8: the 8-byte value inline, as always.
+                              * > 8 only for CHT_CAP_VALUE_OOL tables: see cht_value_fill below */
 };
 
 struct cht_stats {
@@ -107,6 +110,41 @@ struct cht_ops {
 
 /* The most keys one get_batch call is given (--batch). */
 #define CHT_BATCH_MAX 64
+
+/* ---- values larger than 8 bytes (--value-size, CHT_CAP_VALUE_OOL) ----
+ * The driver still passes and receives one 8-byte cht_val_t v; a table with
+ * cfg->value_size > 8 stores it as CHT_VALUE_WORDS(size) 8-byte words (the
+ * size rounded up to whole words) filled by cht_value_fill, and on get reads
+ * every word back through cht_value_read. Word i is v ^ i * CHT_VALUE_SALT (word
+ * 0 is v itself), so cht_value_read can tell a block written by one put from a
+ * torn one (words of two values, e.g. an in-place multiword overwrite seen
+ * half done): it returns v, or CHT_VAL_TORN. A block must therefore never
+ * change while a reader may see it (replace it: RCU). */
+#define CHT_VALUE_MAX   (1u << 20)                  /* most bytes --value-size accepts */
+#define CHT_VALUE_SALT  0x9e3779b97f4a7c15ull
+#define CHT_VAL_TORN    0xbad0bad0bad0bad0ull       /* what a torn read returns */
+#define CHT_VALUE_WORDS(size) (((size) + 7) / 8)
+
+/* 8-byte words of a value of cfg->value_size bytes (1: the plain inline value) */
+static inline size_t cht_value_words(const struct cht_config *cfg)
+{
+    return cfg->value_size > 8 ? CHT_VALUE_WORDS(cfg->value_size) : 1;
+}
+
+static inline void cht_value_fill(uint64_t *w, size_t words, cht_val_t v)
+{
+    for (size_t i = 0; i < words; i++)
+        w[i] = v ^ (uint64_t)i * CHT_VALUE_SALT;
+}
+
+/* reads all `words` words (the cost a reader copying the value out pays) */
+static inline cht_val_t cht_value_read(const uint64_t *w, size_t words)
+{
+    uint64_t v = w[0], bad = 0;
+    for (size_t i = 1; i < words; i++)
+        bad |= w[i] ^ v ^ (uint64_t)i * CHT_VALUE_SALT;
+    return bad ? CHT_VAL_TORN : v;
+}
 
 /* ---- option helpers for tables (header-only so tables need no driver code) ---- */
 

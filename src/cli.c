@@ -25,6 +25,7 @@ enum {
     OPT_LATENCY, OPT_LATENCY_CSV, OPT_COUNTERS, OPT_LIKWID_MARKER, OPT_TIMELINE, OPT_TIMELINE_CSV,
     OPT_BENCH, OPT_LOCK, OPT_CS, OPT_NCS, OPT_RCS, OPT_WCS, OPT_WRITE, OPT_HANDOFF, OPT_WAITERS,
     OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE, OPT_SIZE, OPT_CEILING, OPT_BATCH, OPT_HUGEPAGES, OPT_SLOTS, OPT_LOAD,
+    OPT_VALUE_SIZE,
 };
 
 static const struct option long_options[] = {
@@ -75,6 +76,7 @@ static const struct option long_options[] = {
     { "hugepages", required_argument, NULL, OPT_HUGEPAGES },
     { "slots", required_argument, NULL, OPT_SLOTS },
     { "load", required_argument, NULL, OPT_LOAD },
+    { "value-size", required_argument, NULL, OPT_VALUE_SIZE },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -135,6 +137,8 @@ void cli_usage(FILE *f)
 "      --ceiling           add ceiling_mops/ceiling_frac: the machine's miss rate at the table's size\n"
 "      --batch B           gets in batches of B (1..64) through the table's get_batch (default 1)\n"
 "      --hugepages MODE    off | thp: transparent huge pages for every table's memory (default off)\n"
+"      --value-size BYTES  value bytes 8..1M (default 8); over 8: stored out of line, replaced on\n"
+"                          update (tables with that capability only; docs/cli.md \"Value size\")\n"
 "      --lock LIST         locks to benchmark, comma separated (see --list=locks)\n"
 "      --cs N              mutex: work units inside the critical section (default 4)\n"
 "      --ncs N             work units outside it (default 32)\n"
@@ -316,9 +320,10 @@ static int check_sizes(const struct bench_config *cfg)
         double keys = (double)(cfg->initial > 16 ? cfg->initial : 16);   /* tables are validated at 16 keys */
         double slots = keys / cfg->density;
         char need[32], have[32];
-        if (16 * keys > mem)
-            return usage_error("--initial: %llu keys need at least %s (16 bytes a key) but this machine has %s of memory",
-                               (unsigned long long)cfg->initial, human_bytes(16 * keys, need, sizeof need),
+        double kb = 8.0 + (double)(cfg->value_size > 8 ? cfg->value_size : 8);   /* key and value */
+        if (kb * keys > mem)
+            return usage_error("--initial: %llu keys need at least %s (%.0f bytes a key) but this machine has %s of memory",
+                               (unsigned long long)cfg->initial, human_bytes(kb * keys, need, sizeof need), kb,
                                human_bytes(mem, have, sizeof have));
         if (8 * slots > mem)
             return usage_error("--density: %g with --initial %llu asks for %.3g slots, at least %s (8 bytes a slot), but "
@@ -343,6 +348,7 @@ static void defaults(struct bench_config *cfg)
     cfg->seed = 1;
     cfg->prefill = PREFILL_PARALLEL;
     cfg->dist.dist = KEYGEN_UNIFORM;
+    cfg->value_size = 8;
     cfg->cs = 4;
     cfg->ncs = 32;
     cfg->rcs = 4;
@@ -475,6 +481,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             { OPT_TIMELINE_CSV, "--timeline-csv" }, { OPT_VERIFY, "--verify" }, { OPT_WARMUP, "--warmup" },
             { OPT_KEYBUF, "--keybuf" }, { OPT_WORKLOAD, "--workload" }, { OPT_TRACE, "--trace" },
             { OPT_CEILING, "--ceiling" }, { OPT_BATCH, "--batch" }, { OPT_HUGEPAGES, "--hugepages" },
+            { OPT_VALUE_SIZE, "--value-size" },
         };
         for (unsigned k = 0; k < sizeof table_only / sizeof table_only[0]; k++)
             if (table_only[k].c == c) {
@@ -537,6 +544,12 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
                 cfg->hugepages = true;
             else
                 return usage_error("--hugepages: expected off|thp (got '%s')", optarg);
+            break;
+        case OPT_VALUE_SIZE:
+            if (!parse_size(optarg, &v) || v < 8 || v > CHT_VALUE_MAX)
+                return usage_error("--value-size: expected value bytes 8..%u (1M), like 100 or 1K (got '%s')",
+                                   CHT_VALUE_MAX, optarg);
+            cfg->value_size = (size_t)v;
             break;
         case OPT_BATCH:
             if (!parse_size(optarg, &v) || v < 1 || v > CHT_BATCH_MAX)
@@ -962,6 +975,17 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             return usage_error("%s: not with %s, a filter (its inserts and removes must follow the harness' "
                                "membership: docs/cli.md \"The final check\")",
                                cfg->workload ? "--workload" : "--trace", cfg->table[t].ops->name);
+        if (cfg->value_size > 8 && !(cfg->table[t].ops->caps & CHT_CAP_VALUE_OOL)) {
+            char names[512];
+            size_t nl = 0;
+            names[0] = '\0';
+            for (unsigned i = 0; cht_tables[i] && nl < sizeof names; i++)
+                if (cht_tables[i]->caps & CHT_CAP_VALUE_OOL)
+                    nl += (size_t)snprintf(names + nl, sizeof names - nl, "%s%s", nl ? ", " : "", cht_tables[i]->name);
+            return usage_error("--value-size: %zu bytes needs a table that stores values out of line, and %s stores "
+                               "8-byte values only (tables that take --value-size > 8: %s)", cfg->value_size,
+                               cfg->table[t].ops->name, names);
+        }
         bool needs_update = cfg->workload == WL_YCSB_A || cfg->workload == WL_YCSB_B || cfg->workload == WL_YCSB_F;
         if (needs_update && !cfg->table[t].ops->update)
             return usage_error("--workload %s: table %s has no update() (YCSB A, B and F update in place; "

@@ -59,6 +59,7 @@ struct bench_config {
     uint64_t warmup_ms;         /* --warmup: uncounted operations after the start barrier */
     uint64_t keybuf;            /* --keybuf: pre-generated ops per thread (0: in the loop) */
     unsigned batch;             /* --batch: gets per get_batch call (1: single gets) */
+    size_t value_size;          /* --value-size: bytes per value (8: inline; > 8: CHT_CAP_VALUE_OOL tables) */
     bool hugepages;             /* --hugepages thp (false: off) */
     bool keybuf_set;            /* given on the command line (else: automatic) */
     enum verify_mode verify;    /* --verify (VERIFY_AUTO: full when affordable) */

@@ -325,6 +325,7 @@ static void build_row(const struct record *rec, struct row *row)
     put_s(row, "counter_values_per_op", row->counters);
     /* latency */
     put_latency(row, &r->lat);
+    put_u(row, "value_size", c->value_size);   /* schema 5 */
     put_context(row);
 }
 

@@ -43,6 +43,19 @@
  * thread_init, so concurrently running threads must use distinct tids below
  * max_threads (the driver's contract; debug builds assert it).
  *
+ * Values over 8 bytes (--value-size, CHT_CAP_VALUE_OOL): a node's val word
+ * then holds a pointer to a value block {limbo link, the value's words in
+ * cht.h's cht_value_fill pattern}, malloc'ed and filled by insert. update
+ * allocates and fills a new block and publishes it with one atomic exchange
+ * of the val word (the RCU-style update of seed 001 figure 12, applied to the
+ * value only: the node stays); the block it took out is retired into the
+ * same limbo bags as nodes (a second list per bag), so a get that read the
+ * old pointer reads the whole old block (cht_value_read) before it can be
+ * freed. A node owns the block its val word holds when it is freed (bag or
+ * destroy). A block is never written after it is published: no torn reads.
+ * Cost: one more allocation per insert and update, one more cache miss per
+ * get (the block), against hotring, which keeps large values in the item.
+ *
  * Out of memory: an insert whose node cannot be allocated (malloc returns
  * NULL, e.g. under ulimit -v) changes nothing, returns false and counts
  * stats.alloc_failures (never full_failures: the table has no capacity
@@ -71,8 +84,14 @@ struct chain_node {
     uintptr_t next;                /* successor | 1 when this node is logically deleted */
 };
 
+struct chain_vblock {              /* a value of more than 8 bytes */
+    struct chain_vblock *link;     /* in a limbo bag: the next retired block */
+    uint64_t w[];                  /* the value's words (cht_value_fill) */
+};
+
 struct chain_bag {
     struct chain_node *head;
+    struct chain_vblock *vhead;    /* blocks replaced by updates */
     uint64_t epoch;
     size_t n;
 };
@@ -92,6 +111,7 @@ struct chain_table {
     struct chain_thread *th;
     unsigned threads;
     enum cht_hash_kind hash;
+    size_t vwords;                 /* value words: 1 = the val word is the value, else a block pointer */
     alignas(CHT_CACHE_LINE) uint64_t global_epoch;
 };
 
@@ -148,14 +168,38 @@ static inline void ebr_exit(struct chain_thread *th)
     __atomic_store_n(&th->epoch, 0, __ATOMIC_RELEASE);
 }
 
-static void bag_free(struct chain_thread *th, struct chain_bag *b)
+/* a block of v's words; NULL when out of memory */
+static struct chain_vblock *vblock_new(const struct chain_table *t, cht_val_t v)
+{
+    struct chain_vblock *b = malloc(sizeof *b + t->vwords * sizeof(uint64_t));
+    if (b) {
+        b->link = NULL;
+        cht_value_fill(b->w, t->vwords, v);
+    }
+    return b;
+}
+
+/* frees n and, with large values, the block it holds */
+static void node_free(const struct chain_table *t, struct chain_node *n)
+{
+    if (t->vwords > 1)
+        free((void *)(uintptr_t)__atomic_load_n(&n->val, __ATOMIC_RELAXED));
+    free(n);
+}
+
+static void bag_free(const struct chain_table *t, struct chain_thread *th, struct chain_bag *b)
 {
     struct chain_node *n = b->head;
     while (n) {
         struct chain_node *next = (struct chain_node *)(uintptr_t)__atomic_load_n(&n->key, __ATOMIC_RELAXED);
-        free(n);
+        node_free(t, n);
         n = next;
     }
+    for (struct chain_vblock *v = b->vhead, *nx; v; v = nx) {
+        nx = v->link;
+        free(v);
+    }
+    b->vhead = NULL;
     own_addu(&th->pending, -(int64_t)b->n);
     b->head = NULL;
     b->n = 0;
@@ -167,7 +211,7 @@ static void ebr_reclaim(struct chain_table *t, struct chain_thread *th)
     uint64_t g = __atomic_load_n(&t->global_epoch, __ATOMIC_ACQUIRE);
     for (int i = 0; i < 3; i++)
         if (th->bag[i].n && th->bag[i].epoch + 2 <= g)
-            bag_free(th, &th->bag[i]);
+            bag_free(t, th, &th->bag[i]);
 }
 
 /* advances the global epoch if every active thread has announced the current one */
@@ -182,25 +226,48 @@ static void ebr_try_advance(struct chain_table *t)
     __atomic_compare_exchange_n(&t->global_epoch, &g, g + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
-/* n has just been unlinked by this thread's CAS */
-static void ebr_retire(struct chain_table *t, struct chain_thread *th, struct chain_node *n)
+/* the bag of the current global epoch (emptied first if it held an old one) */
+static struct chain_bag *retire_bag(struct chain_table *t, struct chain_thread *th)
 {
     uint64_t r = __atomic_load_n(&t->global_epoch, __ATOMIC_SEQ_CST);
     struct chain_bag *b = &th->bag[r % 3];
     if (b->epoch != r) {
         if (b->n)                   /* b->epoch <= r - 3: long safe */
-            bag_free(th, b);
+            bag_free(t, th, b);
         b->epoch = r;
     }
-    __atomic_store_n(&n->key, (uint64_t)(uintptr_t)b->head, __ATOMIC_RELEASE);
-    b->head = n;
-    b->n++;
-    own_addu(&th->pending, 1);
+    return b;
+}
+
+static void retire_scan(struct chain_table *t, struct chain_thread *th)
+{
     if (++th->since_scan >= CHAIN_SCAN_EVERY) {
         th->since_scan = 0;
         ebr_try_advance(t);
         ebr_reclaim(t, th);
     }
+}
+
+/* the value block v has just been replaced by this thread's exchange */
+static void ebr_retire_vblock(struct chain_table *t, struct chain_thread *th, struct chain_vblock *v)
+{
+    struct chain_bag *b = retire_bag(t, th);
+    v->link = b->vhead;
+    b->vhead = v;
+    b->n++;
+    own_addu(&th->pending, 1);
+    retire_scan(t, th);
+}
+
+/* n has just been unlinked by this thread's CAS */
+static void ebr_retire(struct chain_table *t, struct chain_thread *th, struct chain_node *n)
+{
+    struct chain_bag *b = retire_bag(t, th);
+    __atomic_store_n(&n->key, (uint64_t)(uintptr_t)b->head, __ATOMIC_RELEASE);
+    b->head = n;
+    b->n++;
+    own_addu(&th->pending, 1);
+    retire_scan(t, th);
 }
 
 /* ---------------- create / destroy ---------------- */
@@ -238,6 +305,7 @@ static void *chain_create(const struct cht_config *cfg, char *err, size_t len)
     t->mask = nb - 1;
     t->threads = threads;
     t->hash = hash;
+    t->vwords = cht_value_words(cfg);
     t->global_epoch = 1;
     return t;
 }
@@ -250,12 +318,12 @@ static void chain_destroy(void *tp)
         while (UNMARK(p)) {
             struct chain_node *n = NODE(p);
             p = n->next;
-            free(n);
+            node_free(t, n);
         }
     }
     for (unsigned i = 0; i < t->threads; i++)
         for (int j = 0; j < 3; j++)
-            bag_free(&t->th[i], &t->th[i].bag[j]);
+            bag_free(t, &t->th[i], &t->th[i].bag[j]);
     free(t->bucket);
     free(t->th);
     free(t);
@@ -291,8 +359,8 @@ static bool chain_get(void *tp, cht_key_t k, cht_val_t *v)
             cht_val_t val = ld64(&n->val);
             p = ldp(&n->next);
             if (!MARKED(p)) {       /* live at the value read */
-                if (v)
-                    *v = val;
+                if (v)         /* a large value: read its whole block */
+                    *v = t->vwords == 1 ? val : cht_value_read(((struct chain_vblock *)(uintptr_t)val)->w, t->vwords);
                 found = true;
                 break;
             }
@@ -308,6 +376,7 @@ static bool chain_insert(void *tp, cht_key_t k, cht_val_t v)
     struct chain_thread *th = me(t);
     uintptr_t *b = bucket_of(t, k);
     struct chain_node *fresh = NULL;
+    struct chain_vblock *vb = NULL;
     bool added = false;
     ebr_enter(t, th);
     for (;;) {
@@ -326,12 +395,16 @@ static bool chain_insert(void *tp, cht_key_t k, cht_val_t v)
             break;
         if (!fresh) {
             fresh = malloc(sizeof *fresh);
+            if (fresh && t->vwords > 1 && !(vb = vblock_new(t, v))) {
+                free(fresh);
+                fresh = NULL;
+            }
             if (!fresh) {               /* out of memory: refused, counted, nothing changed */
                 own_addu(&th->alloc_failures, 1);
                 break;
             }
             __atomic_store_n(&fresh->key, k, __ATOMIC_RELAXED);
-            __atomic_store_n(&fresh->val, v, __ATOMIC_RELAXED);
+            __atomic_store_n(&fresh->val, vb ? (cht_val_t)(uintptr_t)vb : v, __ATOMIC_RELAXED);
         }
         __atomic_store_n(&fresh->next, head, __ATOMIC_RELAXED);
         if (casp(b, head, (uintptr_t)fresh)) {
@@ -340,10 +413,12 @@ static bool chain_insert(void *tp, cht_key_t k, cht_val_t v)
         }
     }
     ebr_exit(th);
-    if (added)
+    if (added) {
         cht_thread_counter_add(&th->count, 1);
-    else
+    } else {
         free(fresh);            /* never published */
+        free(vb);
+    }
     return added;
 }
 
@@ -422,7 +497,18 @@ static bool chain_update(void *tp, cht_key_t k, cht_val_t v)
         uint64_t key = ld64(&n->key);
         p = ldp(&n->next);
         if (key == k && !MARKED(p)) {
-            __atomic_store_n(&n->val, v, __ATOMIC_SEQ_CST);
+            if (t->vwords == 1) {
+                __atomic_store_n(&n->val, v, __ATOMIC_SEQ_CST);
+            } else {
+                /* RCU: a new block, published by one exchange; the old one is retired */
+                struct chain_vblock *vb = vblock_new(t, v);
+                if (!vb) {
+                    own_addu(&th->alloc_failures, 1);
+                    break;
+                }
+                cht_val_t old = __atomic_exchange_n(&n->val, (cht_val_t)(uintptr_t)vb, __ATOMIC_SEQ_CST);
+                ebr_retire_vblock(t, th, (struct chain_vblock *)(uintptr_t)old);
+            }
             found = true;
             break;
         }
@@ -445,8 +531,9 @@ static void chain_stats(void *tp, struct cht_stats *s)
         pending += __atomic_load_n(&t->th[i].pending, __ATOMIC_RELAXED);
         alloc_failures += __atomic_load_n(&t->th[i].alloc_failures, __ATOMIC_RELAXED);
     }
+    size_t vbytes = t->vwords > 1 ? sizeof(struct chain_vblock) + t->vwords * sizeof(uint64_t) : 0;
     s->bytes = sizeof *t + (t->mask + 1) * sizeof *t->bucket + t->threads * sizeof *t->th +
-               (chain_size(t) + pending) * sizeof(struct chain_node);
+               (chain_size(t) + pending) * (sizeof(struct chain_node) + vbytes);
     s->buckets = t->mask + 1;
     s->alloc_failures = alloc_failures;
 }
@@ -454,7 +541,7 @@ static void chain_stats(void *tp, struct cht_stats *s)
 const struct cht_ops cht_table_chain = {
     .name = "chain",
     .summary = "lock-free separate chaining, CAS at the chain head, epoch-based reclamation (the baseline of Chen et al., \"HotRing: A Hotspot-Aware In-Memory Key-Value Store\", FAST'20)",
-    .caps = CHT_CAP_UPDATE,
+    .caps = CHT_CAP_UPDATE | CHT_CAP_VALUE_OOL,
     .options = chain_options,
     .create = chain_create,
     .destroy = chain_destroy,

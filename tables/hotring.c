@@ -127,9 +127,23 @@
  * ratio/sqrt(2) .. ratio*sqrt(2); stats() gives the bucket count.
  * size(): per-thread padded counters (table_support.h), exact when quiescent.
  *
- * Other deviations: values are the driver's 8 bytes, so "large values" are
- * simulated by update=rcu, which always replaces the item (seed 262, figure
- * 7) - the path --value-size will use. The sampling round finishes in the
+ * Values (seed 254, 262, 281, 289). With the driver's 8-byte values
+ * (--value-size 8, the default) an item holds the value and update=inplace
+ * (default) or update=rcu chooses the update. With --value-size > 8
+ * (CHT_CAP_VALUE_OOL: the seed's "large values", 100 bytes in its figure 12)
+ * the value's words (cht.h's cht_value_fill pattern) are stored in the item,
+ * right after its header (item = 24 + 8 x words bytes, 64-byte-aligned
+ * slots), and every update is the RCU update above: a new item is allocated
+ * and filled, the CAS that kills the old version links the new one, the old
+ * one is unlinked and retired through EBR. An item is never written after it
+ * is published, so a get (which reads every word, cht_value_read) can never
+ * see a torn value; update=inplace with --value-size > 8 is refused (no atomic
+ * multiword store). "Out of line" here means out of the index (the head
+ * array), as in the seed: the value lives in its item, one cache miss from
+ * the head pointer, and the RCU update replaces the item, not a separate value
+ * block, so the seed's predecessor counting (seed 254) is what it costs.
+ *
+ * Other deviations: the sampling round finishes in the
  * accessing thread (as in the paper; its tail-latency cost is what figure 16
  * shows) and considers at most HR_MAXK items from the head. Addresses must fit
  * in 48 bits (x86-64 user space does); an allocation above is refused and
@@ -219,7 +233,7 @@ struct hr_thread {
     struct hr_batch *batch;
     uint64_t leaked;          /* items not retired: batch allocation failed */
     struct hr_item *free_list;                /* item slab: this thread's free items */
-    struct hr_item *bump, *bump_end;          /* and the rest of its current chunk */
+    char *bump, *bump_end;                    /* and the rest of its current chunk */
 };
 
 struct hotring {
@@ -230,6 +244,8 @@ struct hotring {
     unsigned nthreads;
     enum cht_hash_kind hash;
     unsigned strategy, update_rcu, rehash, ratio;
+    size_t vwords;            /* value words (cht_value_words): 1 = the inline 8-byte value */
+    size_t item_bytes;        /* 32, or 24 + 8 x vwords rounded up to 64 */
     uint32_t r, samples;
     uint64_t resizes, alloc_failures;
     uint64_t nbuckets;        /* buckets of cur (read without entering EBR: stats, load guard) */
@@ -247,9 +263,15 @@ struct hotring {
 
 static __thread unsigned hr_tid;
 
+static inline size_t chunk_header(const struct hotring *hr)
+{
+    return hr->item_bytes == 32 ? 32 : 64;
+}
+
 /* Items come from 64 KB chunks of 32-byte, 32-byte-aligned slots (one item
  * never straddles two cache lines; malloc would give each a 48-byte chunk,
- * which measured doubles the cost of a walk). Reclaimed items go back to a
+ * which measured doubles the cost of a walk); with --value-size > 8, of
+ * item_bytes-byte, 64-byte-aligned slots (at least one per chunk). Reclaimed items go back to a
  * pool and are reused; chunks are freed by destroy. Under AddressSanitizer
  * items are malloc'ed one by one so that a use after reclamation is caught. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -257,11 +279,10 @@ static __thread unsigned hr_tid;
 #else
 #define HR_SLAB 1
 #endif
-#define HR_CHUNK_ITEMS 2047
-struct hr_chunk {
+#define HR_CHUNK_BYTES 65536
+struct hr_chunk {             /* a header of 32 (32-byte items) or 64 bytes, then the items */
     struct hr_chunk *next;
     uint64_t pad_[3];
-    struct hr_item item[HR_CHUNK_ITEMS];
 };
 
 static const struct cht_option_spec hr_options[] = {
@@ -270,7 +291,7 @@ static const struct cht_option_spec hr_options[] = {
     { "samples", "0..32767: accesses per sampling round (default 0 = the ring's item count, as the paper)" },
     { "ratio", "2..16: initial keys per bucket, buckets = initial/ratio rounded to a power of two (default 8)" },
     { "rehash", "0|1: lock-free rehash when access cost or load grows (default 1)" },
-    { "update", "inplace|rcu: update values in place, or replace the item (RCU, large values) (default inplace)" },
+    { "update", "inplace|rcu: update values in place, or replace the item (RCU, large values) (default inplace; rcu with --value-size > 8)" },
     CHT_HASH_OPTION,
     { NULL, NULL },
 };
@@ -352,7 +373,7 @@ static struct hr_item *item_alloc(struct hotring *hr, struct hr_thread *th)
 {
     struct hr_item *x;
     if (!HR_SLAB) {
-        x = malloc(sizeof *x);
+        x = malloc(hr->item_bytes);
         if (x && (uintptr_t)x >> 48) {
             free(x);
             x = NULL;
@@ -363,8 +384,11 @@ static struct hr_item *item_alloc(struct hotring *hr, struct hr_thread *th)
         th->free_list = (struct hr_item *)(uintptr_t)__atomic_load_n(&x->next, __ATOMIC_RELAXED);
         return x;
     }
-    if (th->bump < th->bump_end)
-        return th->bump++;
+    if (th->bump < th->bump_end) {
+        x = (struct hr_item *)(void *)th->bump;
+        th->bump += hr->item_bytes;
+        return x;
+    }
     pthread_mutex_lock(&hr->pool_mu);
     if (hr->pool) {
         th->free_list = hr->pool;
@@ -372,8 +396,12 @@ static struct hr_item *item_alloc(struct hotring *hr, struct hr_thread *th)
         pthread_mutex_unlock(&hr->pool_mu);
         return item_alloc(hr, th);
     }
-    struct hr_chunk *c = aligned_alloc(CHT_CACHE_LINE, sizeof *c);
-    if (!c || ((uintptr_t)c + sizeof *c) >> 48) {
+    size_t hdr = chunk_header(hr), n = (HR_CHUNK_BYTES - hdr) / hr->item_bytes;
+    if (n == 0)
+        n = 1;
+    size_t bytes = hdr + n * hr->item_bytes;
+    struct hr_chunk *c = aligned_alloc(CHT_CACHE_LINE, bytes);
+    if (!c || ((uintptr_t)c + bytes) >> 48) {
         pthread_mutex_unlock(&hr->pool_mu);
         free(c);
         return NULL;
@@ -381,9 +409,9 @@ static struct hr_item *item_alloc(struct hotring *hr, struct hr_thread *th)
     c->next = hr->chunks;
     hr->chunks = c;
     pthread_mutex_unlock(&hr->pool_mu);
-    th->bump = c->item + 1;
-    th->bump_end = c->item + HR_CHUNK_ITEMS;
-    return c->item;
+    th->bump = (char *)c + hdr + hr->item_bytes;
+    th->bump_end = (char *)c + bytes;
+    return (struct hr_item *)(void *)((char *)c + hdr);
 }
 
 /* an item this thread allocated and never published */
@@ -1117,6 +1145,17 @@ static void *hr_create(const struct cht_config *cfg, char *err, size_t len)
         !cht_option_uint(o, "hotring", "ratio", 2, 16, &ratio, err, len) ||
         !cht_option_uint(o, "hotring", "rehash", 0, 1, &rh, err, len))
         return NULL;
+    size_t vwords = cht_value_words(cfg);
+    if (vwords > 1) {
+        /* large values are replaced, never overwritten (seed 262) */
+        if (cht_option_get(o, "update") && upd == 0) {
+            snprintf(err, len, "--table hotring: option update=inplace: values of --value-size %zu bytes cannot be "
+                     "written in place atomically; use update=rcu (the default for values over 8 bytes)",
+                     cfg->value_size);
+            return NULL;
+        }
+        upd = 1;
+    }
     double want = (double)(cfg->initial ? cfg->initial : 1) / (double)ratio;
     unsigned bits = 1;
     while (bits < HR_MAX_BITS && (double)(1ull << bits) * 1.41421356 < want)
@@ -1130,6 +1169,10 @@ static void *hr_create(const struct cht_config *cfg, char *err, size_t len)
     hr->hash = hash;
     hr->strategy = strategy;
     hr->update_rcu = upd;
+    hr->vwords = vwords;
+    hr->item_bytes = vwords == 1 ? sizeof(struct hr_item)
+                                 : (sizeof(struct hr_item) - 8 + 8 * vwords + CHT_CACHE_LINE - 1) &
+                                       ~(size_t)(CHT_CACHE_LINE - 1);
     hr->rehash = (unsigned)rh;
     hr->ratio = (unsigned)ratio;
     hr->r = (uint32_t)r;
@@ -1228,7 +1271,8 @@ static bool hr_get(void *tp, cht_key_t k, cht_val_t *v)
     uint64_t hw = ld(&G->head[j]);
     struct hr_item *x = walk_get(G, j, hw, mkord(g, k), &hops);
     if (x && v)
-        *v = __atomic_load_n(&x->val, __ATOMIC_SEQ_CST);
+        *v = hr->vwords == 1 ? __atomic_load_n(&x->val, __ATOMIC_SEQ_CST)
+                             : cht_value_read(&x->val, hr->vwords);   /* immutable once published */
     /* a value read from an item that died meanwhile is still that of a live key
      * at the read: x was live when found and dies only after (linearises at the
      * value read, as a later remove/RCU update) */
@@ -1262,7 +1306,10 @@ static bool hr_insert(void *tp, cht_key_t k, cht_val_t v)
             }
             __atomic_store_n(&fresh->h, g, __ATOMIC_RELAXED);
             __atomic_store_n(&fresh->key, k, __ATOMIC_RELAXED);
-            __atomic_store_n(&fresh->val, v, __ATOMIC_RELAXED);
+            if (hr->vwords == 1)
+                __atomic_store_n(&fresh->val, v, __ATOMIC_RELAXED);
+            else
+                cht_value_fill(&fresh->val, hr->vwords, v);    /* the words follow the header */
         }
         __atomic_store_n(&fresh->next, pos.pw & HR_ADDR, __ATOMIC_RELAXED);
         if (cas(&pos.p->next, pos.pw, (pos.pw & HR_CNT_MASK) | ADDRW(fresh))) {
@@ -1363,7 +1410,10 @@ static bool hr_update(void *tp, cht_key_t k, cht_val_t v)
                 }
                 __atomic_store_n(&fresh->h, g, __ATOMIC_RELAXED);
                 __atomic_store_n(&fresh->key, k, __ATOMIC_RELAXED);
-                __atomic_store_n(&fresh->val, v, __ATOMIC_RELAXED);
+                if (hr->vwords == 1)
+                    __atomic_store_n(&fresh->val, v, __ATOMIC_RELAXED);
+                else
+                    cht_value_fill(&fresh->val, hr->vwords, v);
             }
             __atomic_store_n(&fresh->next, cw & HR_ADDR, __ATOMIC_RELAXED);
             if (cas(&pos.c->next, cw, ADDRW(fresh) | HR_DEAD)) {
@@ -1398,7 +1448,7 @@ static void hr_stats(void *tp, struct cht_stats *s)
     struct hotring *hr = tp;
     uint64_t nb = __atomic_load_n(&hr->nbuckets, __ATOMIC_RELAXED);
     s->bytes = sizeof *hr + (hr->nthreads + 1) * sizeof *hr->th + nb * (sizeof(uint64_t) + sizeof(struct hr_item)) +
-               hr_size(hr) * sizeof(struct hr_item);
+               hr_size(hr) * hr->item_bytes;
     s->buckets = nb;
     s->resizes = __atomic_load_n(&hr->resizes, __ATOMIC_RELAXED);
     s->alloc_failures = __atomic_load_n(&hr->alloc_failures, __ATOMIC_RELAXED);
@@ -1407,7 +1457,7 @@ static void hr_stats(void *tp, struct cht_stats *s)
 const struct cht_ops cht_table_hotring = {
     .name = "hotring",
     .summary = "HotRing (FAST'20): ordered rings, head moved to hot items (strategy=random|sample|none), lock-free, lock-free rehash",
-    .caps = CHT_CAP_UPDATE | CHT_CAP_RESIZE,
+    .caps = CHT_CAP_UPDATE | CHT_CAP_RESIZE | CHT_CAP_VALUE_OOL,
     .options = hr_options,
     .create = hr_create,
     .destroy = hr_destroy,

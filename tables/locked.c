@@ -15,6 +15,14 @@
  * table is also judged against the best serial table under the same lock.
  * What impl=std|absl|boost measure besides the map: one indirect call per
  * operation and each library's own extra hashing (see locked_impl.cpp).
+ * Values over 8 bytes (--value-size, CHT_CAP_VALUE_OOL; impl=own only): a
+ * slot's value is then a pointer to a malloc'ed block of the value's words
+ * (cht.h's cht_value_fill). insert and update allocate and fill the block
+ * before taking the lock; update swaps the pointer under the write lock and
+ * frees the old block after unlocking (no reader can hold it: readers read
+ * the whole block, cht_value_read, under the read lock); remove frees the
+ * block after unlocking. The lock is thus held no longer than with 8-byte
+ * values, except for the reader's copy.
  * Sizing refuses what cannot be represented or allocated (issue 13 point 8:
  * --initial 2^61 --density 0.1 used to overflow the float-to-int conversion).
  */
@@ -45,6 +53,7 @@ struct locked_table {
     void *map;                          /* the library map of impl */
     enum cht_hash_kind hash;
     unsigned threads;
+    size_t vwords;          /* value words: 1 = the slot's val, else a block pointer */
     size_t ctx_stride;
     unsigned char *ctx;     /* threads * ctx_stride */
 };
@@ -78,6 +87,11 @@ static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
                      locked_impl_names[kind], why);
             return NULL;
         }
+    }
+    if (cht_value_words(cfg) > 1 && impl) {
+        snprintf(err, len, "--table locked: option impl=%s: --value-size %zu needs impl=own (library maps hold "
+                 "8-byte values only)", locked_impl_names[kind], cfg->value_size);
+        return NULL;
     }
     const struct lock_ops *lk = cfg->lock ? cfg->lock : &lock_ops_pthread_mutex;
     /* slots for initial / density keys (a library map reserves room for
@@ -113,6 +127,7 @@ static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
         return NULL;
     }
     t->threads = cfg->max_threads;
+    t->vwords = cht_value_words(cfg);
     t->mask = cap - 1;
     t->slot = calloc(cap, sizeof *t->slot);
     t->lock = lk->lock_size <= sizeof t->lock_mem ? (void *)t->lock_mem
@@ -148,10 +163,22 @@ static void locked_destroy(void *tp)
     if (t->lock != (void *)t->lock_mem)
         free(t->lock);
     free(t->ctx);
+    for (uint64_t i = 0; t->vwords > 1 && i <= t->mask; i++)
+        if (t->slot[i].key)
+            free((void *)(uintptr_t)t->slot[i].val);
     free(t->slot);
     if (t->impl)
         t->impl->destroy(t->map);
     free(t);
+}
+
+/* a block holding v's words (values over 8 bytes); NULL when out of memory */
+static uint64_t *vblock_new(const struct locked_table *t, cht_val_t v)
+{
+    uint64_t *b = malloc(t->vwords * sizeof *b);
+    if (b)
+        cht_value_fill(b, t->vwords, v);
+    return b;
 }
 
 static void locked_thread_init(void *tp, unsigned tid)
@@ -202,7 +229,7 @@ static bool locked_get(void *tp, cht_key_t k, cht_val_t *v)
         struct locked_slot *s = &t->slot[probe(t, k)];
         found = s->key == k;
         if (found && v)
-            *v = s->val;
+            *v = t->vwords == 1 ? s->val : cht_value_read((const uint64_t *)(uintptr_t)s->val, t->vwords);
     }
     t->lk->read_unlock(t->lock, ctx);
     return found;
@@ -213,7 +240,17 @@ static bool locked_insert(void *tp, cht_key_t k, cht_val_t v)
     struct locked_table *t = tp;
     void *ctx = my_ctx(t);
     bool added = false;
+    uint64_t *vb = NULL;
+    if (t->vwords > 1) {
+        vb = vblock_new(t, v);
+        v = (cht_val_t)(uintptr_t)vb;
+    }
     t->lk->lock(t->lock, ctx);
+    if (t->vwords > 1 && !vb) {
+        t->alloc_failures++;            /* no block: refused, nothing changed */
+        t->lk->unlock(t->lock, ctx);
+        return false;
+    }
     if (t->impl) {
         int r = t->impl->insert(t->map, k, v);
         added = r > 0;
@@ -236,6 +273,8 @@ static bool locked_insert(void *tp, cht_key_t k, cht_val_t v)
         }
     }
     t->lk->unlock(t->lock, ctx);
+    if (!added)
+        free(vb);
     return added;
 }
 
@@ -243,6 +282,12 @@ static bool locked_update(void *tp, cht_key_t k, cht_val_t v)
 {
     struct locked_table *t = tp;
     void *ctx = my_ctx(t);
+    uint64_t *vb = NULL;
+    if (t->vwords > 1) {                /* replaced, not overwritten: the block is filled outside the lock */
+        if (!(vb = vblock_new(t, v)))
+            return false;
+        v = (cht_val_t)(uintptr_t)vb;
+    }
     t->lk->lock(t->lock, ctx);
     bool found;
     if (t->impl) {
@@ -250,10 +295,15 @@ static bool locked_update(void *tp, cht_key_t k, cht_val_t v)
     } else {
         struct locked_slot *s = &t->slot[probe(t, k)];
         found = s->key == k;
-        if (found)
+        if (found) {
+            cht_val_t old = s->val;
             s->val = v;
+            v = old;                    /* with blocks: the one to free */
+        }
     }
     t->lk->unlock(t->lock, ctx);
+    if (vb)
+        free(found ? (void *)(uintptr_t)v : vb);
     return found;
 }
 
@@ -282,17 +332,21 @@ static bool locked_remove(void *tp, cht_key_t k)
     void *ctx = my_ctx(t);
     t->lk->lock(t->lock, ctx);
     bool found;
+    cht_val_t old = 0;
     if (t->impl) {
         found = t->impl->remove(t->map, k);
     } else {
         uint64_t i = probe(t, k);
         found = t->slot[i].key == k;
         if (found) {
+            old = t->slot[i].val;
             erase_at(t, i);
             t->count--;
         }
     }
     t->lk->unlock(t->lock, ctx);
+    if (found && t->vwords > 1)
+        free((void *)(uintptr_t)old);
     return found;
 }
 
@@ -313,6 +367,8 @@ static void locked_stats(void *tp, struct cht_stats *s)
     t->lk->read_lock(t->lock, ctx);          /* stats may run beside operations */
     s->bytes = sizeof *t + (t->mask + 1) * sizeof *t->slot + t->ctx_stride * t->threads +
                (t->lock != (void *)t->lock_mem ? t->lk->lock_size : 0);
+    if (t->vwords > 1)
+        s->bytes += t->count * t->vwords * sizeof(uint64_t);
     s->buckets = t->mask + 1;
     s->resizes = t->resizes;
     s->alloc_failures = t->alloc_failures;
@@ -328,7 +384,7 @@ const struct cht_ops cht_table_locked = {
     .summary = "serial table under one lock (impl=own|std|absl|boost: our linear probing, std::unordered_map, "
                "absl::flat_hash_map, boost::unordered_flat_map): the coarse-grained baseline (thesis "
                "\"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) §3.4)",
-    .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE | CHT_CAP_LOCK_PARAM,
+    .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE | CHT_CAP_LOCK_PARAM | CHT_CAP_VALUE_OOL,
     .options = locked_options,
     .create = locked_create,
     .destroy = locked_destroy,

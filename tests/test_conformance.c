@@ -15,6 +15,17 @@
  *           size == i + ins_suc - rem_suc exactly after every run, every
  *           value read back belongs to its key, the key count found by get()
  *           equals size().
+ * values    (tables with CHT_CAP_VALUE_OOL, any value size) 8 keys, never
+ *           removed, 12 threads (more than cores) half updating them, half
+ *           reading: every get finds its key and returns a value written for
+ *           it, never CHT_VAL_TORN (a value block whose words come from two
+ *           writes: cht.h cht_value_read). Then inserts/removes churn beside
+ *           the updates (value blocks retired with their items or nodes).
+ *
+ *   test_conformance MODE TABLE[:opts] [VALUE_SIZE]
+ * runs MODE with cht_config.value_size = VALUE_SIZE bytes (default 8; over 8
+ * only for tables with CHT_CAP_VALUE_OOL, which then store and read back
+ * every word of each value).
  * Scale with CHT_TEST_SCALE (percent, default 100; sanitizer builds use less).
  */
 #include <pthread.h>
@@ -37,13 +48,14 @@
 
 static struct table_choice choice;
 static const struct cht_ops *ops;
+static size_t value_size = 8;   /* argv[3] */
 #include "test_check.h"
 
 static void *make_table_or_null(size_t initial, double density, unsigned threads, uint64_t range,
                                 char *err, size_t len)
 {
     struct cht_config cfg = { .initial = initial, .density = density, .range = range,
-                              .max_threads = threads, .numa_nodes = 1 };
+                              .max_threads = threads, .numa_nodes = 1, .value_size = value_size };
     registry_apply_choice(&choice, &cfg);
     return ops->create(&cfg, err, len);
 }
@@ -374,6 +386,91 @@ static void *stress_worker(void *arg)
 
 static void ax_stress(void);
 
+/* ---------------- values: no torn value under concurrent updates ---------------- */
+
+#define VAL_KEYS 8
+#define VAL_CHURN_BASE 1000     /* keys inserted and removed beside the updates: 1000 .. 1063 */
+
+static void *values_worker(void *arg)
+{
+    struct worker *w = arg;
+    t_init(w->t, w->tid);
+    pthread_barrier_wait(w->bar);
+    struct cht_rng r;
+    cht_rng_seed(&r, w->seed, w->tid);
+    bool churn = w->range > VAL_KEYS;
+    for (uint64_t i = 0; i < w->nops; i++) {
+        uint64_t x = cht_rng_next(&r);
+        cht_key_t k = 1 + cht_rng_below(cht_rng_next(&r), VAL_KEYS);
+        unsigned c = (unsigned)cht_rng_below(x, 100);
+        if (churn && c < 20) {
+            cht_key_t ck = VAL_CHURN_BASE + cht_rng_below(cht_rng_next(&r), 64);
+            if (c < 10)
+                w->ins_suc += ops->insert(w->t, ck, val_for(ck, i));
+            else
+                w->rem_suc += ops->remove(w->t, ck);
+        } else if (c < 60 && w->tid % 2 == 0) {
+            if (!ops->update(w->t, k, val_for(k, i + w->tid)))
+                w->errors++;            /* the key is never removed */
+        } else {
+            cht_val_t got = 0;
+            if (!ops->get(w->t, k, &got) || got == CHT_VAL_TORN || !val_ok(k, got))
+                w->errors++;
+            w->ops_done++;
+        }
+    }
+    pthread_barrier_wait(w->bar);
+    t_exit(w->t, w->tid);
+    return NULL;
+}
+
+static void mode_values(void)
+{
+    if (!ops->update) {
+        printf("values: %s has no update(); nothing to check\n", ops->name);
+        return;
+    }
+    const unsigned n = 12;
+    struct worker *w = aligned_alloc(64, sizeof *w * n);
+    for (unsigned phase = 0; phase < 2; phase++) {
+        void *t = make_table(VAL_KEYS, 0.5, n, 2 * VAL_CHURN_BASE);
+        t_init(t, 0);
+        for (cht_key_t k = 1; k <= VAL_KEYS; k++)
+            CHECK(ops->insert(t, k, val_for(k, 0)), "values: prefill insert(%llu) failed", (unsigned long long)k);
+        t_exit(t, 0);
+        pthread_barrier_t bar;
+        pthread_barrier_init(&bar, NULL, n);
+        for (unsigned i = 0; i < n; i++)
+            w[i] = (struct worker){ .tid = i, .t = t, .seed = 300 + phase, .nops = scaled(100000),
+                                    .range = phase ? 2 * VAL_CHURN_BASE : VAL_KEYS, .nthreads = n, .bar = &bar };
+        run_threads(w, n, values_worker);
+        uint64_t ins = 0, rem = 0, reads = 0;
+        int errors = 0;
+        for (unsigned i = 0; i < n; i++) {
+            ins += w[i].ins_suc;
+            rem += w[i].rem_suc;
+            reads += w[i].ops_done;
+            errors += w[i].errors;
+        }
+        CHECK(errors == 0, "values (phase %u, value size %zu): %d gets missed a key, read a torn value or one of "
+              "another key, or updates failed (%llu gets)", phase, value_size, errors, (unsigned long long)reads);
+        t_init(t, 0);
+        CHECK(ops->size(t) == VAL_KEYS + ins - rem, "values (phase %u): size() %zu != %d + %llu - %llu", phase,
+              ops->size(t), VAL_KEYS, (unsigned long long)ins, (unsigned long long)rem);
+        for (cht_key_t k = 1; k <= VAL_KEYS; k++) {
+            cht_val_t got = 0;
+            CHECK(ops->get(t, k, &got) && got != CHT_VAL_TORN && val_ok(k, got), "values: key %llu reads %llx at the end",
+                  (unsigned long long)k, (unsigned long long)got);
+        }
+        t_exit(t, 0);
+        ops->destroy(t);
+        pthread_barrier_destroy(&bar);
+        printf("values: %s, value size %zu, phase %u (%s): %llu gets checked, %d errors\n", choice.text, value_size,
+               phase, phase ? "with insert/remove churn" : "updates and gets", (unsigned long long)reads, errors);
+    }
+    free(w);
+}
+
 static void mode_stress(void)
 {
     if (ops->caps & CHT_CAP_APPROXIMATE)
@@ -654,8 +751,8 @@ static void ax_stress(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s model|disjoint|stable|stress TABLE[:opts]\n", argv[0]);
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: %s model|disjoint|stable|stress|values TABLE[:opts] [VALUE_SIZE]\n", argv[0]);
         return 2;
     }
     char err[512];
@@ -664,6 +761,19 @@ int main(int argc, char **argv)
         return 2;
     }
     ops = choice.ops;
+    if (argc == 4) {
+        char *end;
+        unsigned long long vs = strtoull(argv[3], &end, 10);
+        if (*end || vs < 8 || vs > CHT_VALUE_MAX) {
+            fprintf(stderr, "VALUE_SIZE: expected 8..%u bytes (got '%s')\n", CHT_VALUE_MAX, argv[3]);
+            return 2;
+        }
+        if (vs > 8 && !(ops->caps & CHT_CAP_VALUE_OOL)) {
+            fprintf(stderr, "%s: no CHT_CAP_VALUE_OOL, cannot store %llu-byte values\n", ops->name, vs);
+            return 2;
+        }
+        value_size = (size_t)vs;
+    }
     char why[256];
     if (!registry_choice_available(&choice, why, sizeof why)) {
         if ((ops->caps & CHT_CAP_NEEDS_RTM) && UNDER_TSAN) {
@@ -686,6 +796,8 @@ int main(int argc, char **argv)
         if (data) mode_stable();
     } else if (strcmp(argv[1], "stress") == 0) {
         mode_stress();
+    } else if (strcmp(argv[1], "values") == 0) {
+        if (data) mode_values();
     } else {
         fprintf(stderr, "unknown mode %s\n", argv[1]);
         return 2;

@@ -132,5 +132,35 @@ check(p.returncode == 2 and "--ops" in p.stderr and "--trace" in p.stderr, "--tr
 p = run("-t", "null", "--trace", txt)
 check(p.returncode == 2 and "update()" in p.stderr, "a trace with updates on a table without update(): exit 2")
 
+# ---- --value-size: large values out of line, refused by tables that cannot store them ----
+bad_csv = os.path.join(tmp, "vs-bad.csv")
+for args, what in [(["-t", "clht-lb"], "clht-lb"), (["-t", "hotring", "-t", "dense"], "dense"),
+                   (["-t", "hotring:update=inplace"], "update=inplace"), (["-t", "locked:impl=std"], "impl=std")]:
+    p = run(*args, "--value-size", "100", "-i", "1K", "-d", "10", "--csv", bad_csv)
+    check(p.returncode == 2 and "--value-size" in p.stderr and what in p.stderr and
+          len(p.stderr.strip().splitlines()) == 1 and not os.path.exists(bad_csv),
+          f"--value-size 100 with {' '.join(args)}: exit 2, one line naming --value-size and {what}, no results file "
+          f"(got {p.returncode}: {p.stderr.strip()[:120]})")
+for v in ("7", "0", "2M", "abc", "-8"):
+    p = run("-t", "hotring", "--value-size", v, "-i", "1K", "-d", "10", "--csv", bad_csv)
+    check(p.returncode == 2 and "--value-size" in p.stderr and "8..1048576" in p.stderr and
+          len(p.stderr.strip().splitlines()) == 1 and not os.path.exists(bad_csv), f"--value-size {v}: exit 2")
+p = run("--bench", "mutex", "--lock", "tas", "--value-size", "64", "-d", "10")
+check(p.returncode == 2 and "--value-size" in p.stderr, "--value-size with --bench mutex: exit 2")
+vs_csv = os.path.join(tmp, "vs.csv")
+bpk = {}
+for tb in ("hotring", "chain", "locked"):
+    for v in ("8", "1024"):
+        args = ["-t", tb, "-n", "2", "-i", "16K", "--ops", "20000", "--workload", "ycsb-a", "--csv", vs_csv]
+        p = run(*args, *(["--value-size", v] if v != "8" else []))
+        rows = [r for r in csv.DictReader(open(vs_csv))] if os.path.exists(vs_csv) else []
+        r = rows[-1] if rows else {}
+        check(p.returncode == 0 and r.get("schema") == "5" and r.get("value_size") == v and r.get("table") == tb and
+              r.get("verify_ok") == "1" and int(r.get("upd_suc") or 0) > 10000 and r.get("upd_fail") == "0",
+              f"{tb} --value-size {v} (YCSB-A): the row records value_size {v}, every update finds its key, check ok")
+        bpk[tb, v] = float(r.get("bytes_per_key") or 0)
+    check(bpk[tb, "1024"] - bpk[tb, "8"] >= 1016, f"{tb}: the table's bytes per key grow by the value's 1016 extra bytes "
+          f"at least ({bpk[tb, '8']:.0f} -> {bpk[tb, '1024']:.0f}): the memory check sees the values")
+
 print(f"{checks - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)
