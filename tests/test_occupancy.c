@@ -8,7 +8,9 @@
  * (cuckoo's misses exactly 2 lines: both candidate buckets; dense's misses
  * growing with the load) and empty for the filter, which has no hook.
  *
- *   test_occupancy CSVPATH     (the file is removed first)
+ * The header equals docs/csv.md "Occupancy CSV"'s column list (O1..On, in order).
+ *
+ *   test_occupancy CSVPATH [docs/csv.md]     (the file is removed first)
  */
 #include <math.h>
 #include <unistd.h>
@@ -38,11 +40,55 @@ static unsigned count_lines(const char *path)
     return n;
 }
 
+/* "name,name,..." from the "| O<n> | name |" (or "| O<a>-O<b> | n1, n2, ... |") rows of docs/csv.md,
+ * checking that the numbers run 1, 2, ... */
+static void doc_columns(const char *path, char *out, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    CHECK(f, "cannot read %s", path);
+    char line[2048];
+    unsigned next = 1;
+    size_t n = 0;
+    out[0] = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned a, b;
+        int used = 0;
+        if (sscanf(line, "| O%u-O%u | %n", &a, &b, &used) == 2 && used) {
+        } else if (sscanf(line, "| O%u | %n", &a, &used) == 1 && used) {
+            b = a;
+        } else {
+            continue;
+        }
+        CHECK(a == next, "docs: column O%u where O%u was expected", a, next);
+        next = b + 1;
+        char *names = line + used, *end = strchr(names, '|');
+        if (!end)
+            continue;
+        *end = 0;
+        unsigned count = 0;
+        for (char *tok = strtok(names, ", "); tok; tok = strtok(NULL, ", ")) {
+            n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? "," : "", tok);
+            count++;
+        }
+        CHECK(count == b - a + 1, "docs: O%u-O%u names %u columns", a, b, count);
+    }
+    if (f)
+        fclose(f);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s CSVPATH\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: %s CSVPATH [docs/csv.md]\n", argv[0]);
         return 2;
+    }
+    if (argc == 3) {
+        char doc[2048], hdr[2048];
+        doc_columns(argv[2], doc, sizeof doc);
+        snprintf(hdr, sizeof hdr, "%s", occupancy_csv_header());
+        hdr[strcspn(hdr, "\n")] = 0;
+        CHECK(strcmp(doc, hdr) == 0, "occupancy CSV header differs from docs/csv.md:\n  code: %s\n  docs: %s", hdr,
+              doc);
     }
     const char *csv = argv[1];
     unlink(csv);
