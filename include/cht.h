@@ -106,6 +106,14 @@ struct cht_ops {
      * software prefetching of every key's bucket before resolving any (DRAMHiT,
      * EuroSys'23; indexlib's prefetching). --batch B, docs/cli.md. */
     void  (*get_batch)(void *t, const cht_key_t *keys, size_t n, cht_val_t *vals, bool *found);
+    /* Optional (NULL: not reported): the number of distinct 64-byte lines of
+     * the table's key/value storage (slots, buckets, chain heads and nodes;
+     * not lock or seqlock words, counters or headers) that get(t, k) reads,
+     * found by replaying get's path without timing it. Called only while no
+     * other thread writes the table. Lines that get() prefetches but does
+     * not read are not counted. The occupancy bench (--bench occupancy)
+     * averages it over sampled hit and miss keys: lines_hit, lines_miss. */
+    unsigned (*probe_lines)(void *t, cht_key_t k);
 };
 
 /* The most keys one get_batch call is given (--batch). */

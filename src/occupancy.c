@@ -14,6 +14,10 @@
  *     phase: each must fail, except on an approximate table, where the hits
  *     are its false positives), each phase timed on its own. The key draws
  *     (one xoroshiro step and a multiply-shift) are inside both timed loops.
+ *   then, untimed, the table's probe_lines hook (cht.h; NULL: cells empty)
+ *     averaged over min(lookups, 2^16) hit keys and as many miss keys drawn
+ *     the same way from a separate stream (seed, 2^32 + rep): lines_hit,
+ *     lines_miss (distinct 64-byte lines of key/value storage per get).
  *   an insert refused before n_L: the load is unreachable; that row and the
  *     higher ones say reached=0 and carry no throughput.
  *   after the last load: insert on until the first refusal (or C keys):
@@ -36,20 +40,21 @@
 #include "outfile.h"
 #include "version.h"
 
-#define OCC_SCHEMA 1
+#define OCC_SCHEMA OCCUPANCY_CSV_SCHEMA_VERSION
+#define OCC_LINE_SAMPLE (UINT64_C(1) << 16)
 #define OCC_MISS_BASE (UINT64_C(1) << 61)
 #define OCC_MISS_SPAN (UINT64_C(1) << 40)
 
 struct occ_row {
-    double load_target, load, insert_mops, hit_mops, miss_mops, max_load;
+    double load_target, load, insert_mops, hit_mops, miss_mops, max_load, lines_hit, lines_miss;
     uint64_t slots, keys, hit_failures, miss_hits, bytes;
     unsigned rep;
-    bool reached;
+    bool reached, lines;    /* lines: lines_hit/lines_miss measured (the table has probe_lines) */
 };
 
 static const char *const occ_columns =
     "schema,bench,timestamp,host,table,options,rep,slots,load_target,keys,load,reached,insert_mops,hit_mops,"
-    "miss_mops,hit_failures,miss_hits,max_load,bytes,run_id,version,git_rev,build_type,sanitizer,compiler";
+    "miss_mops,hit_failures,miss_hits,lines_hit,lines_miss,max_load,bytes,run_id,version,git_rev,build_type,sanitizer,compiler";
 
 /* the header with its newline, for outfile_open */
 const char *occupancy_csv_header(void)
@@ -110,6 +115,10 @@ static void csv_fields(FILE *f, const struct bench_config *cfg, const struct tab
                 (unsigned long long)r->hit_failures, (unsigned long long)r->miss_hits);
     else
         fprintf(f, ",,,,,");
+    if (r->reached && r->lines)
+        fprintf(f, "%.4f,%.4f,", r->lines_hit, r->lines_miss);
+    else
+        fprintf(f, ",,");
     fprintf(f, "%.6f,%llu,%s,%s,%s,%s,%s,%s\n", r->max_load, (unsigned long long)r->bytes,
             report_run_id ? report_run_id() : "-", CHTBENCH_VERSION, CHTBENCH_GIT_REV, CHTBENCH_BUILD_TYPE,
             CHTBENCH_SANITIZER, CHTBENCH_COMPILER);
@@ -162,6 +171,10 @@ static void json_row(const struct table_choice *c, const struct occ_row *r)
                (unsigned long long)r->miss_hits);
     else
         printf("\"insert_mops\":null,\"hit_mops\":null,\"miss_mops\":null,\"hit_failures\":null,\"miss_hits\":null,");
+    if (r->reached && r->lines)
+        printf("\"lines_hit\":%.4f,\"lines_miss\":%.4f,", r->lines_hit, r->lines_miss);
+    else
+        printf("\"lines_hit\":null,\"lines_miss\":null,");
     printf("\"max_load\":%.6f,\"bytes\":%llu}\n", r->max_load, (unsigned long long)r->bytes);
 }
 
@@ -183,8 +196,9 @@ static bool occ_one(const struct bench_config *cfg, const struct table_choice *c
         o->stats(t, &st);
     uint64_t C = st.buckets ? st.buckets : sp->slots, n = 0, lookups = sp->lookups ? sp->lookups : 1u << 20;
     bool full = false, ok = true;
-    struct cht_rng r;
+    struct cht_rng r, rl;
     cht_rng_seed(&r, cfg->seed, rep);
+    cht_rng_seed(&rl, cfg->seed, (UINT64_C(1) << 32) + rep);
     for (unsigned i = 0; i < sp->nloads; i++) {
         struct occ_row *row = &rows[i];
         *row = (struct occ_row){ .load_target = loads[i], .slots = C, .rep = rep };
@@ -226,6 +240,16 @@ static bool occ_one(const struct bench_config *cfg, const struct table_choice *c
         row->miss_mops = t1 > t0 ? (double)lookups * 1e3 / (double)(t1 - t0) : 0;
         row->hit_failures = misses;
         row->miss_hits = hits;
+        if (o->probe_lines && n) {     /* untimed: lines per get, replayed by the table */
+            uint64_t sample = lookups < OCC_LINE_SAMPLE ? lookups : OCC_LINE_SAMPLE, lh = 0, lm = 0;
+            for (uint64_t q = 0; q < sample; q++)
+                lh += o->probe_lines(t, key_in(cht_rng_below(cht_rng_next(&rl), n)));
+            for (uint64_t q = 0; q < sample; q++)
+                lm += o->probe_lines(t, OCC_MISS_BASE + cht_rng_below(cht_rng_next(&rl), OCC_MISS_SPAN));
+            row->lines = true;
+            row->lines_hit = (double)lh / (double)sample;
+            row->lines_miss = (double)lm / (double)sample;
+        }
         if (misses || (hits && !(o->caps & CHT_CAP_APPROXIMATE))) {
             snprintf(err, elen, "table %s at load %.4f: %llu present keys not found, %llu absent keys found",
                      o->name, row->load, (unsigned long long)misses, (unsigned long long)hits);
@@ -282,8 +306,8 @@ int occupancy_run(const struct bench_config *cfg, const struct occupancy_spec *s
     fprintf(human, "# occupancy: slots=%llu lookups=%llu per phase, one thread, seed=%llu\n",
             (unsigned long long)sp->slots, (unsigned long long)(sp->lookups ? sp->lookups : 1u << 20),
             (unsigned long long)cfg->seed);
-    fprintf(human, "%-28s %3s %10s %6s %8s %10s %9s %9s %9s %8s\n", "table", "rep", "slots", "target", "load",
-            "ins_Mops", "hit_Mops", "miss_Mops", "miss_hits", "max_load");
+    fprintf(human, "%-28s %3s %10s %6s %8s %10s %9s %9s %9s %7s %7s %8s\n", "table", "rep", "slots", "target",
+            "load", "ins_Mops", "hit_Mops", "miss_Mops", "miss_hits", "l_hit", "l_miss", "max_load");
     int status = 0;
     unsigned reps = cfg->reps ? cfg->reps : 1;
     for (unsigned ti = 0; ti < cfg->ntables; ti++) {
@@ -305,14 +329,19 @@ int occupancy_run(const struct bench_config *cfg, const struct occupancy_spec *s
                 char name[2200];
                 snprintf(name, sizeof name, "%s%s%s", c->ops->name, c->options_text[0] ? ":" : "",
                          c->options_text);
+                char lh[16] = "-", lm[16] = "-";
+                if (r->reached && r->lines) {
+                    snprintf(lh, sizeof lh, "%.3f", r->lines_hit);
+                    snprintf(lm, sizeof lm, "%.3f", r->lines_miss);
+                }
                 if (r->reached)
-                    fprintf(human, "%-28s %3u %10llu %6.3f %8.5f %10.3f %9.3f %9.3f %9llu %8.5f\n", name, rep,
-                            (unsigned long long)r->slots, r->load_target, r->load, r->insert_mops, r->hit_mops,
-                            r->miss_mops, (unsigned long long)r->miss_hits, r->max_load);
+                    fprintf(human, "%-28s %3u %10llu %6.3f %8.5f %10.3f %9.3f %9.3f %9llu %7s %7s %8.5f\n", name,
+                            rep, (unsigned long long)r->slots, r->load_target, r->load, r->insert_mops, r->hit_mops,
+                            r->miss_mops, (unsigned long long)r->miss_hits, lh, lm, r->max_load);
                 else
-                    fprintf(human, "%-28s %3u %10llu %6.3f %8.5f %10s %9s %9s %9s %8.5f\n", name, rep,
-                            (unsigned long long)r->slots, r->load_target, r->load, "unreached", "-", "-", "-",
-                            r->max_load);
+                    fprintf(human, "%-28s %3u %10llu %6.3f %8.5f %10s %9s %9s %9s %7s %7s %8.5f\n", name, rep,
+                            (unsigned long long)r->slots, r->load_target, r->load, "unreached", "-", "-", "-", "-",
+                            "-", r->max_load);
                 if (cfg->json)
                     json_row(c, r);
             }

@@ -38,7 +38,7 @@ int occupancy_run(const struct bench_config *cfg, const struct occupancy_spec *s
 
 /* The occupancy CSV's header line (with '\n'), for outfile_open. */
 const char *occupancy_csv_header(void);
-#define OCCUPANCY_CSV_SCHEMA_VERSION 1
+#define OCCUPANCY_CSV_SCHEMA_VERSION 2
 
 /* Does the table choice have a fixed capacity (CHT_CAP_FIXED_CAP, or a
  * resizable table given resize=0)? If not, *why says so. */

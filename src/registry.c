@@ -19,6 +19,7 @@ extern const struct cht_ops cht_table_clht_lf;
 extern const struct cht_ops cht_table_clht_rtm;
 extern const struct cht_ops cht_table_cuckoo_filter;
 extern const struct cht_ops cht_table_hotring;
+extern const struct cht_ops cht_table_chain_bounded;
 #ifdef HAVE_URCU
 extern const struct cht_ops cht_table_urcu;
 #endif
@@ -50,6 +51,7 @@ const struct cht_ops *const cht_tables[] = {
     &cht_table_clht_rtm,
     &cht_table_cuckoo_filter,
     &cht_table_hotring,
+    &cht_table_chain_bounded,
 #ifdef HAVE_URCU
     &cht_table_urcu,
 #endif

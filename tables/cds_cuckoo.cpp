@@ -134,4 +134,5 @@ extern "C" const struct cht_ops cht_table_cds_cuckoo = {
     size,
     stats,
     NULL,   /* get_batch: single gets */
+    NULL,   /* probe_lines: not reported */
 };

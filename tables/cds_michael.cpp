@@ -77,4 +77,5 @@ extern "C" const struct cht_ops cht_table_cds_michael = {
     adapter::size,
     adapter::stats,
     NULL,   /* get_batch: single gets */
+    NULL,   /* probe_lines: not reported */
 };

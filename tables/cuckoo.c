@@ -1170,6 +1170,38 @@ static void ck_stats(void *tp, struct cht_stats *s)
     s->alloc_failures = __atomic_load_n(&t->alloc_failures, __ATOMIC_RELAXED);
 }
 
+/* probe_lines (cht.h): distinct 64-byte lines of the bucket array that a get
+ * of k reads, replayed without timing: the candidate buckets in order, each
+ * slot's key up to k's (and k's value), every slot of a bucket without k.
+ * A hit in the first candidate is 1 line (4 ways of 16 bytes = one aligned
+ * line), a miss all candidates' lines. Independent of prefetch=: the lines
+ * get() prefetches but never reads (prefetch=1|2 on a hit before the last
+ * candidate) cost bandwidth but are not counted; see docs/csv.md. */
+static unsigned ck_probe_lines(void *tp, cht_key_t k)
+{
+    struct ck_table *t = tp;
+    struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    uint64_t h0, h1, b[CK_MAX_HASHES];
+    uintptr_t seen[CK_MAX_HASHES * (CK_MAX_WAYS * sizeof(struct ck_slot) / CHT_CACHE_LINE + 1)];
+    unsigned n = 0;
+    ck_hash2(t, k, &h0, &h1);
+    ck_candidates(t, a, h0, h1, b);
+    for (unsigned i = 0; i < a->hashes; i++) {
+        const struct ck_slot *s = ck_bucket(t, a, b[i]);
+        for (unsigned w = 0; w < t->ways; w++) {
+            uintptr_t l = (uintptr_t)&s[w] / CHT_CACHE_LINE;
+            unsigned j = 0;
+            while (j < n && seen[j] != l)
+                j++;
+            if (j == n)
+                seen[n++] = l;
+            if (slot_key(&s[w]) == k)
+                return n;
+        }
+    }
+    return n;
+}
+
 const struct cht_ops cht_table_cuckoo = {
     .name = "cuckoo",
     .summary = "MRMW cuckoo hashing, optimistic reads, BFS kick paths (Li, Andersen, Kaminsky, Freedman, \"Algorithmic improvements for fast concurrent cuckoo hashing\", EuroSys'14; Alibaba indexlib's cuckoo notes)",
@@ -1185,4 +1217,5 @@ const struct cht_ops cht_table_cuckoo = {
     .update = ck_update,
     .size = ck_size,
     .stats = ck_stats,
+    .probe_lines = ck_probe_lines,
 };

@@ -371,6 +371,30 @@ static void dn_stats(void *tp, struct cht_stats *s)
     s->full_failures = __atomic_load_n(&t->full_failures, __ATOMIC_RELAXED);
 }
 
+/* probe_lines (cht.h): distinct 64-byte lines of the slot array that a get
+ * of k reads, replayed without timing: the key of every slot from k's home
+ * up to the slot holding k (and its value) or the first empty slot. A
+ * probe run that wraps past the end of the array counts the lines at both
+ * ends. Runs are contiguous, so a new line is the line of a slot whose index
+ * is a multiple of 4 (16-byte slots, 64-byte-aligned array), or the first. */
+static unsigned dn_probe_lines(void *tp, cht_key_t k)
+{
+    struct dn_table *t = tp;
+    uint64_t home = cht_hash(t->hash, k) & t->mask;
+    uintptr_t last = UINTPTR_MAX;
+    unsigned lines = 0;
+    for (uint64_t j = 0; j <= t->mask; j++) {
+        uint64_t i = (home + j) & t->mask;
+        uintptr_t l = (uintptr_t)&t->slot[i] / CHT_CACHE_LINE;
+        lines += l != last;
+        last = l;
+        cht_key_t x = key_at(t, i);
+        if (x == k || x == DN_EMPTY)
+            break;
+    }
+    return lines;
+}
+
 const struct cht_ops cht_table_dense = {
     .name = "dense",
     .summary = "indexlib Dense: linear probing, fixed capacity, lock-free reads, key-striped writers (Alibaba indexlib's cuckoo hashing notes)",
@@ -386,4 +410,5 @@ const struct cht_ops cht_table_dense = {
     .update = dn_update,
     .size = dn_size,
     .stats = dn_stats,
+    .probe_lines = dn_probe_lines,
 };

@@ -404,6 +404,40 @@ static void hop_stats(void *tp, struct cht_stats *s)
     s->full_failures = full;
 }
 
+/* probe_lines (cht.h): distinct 64-byte lines of the slot array that a get
+ * of k reads, replayed without timing: home bucket h's hop bitmap, the key
+ * of each slot its bits point at (in bit order) up to k's, and k's value.
+ * Slots are 24 bytes, so one field or another may lie on a further line. */
+static unsigned hop_probe_lines(void *tp, cht_key_t k)
+{
+    struct hop_table *t = tp;
+    uint64_t h = home_of(t, k);
+    uintptr_t seen[3 * 64 + 1];
+    unsigned n = 0;
+    const void *p[3 * 64 + 1];
+    unsigned np = 0;
+    p[np++] = &t->b[h].hop;
+    uint64_t bm = ld(&t->b[h].hop);
+    while (bm) {
+        unsigned d = (unsigned)__builtin_ctzll(bm);
+        bm &= bm - 1;
+        p[np++] = &t->b[h + d].key;
+        if (ld(&t->b[h + d].key) == k) {
+            p[np++] = &t->b[h + d].val;
+            break;
+        }
+    }
+    for (unsigned i = 0; i < np; i++) {
+        uintptr_t l = (uintptr_t)p[i] / CHT_CACHE_LINE;
+        unsigned j = 0;
+        while (j < n && seen[j] != l)
+            j++;
+        if (j == n)
+            seen[n++] = l;
+    }
+    return n;
+}
+
 const struct cht_ops cht_table_hopscotch = {
     .name = "hopscotch",
     .summary = "concurrent hopscotch hashing: segment locks, optimistic reads, fixed capacity (Herlihy, Shavit, Tzafrir, \"Hopscotch Hashing\", DISC'08)",
@@ -418,4 +452,5 @@ const struct cht_ops cht_table_hopscotch = {
     .update = hop_update,
     .size = hop_size,
     .stats = hop_stats,
+    .probe_lines = hop_probe_lines,
 };

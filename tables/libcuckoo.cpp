@@ -203,4 +203,5 @@ extern "C" const struct cht_ops cht_table_libcuckoo = {
     lc_size,                                 /* size */
     lc_stats,                                /* stats */
     NULL,                                    /* get_batch: single gets */
+    NULL,                                    /* probe_lines: not reported */
 };

@@ -226,4 +226,5 @@ extern "C" const struct cht_ops cht_table_tbb = {
     tbb_size,                                /* size */
     tbb_stats,                               /* stats */
     NULL,                                    /* get_batch: single gets */
+    NULL,                                    /* probe_lines: not reported */
 };

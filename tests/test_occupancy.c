@@ -3,9 +3,14 @@
  * the CLI wires it: one CSV row per (table, rep, load) with the documented
  * columns, loads honoured within one key, the maximum load, hit failures 0
  * and miss hits 0 for exact tables, tables without a fixed capacity refused
- * with exit 2 and nothing written, an unreachable load marked reached=0.
+ * with exit 2 and nothing written, an unreachable load marked reached=0,
+ * lines_hit/lines_miss (schema 2) filled for tables with probe_lines
+ * (cuckoo's misses exactly 2 lines: both candidate buckets; dense's misses
+ * growing with the load) and empty for the filter, which has no hook.
  *
- *   test_occupancy CSVPATH     (the file is removed first)
+ * The header equals docs/csv.md "Occupancy CSV"'s column list (O1..On, in order).
+ *
+ *   test_occupancy CSVPATH [docs/csv.md]     (the file is removed first)
  */
 #include <math.h>
 #include <unistd.h>
@@ -35,11 +40,55 @@ static unsigned count_lines(const char *path)
     return n;
 }
 
+/* "name,name,..." from the "| O<n> | name |" (or "| O<a>-O<b> | n1, n2, ... |") rows of docs/csv.md,
+ * checking that the numbers run 1, 2, ... */
+static void doc_columns(const char *path, char *out, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    CHECK(f, "cannot read %s", path);
+    char line[2048];
+    unsigned next = 1;
+    size_t n = 0;
+    out[0] = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned a, b;
+        int used = 0;
+        if (sscanf(line, "| O%u-O%u | %n", &a, &b, &used) == 2 && used) {
+        } else if (sscanf(line, "| O%u | %n", &a, &used) == 1 && used) {
+            b = a;
+        } else {
+            continue;
+        }
+        CHECK(a == next, "docs: column O%u where O%u was expected", a, next);
+        next = b + 1;
+        char *names = line + used, *end = strchr(names, '|');
+        if (!end)
+            continue;
+        *end = 0;
+        unsigned count = 0;
+        for (char *tok = strtok(names, ", "); tok; tok = strtok(NULL, ", ")) {
+            n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? "," : "", tok);
+            count++;
+        }
+        CHECK(count == b - a + 1, "docs: O%u-O%u names %u columns", a, b, count);
+    }
+    if (f)
+        fclose(f);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s CSVPATH\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: %s CSVPATH [docs/csv.md]\n", argv[0]);
         return 2;
+    }
+    if (argc == 3) {
+        char doc[2048], hdr[2048];
+        doc_columns(argv[2], doc, sizeof doc);
+        snprintf(hdr, sizeof hdr, "%s", occupancy_csv_header());
+        hdr[strcspn(hdr, "\n")] = 0;
+        CHECK(strcmp(doc, hdr) == 0, "occupancy CSV header differs from docs/csv.md:\n  code: %s\n  docs: %s", hdr,
+              doc);
     }
     const char *csv = argv[1];
     unlink(csv);
@@ -75,33 +124,53 @@ int main(int argc, char **argv)
     choose(&cfg, "dense");
     choose(&cfg, "cuckoo:resize=0");
     choose(&cfg, "cuckoo-filter:fp_bits=8");
+    choose(&cfg, "chain-bounded");
     CHECK(occupancy_run(&cfg, &sp) == 0, "occupancy run failed");
-    CHECK(count_lines(csv) == 1 + 3 * 2 * 3, "%s: %u lines, expected header + 18 rows", csv, count_lines(csv));
+    CHECK(count_lines(csv) == 1 + 4 * 2 * 3, "%s: %u lines, expected header + 24 rows", csv, count_lines(csv));
 
     FILE *f = fopen(csv, "r");
     char line[1024];
     CHECK(f && fgets(line, sizeof line, f), "cannot read %s", csv);
     CHECK(strncmp(line, "schema,bench,timestamp,host,table,options,rep,slots,load_target,keys,load,reached,", 82) == 0,
           "header: %s", line);
+    CHECK(strstr(line, ",miss_hits,lines_hit,lines_miss,max_load,"), "header without lines_hit,lines_miss: %s", line);
     unsigned rows = 0;
+    double dense_miss[2][3] = { { 0 } };
     while (f && fgets(line, sizeof line, f)) {
         char table[64], opts[64];
         unsigned rep, reached;
         unsigned long long slots, keys, hf, mh, bytes;
-        double target, load, ins, hit, miss, maxl;
-        int n = sscanf(line, "1,occupancy,%*[^,],%*[^,],%63[^,],\"%63[^\"]\",%u,%llu,%lf,%llu,%lf,%u,%lf,%lf,%lf,%llu,%llu,%lf,%llu",
-                       table, opts, &rep, &slots, &target, &keys, &load, &reached, &ins, &hit, &miss, &hf, &mh,
-                       &maxl, &bytes);
-        if (n != 15) {  /* options may be empty: "" */
-            n = sscanf(line, "1,occupancy,%*[^,],%*[^,],%63[^,],\"\",%u,%llu,%lf,%llu,%lf,%u,%lf,%lf,%lf,%llu,%llu,%lf,%llu",
-                       table, &rep, &slots, &target, &keys, &load, &reached, &ins, &hit, &miss, &hf, &mh, &maxl,
-                       &bytes);
-            n = n == 14 ? 15 : 0;
+        double target, load, ins, hit, miss, maxl, lh = -1, lm = -1;
+        char lcells[64] = "";
+        int n = sscanf(line, "2,occupancy,%*[^,],%*[^,],%63[^,],\"%63[^\"]\",%u,%llu,%lf,%llu,%lf,%u,%lf,%lf,%lf,%llu,%llu,"
+                       "%63[^,],", table, opts, &rep, &slots, &target, &keys, &load, &reached, &ins, &hit, &miss, &hf,
+                       &mh, lcells);
+        /* lines_hit,lines_miss: two numbers, or two empty cells (then %63[^,] matches nothing) */
+        const char *after = NULL;
+        if (n >= 13) {
+            const char *p = line;
+            for (int c = 0; c < 17 && p; c++)       /* past the 17 cells before lines_hit */
+                p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+            if (p && sscanf(p, "%lf,%lf,", &lh, &lm) == 2)
+                after = strchr(strchr(p, ',') + 1, ',') + 1;
+            else if (p && strncmp(p, ",,", 2) == 0)
+                after = p + 2;
         }
-        CHECK(n == 15, "row does not parse: %s", line);
-        if (n != 15)
+        if (!after || sscanf(after, "%lf,%llu", &maxl, &bytes) != 2)
+            n = 0;
+        CHECK(n >= 13, "row does not parse: %s", line);
+        if (n < 13)
             continue;
         rows++;
+        if (strcmp(table, "cuckoo-filter") == 0)
+            CHECK(lh < 0 && lm < 0, "cuckoo-filter has no probe_lines but its row has lines: %s", line);
+        else
+            CHECK(lh >= 1 && lm >= 1, "%s: lines_hit %.3f, lines_miss %.3f: expected >= 1", table, lh, lm);
+        if (strcmp(table, "cuckoo") == 0)
+            CHECK(lm == 2 && lh >= 1 && lh < 2, "cuckoo (2 candidates): lines_hit %.4f (in [1,2)), lines_miss %.4f (2)",
+                  lh, lm);
+        if (strcmp(table, "dense") == 0 && rep < 2)
+            dense_miss[rep][target < 0.6 ? 0 : target < 0.8 ? 1 : 2] = lm;
         CHECK(reached == 1, "%s: load %.2f not reached", table, target);
         CHECK(fabs((double)keys - target * (double)slots) <= 1, "%s: %llu keys for load %.2f of %llu slots", table,
               keys, target, slots);
@@ -115,7 +184,11 @@ int main(int argc, char **argv)
             CHECK(mh > 0 && mh < 20000 * 8 / 256 * 2, "cuckoo-filter f=8 at %.2f: %llu false positives of 20000",
                   target, mh);
     }
-    CHECK(rows == 18, "%u rows parsed", rows);
+    CHECK(rows == 24, "%u rows parsed", rows);
+    for (int r = 0; r < 2; r++)
+        CHECK(dense_miss[r][0] < dense_miss[r][1] && dense_miss[r][1] < dense_miss[r][2],
+              "dense rep %d: lines_miss %.3f %.3f %.3f at loads 0.5 0.7 0.9: expected growing", r, dense_miss[r][0],
+              dense_miss[r][1], dense_miss[r][2]);
     if (f)
         fclose(f);
 
@@ -131,7 +204,7 @@ int main(int argc, char **argv)
     f = fopen(csv, "r");
     unsigned unreached = 0;
     while (f && fgets(line, sizeof line, f))
-        unreached += strstr(line, ",0.9990,") && strstr(line, ",0,,,,,,");
+        unreached += strstr(line, ",0.9990,") && strstr(line, ",0,,,,,,,,");
     if (f)
         fclose(f);
     CHECK(unreached == 1, "load 0.999 with retries=20 should be unreached (one row with empty cells)");
@@ -140,6 +213,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "test_occupancy: %d checks failed\n", failures);
         return 1;
     }
-    printf("occupancy: refusals, 18 rows, loads within one key, max load, unreachable load: ok\n");
+    printf("occupancy: refusals, 24 rows, loads within one key, max load, lines per get, unreachable load: ok\n");
     return 0;
 }

@@ -1,0 +1,264 @@
+/*
+ * test_probe.c - the bounded chain table's capacity accounting and the
+ * probe_lines hook (cht.h) on constructed cases (issue 11, seed 004).
+ *
+ *   test_probe capacity   chain-bounded: exactly P = ceil(initial / density)
+ *                         inserts succeed (one thread, then 4 threads racing
+ *                         on disjoint keys), the rest are refused and counted
+ *                         as full_failures; removed nodes are reused, also
+ *                         across threads' free lists; size() exact throughout.
+ *   test_probe lines      exact lines per get: dense (identity hash: runs
+ *                         that cross a line boundary, wrap around), cuckoo
+ *                         (hit in the first / second candidate, misses =
+ *                         every candidate; 8 ways = 2 lines a bucket),
+ *                         chain-bounded (identity hash: head, then nodes that
+ *                         straddle lines), hopscotch (an empty home: 1).
+ */
+#include <pthread.h>
+#include "cht.h"
+#include "cht_hash.h"
+#include "registry.h"
+#include "test_check.h"
+
+static void *make(const char *spec, size_t initial, double density, unsigned threads, const struct cht_ops **ops)
+{
+    static struct table_choice c;
+    char err[512];
+    if (registry_parse_table(spec, &c, err, sizeof err) != 0) {
+        fprintf(stderr, "FAIL %s\n", err);
+        exit(1);
+    }
+    struct cht_config cfg = { .initial = initial, .density = density, .range = CHT_KEY_MAX,
+                              .max_threads = threads, .numa_nodes = 1 };
+    registry_apply_choice(&c, &cfg);
+    *ops = c.ops;
+    void *t = c.ops->create(&cfg, err, sizeof err);
+    if (!t) {
+        fprintf(stderr, "FAIL create %s: %s\n", spec, err);
+        exit(1);
+    }
+    if (c.ops->thread_init)
+        c.ops->thread_init(t, 0);
+    return t;
+}
+
+static uint64_t full_failures(const struct cht_ops *o, void *t)
+{
+    struct cht_stats s = { 0 };
+    o->stats(t, &s);
+    return s.full_failures;
+}
+
+/* ---------------- capacity ---------------- */
+
+struct worker {
+    const struct cht_ops *o;
+    void *t;
+    unsigned tid;
+    uint64_t first, n, ok;
+};
+
+static void *insert_range(void *p)
+{
+    struct worker *w = p;
+    w->o->thread_init(w->t, w->tid);
+    for (uint64_t k = w->first; k < w->first + w->n; k++)
+        w->ok += w->o->insert(w->t, k, k * 3);
+    return NULL;
+}
+
+static void run_workers(struct worker *w, unsigned n)
+{
+    pthread_t th[8];
+    for (unsigned i = 0; i < n; i++)
+        pthread_create(&th[i], NULL, insert_range, &w[i]);
+    for (unsigned i = 0; i < n; i++)
+        pthread_join(th[i], NULL);
+}
+
+static void mode_capacity(void)
+{
+    const struct cht_ops *o;
+    /* one thread: initial 1000 at density 1 -> exactly 1000 nodes */
+    void *t = make("chain-bounded", 1000, 1.0, 1, &o);
+    struct cht_stats s = { 0 };
+    o->stats(t, &s);
+    CHECK(s.buckets == 1000, "capacity %zu, expected 1000", s.buckets);
+    uint64_t ok = 0;
+    for (cht_key_t k = 1; k <= 2000; k++)
+        ok += o->insert(t, k, k);
+    CHECK(ok == 1000 && o->size(t) == 1000, "%llu inserts succeeded, size %zu: expected 1000",
+          (unsigned long long)ok, o->size(t));
+    CHECK(full_failures(o, t) == 1000, "full_failures %llu, expected 1000", (unsigned long long)full_failures(o, t));
+    CHECK(!o->insert(t, 1, 1), "a duplicate insert succeeded");
+    CHECK(full_failures(o, t) == 1000, "a duplicate insert counted as full");
+    cht_val_t v;
+    for (cht_key_t k = 1; k <= 2000; k++)
+        CHECK(o->get(t, k, &v) == (k <= 1000) && (k > 1000 || v == k), "get %llu wrong", (unsigned long long)k);
+    for (cht_key_t k = 1; k <= 10; k++)
+        CHECK(o->remove(t, k), "remove %llu failed", (unsigned long long)k);
+    ok = 0;
+    for (cht_key_t k = 5001; k <= 5011; k++)
+        ok += o->insert(t, k, k);
+    CHECK(ok == 10 && o->size(t) == 1000, "after 10 removes, %llu of 11 inserts succeeded (size %zu)",
+          (unsigned long long)ok, o->size(t));
+    o->destroy(t);
+
+    /* density 0.5: twice the nodes */
+    t = make("chain-bounded:ratio=8", 1000, 0.5, 1, &o);
+    ok = 0;
+    for (cht_key_t k = 1; k <= 3000; k++)
+        ok += o->insert(t, k, k);
+    CHECK(ok == 2000 && o->size(t) == 2000, "density 0.5: %llu inserts succeeded, expected 2000",
+          (unsigned long long)ok);
+    o->destroy(t);
+
+    /* 4 threads race on disjoint keys for 1000 nodes: exactly 1000 succeed */
+    t = make("chain-bounded:ratio=1", 1000, 1.0, 4, &o);
+    struct worker w[4];
+    for (unsigned i = 0; i < 4; i++)
+        w[i] = (struct worker){ .o = o, .t = t, .tid = i, .first = 1 + i * 1000ull, .n = 1000 };
+    run_workers(w, 4);
+    ok = w[0].ok + w[1].ok + w[2].ok + w[3].ok;
+    CHECK(ok == 1000 && o->size(t) == 1000 && full_failures(o, t) == 3000,
+          "4 threads: %llu inserts succeeded (size %zu, full_failures %llu), expected 1000 and 3000",
+          (unsigned long long)ok, o->size(t), (unsigned long long)full_failures(o, t));
+    /* tid 0 frees 100 nodes (onto its own free list); tid 1 takes them all, then is refused */
+    o->thread_init(t, 0);
+    uint64_t removed = 0;
+    for (cht_key_t k = 1; k <= 4000 && removed < 100; k++)
+        removed += o->remove(t, k);
+    CHECK(removed == 100 && o->size(t) == 900, "removed %llu, size %zu", (unsigned long long)removed, o->size(t));
+    struct worker w1 = { .o = o, .t = t, .tid = 1, .first = 10001, .n = 200 };
+    run_workers(&w1, 1);
+    CHECK(w1.ok == 100 && o->size(t) == 1000, "another thread reused %llu of 100 freed nodes (size %zu)",
+          (unsigned long long)w1.ok, o->size(t));
+    for (cht_key_t k = 10001; k <= 10200; k++)
+        CHECK(o->get(t, k, &v) == (k <= 10100) && (k > 10100 || v == k * 3), "get %llu after reuse wrong",
+              (unsigned long long)k);
+    o->destroy(t);
+    if (!failures)
+        printf("PASS capacity: exactly P inserts (1 and 4 threads), refusals counted, nodes reused\n");
+}
+
+/* ---------------- lines ---------------- */
+
+#define LINES(o, t, k, want)                                                                      \
+    do {                                                                                          \
+        unsigned got_ = (o)->probe_lines((t), (k));                                              \
+        CHECK(got_ == (want), "%s: probe_lines(%llu) = %u, expected %u", (o)->name,             \
+              (unsigned long long)(k), got_, (unsigned)(want));                                  \
+    } while (0)
+
+static void lines_dense(void)
+{
+    const struct cht_ops *o;
+    void *t = make("dense:hash=identity", 64, 1.0, 1, &o);     /* 64 slots, home = k mod 64, 4 per line */
+    CHECK(o->insert(t, 3, 3) && o->insert(t, 67, 67), "dense inserts");
+    LINES(o, t, 3, 1);          /* slot 3: the last of line 0 */
+    LINES(o, t, 67, 2);         /* home 3, in slot 4: lines 0 and 1 */
+    LINES(o, t, 131, 2);        /* miss from home 3: slots 3, 4, 5 (empty) */
+    LINES(o, t, 2, 1);          /* miss: home 2 empty */
+    CHECK(o->insert(t, 63, 63) && o->insert(t, 127, 127), "dense inserts");
+    LINES(o, t, 127, 2);        /* home 63, wrapped to slot 0 */
+    LINES(o, t, 191, 2);        /* miss from 63: 63, 0, 1 (empty) */
+    for (cht_key_t k = 16; k < 32; k++)
+        CHECK(o->insert(t, k, k), "dense insert %llu", (unsigned long long)k);
+    LINES(o, t, 80, 5);         /* miss from home 16: slots 16..32, lines 4..8 */
+    LINES(o, t, 31, 1);
+    o->destroy(t);
+}
+
+/* a key != k (from `from` on) whose first cuckoo candidate (default hash fold, index=mask) is k's */
+static cht_key_t same_first_bucket(cht_key_t k, uint64_t mask, cht_key_t *from)
+{
+    uint64_t b0 = cht_hash_fold(k) & mask;
+    for (cht_key_t j = *from;; j++)
+        if (j != k && (cht_hash_fold(j) & mask) == b0) {
+            *from = j + 1;
+            return j;
+        }
+}
+
+static void lines_cuckoo(void)
+{
+    const struct cht_ops *o;
+    /* 4096 slots / 4 ways = 1024 buckets, mask index, 2 candidates (distinct) */
+    void *t = make("cuckoo:resize=0", 4096, 1.0, 1, &o);
+    const uint64_t mask = 1023;
+    cht_key_t k = 1, from = 2, fill[4];
+    for (int i = 0; i < 4; i++) {
+        fill[i] = same_first_bucket(k, mask, &from);
+        CHECK(o->insert(t, fill[i], 1), "cuckoo insert");
+    }
+    for (int i = 0; i < 4; i++)
+        LINES(o, t, fill[i], 1);            /* hit in the first candidate */
+    CHECK(o->insert(t, k, 1), "cuckoo insert");
+    LINES(o, t, k, 2);                      /* its first candidate was full: hit in the second */
+    LINES(o, t, (cht_key_t)1 << 50, 2);     /* miss: both candidates */
+    o->destroy(t);
+
+    t = make("cuckoo:resize=0,hashes=3", 4096, 1.0, 1, &o);
+    LINES(o, t, 12345, 3);                  /* miss: three candidates */
+    o->destroy(t);
+
+    t = make("cuckoo:resize=0,ways=8", 8192, 1.0, 1, &o);    /* 128-byte buckets: 2 lines each */
+    CHECK(o->insert(t, 7, 7), "cuckoo insert");
+    LINES(o, t, 7, 1);                      /* slot 0 of its first bucket */
+    LINES(o, t, 8, 4);                      /* miss: 2 buckets x 2 lines */
+    o->destroy(t);
+}
+
+static void lines_chain(void)
+{
+    const struct cht_ops *o;
+    /* 64 nodes of 24 bytes (64-byte-aligned pool), 64 heads, head = k mod 64 */
+    void *t = make("chain-bounded:hash=identity,ratio=1", 64, 1.0, 1, &o);
+    LINES(o, t, 5, 1);                      /* empty chain: the head word only */
+    CHECK(o->insert(t, 1, 1), "chain insert");          /* node 0: bytes 0..23 */
+    LINES(o, t, 1, 2);                      /* head + node 0 */
+    LINES(o, t, 65, 2);                     /* miss on head 1: head + node 0 (key, next) */
+    CHECK(o->insert(t, 129, 1), "chain insert");        /* node 1: bytes 24..47, chain 129 -> 1 */
+    LINES(o, t, 1, 2);                      /* nodes 1 and 0 share line 0 */
+    CHECK(o->insert(t, 3, 3), "chain insert");          /* node 2: key, val 48..63, next 64..67 */
+    LINES(o, t, 3, 2);                      /* head + key and value on line 0 */
+    LINES(o, t, 67, 3);                     /* miss: its next index lies on line 1 */
+    o->destroy(t);
+}
+
+static void lines_hopscotch(void)
+{
+    const struct cht_ops *o;
+    void *t = make("hopscotch:hash=identity", 64, 1.0, 1, &o);
+    LINES(o, t, 9, 1);                      /* empty neighbourhood: the hop bitmap only */
+    CHECK(o->insert(t, 9, 9), "hopscotch insert");
+    unsigned n = o->probe_lines(t, 9);      /* bitmap, key, value of one 24-byte slot: 1 or 2 lines */
+    CHECK(n >= 1 && n <= 2, "hopscotch: probe_lines(9) = %u", n);
+    o->destroy(t);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s capacity|lines\n", argv[0]);
+        return 2;
+    }
+    if (strcmp(argv[1], "capacity") == 0) {
+        mode_capacity();
+    } else if (strcmp(argv[1], "lines") == 0) {
+        lines_dense();
+        lines_cuckoo();
+        lines_chain();
+        lines_hopscotch();
+        if (!failures)
+            printf("PASS lines: dense, cuckoo, chain-bounded, hopscotch\n");
+    } else {
+        fprintf(stderr, "usage: %s capacity|lines\n", argv[0]);
+        return 2;
+    }
+    if (failures) {
+        fprintf(stderr, "test_probe %s: %d checks failed\n", argv[1], failures);
+        return 1;
+    }
+    return 0;
+}
