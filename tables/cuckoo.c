@@ -1174,9 +1174,11 @@ static void ck_stats(void *tp, struct cht_stats *s)
  * of k reads, replayed without timing: the candidate buckets in order, each
  * slot's key up to k's (and k's value), every slot of a bucket without k.
  * A hit in the first candidate is 1 line (4 ways of 16 bytes = one aligned
- * line), a miss all candidates' lines. Independent of prefetch=: the lines
- * get() prefetches but never reads (prefetch=1|2 on a hit before the last
- * candidate) cost bandwidth but are not counted; see docs/csv.md. */
+ * line), a miss all candidates' lines: the lines a lookup needs.
+ * Independent of prefetch= and of how get() is written: the lines it
+ * prefetches after the hit (prefetch=1|2), and the second line that the
+ * default shape's branch-free get (ck_get_2x4) compares on a first-bucket
+ * hit, cost bandwidth but are not counted; see docs/csv.md. */
 static unsigned ck_probe_lines(void *tp, cht_key_t k)
 {
     struct ck_table *t = tp;
