@@ -869,17 +869,8 @@ ck_update_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext, con
 static inline unsigned ck_get_variant(unsigned idx, unsigned pf) { return 3 * idx + (2 - pf); }
 static inline unsigned ck_write_variant(unsigned idx, bool ext) { return 2 * idx + ext; }
 
-static __attribute__((noinline)) bool ck_get_other(struct ck_table *t, cht_key_t k, cht_val_t *v)
-{
-    switch (t->get_variant) {
-#define X(n, idx, pf) case n: return ck_get_impl(t, k, v, idx, pf);
-    CK_GET_VARIANTS(X)
-#undef X
-    }
-    return false;
-}
 
-/* get() of the default shape (2 hashes, 4 ways, index=mask, prefetch=2),
+/* get() of the default shape (2 hashes, 4 ways, prefetch=2; any index=),
  * with the loops unrolled: both candidate lines and their stripe words are
  * prefetched at once, the eight keys compared at once, and the value of the
  * hit selected without a branch on hit or miss (a coin toss at r = 2i, whose
@@ -890,10 +881,15 @@ static __attribute__((noinline)) bool ck_get_other(struct ck_table *t, cht_key_t
  * max_hashes, say) falls back to the general loop. */
 static __attribute__((noinline)) bool ck_get_general(struct ck_table *t, cht_key_t k, cht_val_t *v)
 {
-    return ck_get_impl(t, k, v, CK_IDX_MASK, 2);
+    switch (t->index) {
+    case CK_IDX_MOD64: return ck_get_impl(t, k, v, CK_IDX_MOD64, 2);
+    case CK_IDX_MOD32: return ck_get_impl(t, k, v, CK_IDX_MOD32, 2);
+    default: return ck_get_impl(t, k, v, CK_IDX_MASK, 2);
+    }
 }
 
-static inline __attribute__((always_inline)) bool ck_get_2x4(struct ck_table *t, cht_key_t k, cht_val_t *v)
+static inline __attribute__((always_inline)) bool ck_get_2x4(struct ck_table *t, cht_key_t k, cht_val_t *v,
+                                                             const unsigned idx)
 {
     uint64_t h0, h1;
     unsigned spins = 0;
@@ -902,7 +898,7 @@ static inline __attribute__((always_inline)) bool ck_get_2x4(struct ck_table *t,
         struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
         if (__builtin_expect(a->hashes != 2, 0))
             return ck_get_general(t, k, v);
-        uint64_t b0 = h0 & a->mask, b1 = (h0 + h1) & a->mask;
+        uint64_t b0 = ck_reduce(a, h0, idx), b1 = ck_reduce(a, h0 + h1, idx);
         const struct ck_slot *s0 = &a->slot[b0 * 4], *s1 = &a->slot[b1 * 4];
         const uint64_t *q0 = &t->stripe[stripe_of(b0)].seq, *q1 = &t->stripe[stripe_of(b1)].seq;
         __builtin_prefetch(s0);
@@ -933,13 +929,23 @@ static inline __attribute__((always_inline)) bool ck_get_2x4(struct ck_table *t,
     }
 }
 
+static __attribute__((noinline)) bool ck_get_other(struct ck_table *t, cht_key_t k, cht_val_t *v)
+{
+    switch (t->get_variant) {
+#define X(n, idx, pf) case n: return pf == 2 && t->ways == 4 ? ck_get_2x4(t, k, v, idx) : ck_get_impl(t, k, v, idx, pf);
+    CK_GET_VARIANTS(X)
+#undef X
+    }
+    return false;
+}
+
 static bool ck_get(void *tp, cht_key_t k, cht_val_t *v)
 {
     struct ck_table *t = tp;
     if (__builtin_expect(t->get_variant != 0, 0))
         return ck_get_other(t, k, v);
     if (__builtin_expect(t->ways == 4, 1))
-        return ck_get_2x4(t, k, v);
+        return ck_get_2x4(t, k, v, CK_IDX_MASK);
     return ck_get_general(t, k, v);
 }
 
