@@ -397,37 +397,6 @@ lb_search(const struct lb_bucket *b, cht_key_t k, cht_val_t *out)
     return false;
 }
 
-/* get()'s search, branch-light: the three keys are compared at once and the
- * slot, value and validation are selected without a branch on the outcome, so
- * hit-or-miss (a coin toss at r = 2i) costs no misprediction. A mispredict
- * would squash the next operation's key generation and hash, putting their
- * latency back on every op; without it they overlap with this lookup. The
- * only branch left is "nothing here and a next bucket", rare at the default
- * density. Same validation as lb_slot_read: key seen, then sync, value, key
- * again, sync again (a 0 mask reads slot 2 and discards the result). */
-static inline __attribute__((always_inline)) bool
-lb_search_get(const struct lb_bucket *b, cht_key_t k, cht_val_t *out)
-{
-    _Static_assert(LB_SLOTS == 3, "the scan below is written for 3 slots");
-    for (;;) {
-        unsigned m = (unsigned)(LD(&b->key[0]) == k) | (unsigned)(LD(&b->key[1]) == k) << 1 |
-                     (unsigned)(LD(&b->key[2]) == k) << 2;
-        /* slot of the lowest set bit of m (slot 2 when m == 0), one tzcnt */
-        unsigned j = (unsigned)__builtin_ctz(m | 4u);
-        const struct lb_bucket *next = LD(&b->next);
-        uint64_t s1 = LD(&b->sync);
-        cht_val_t v = LD(&b->val[j]);
-        bool same = LD(&b->key[j]) == k;
-        uint64_t s2 = LD(&b->sync);
-        bool found = (m != 0) & same & (((s1 ^ s2) & LB_CNT_MASK(j)) == 0);
-        if (__builtin_expect((m != 0) | (next == NULL), 1)) {
-            *out = v;
-            return found;
-        }
-        b = next;
-    }
-}
-
 /* ---------------- create / destroy / threads ---------------- */
 
 static void lb_destroy(void *tp);
@@ -657,7 +626,7 @@ static inline __attribute__((always_inline)) bool lb_get_impl(struct clht_lb *h,
     uint64_t hv = cht_hash(h->hash, k);
     reclaim_begin(h->rc, lb_tid);
     struct lb_table *T = LD(&h->cur);
-    bool found = lb_search_get(&T->b[hv & T->mask], k, v);
+    bool found = lb_search(&T->b[hv & T->mask], k, v);
     reclaim_end(h->rc, lb_tid);
     return found;
 }

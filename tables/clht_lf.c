@@ -648,8 +648,8 @@ static __attribute__((noinline)) bool lf_get_long(struct clht_lf *h, struct lf_b
 }
 
 /* The paper's get: one snapshot read, the three slots of the head bucket
- * (compared at once, masked by their VALID bits), the value of the hit, and
- * the snapshot again. If the head bucket has no successor (`next`
+ * (unrolled: the key first, its VALID bit only on a match), the value on a
+ * hit, and the snapshot again. If the head bucket has no successor (`next`
  * read after the snapshot is NULL), the snapshot has no VALID slot beyond it
  * and no later segment: slots beyond the head only become VALID by a CAS on
  * the snapshot after the bucket holding them was linked, and a sealed segment
@@ -668,20 +668,21 @@ static bool lf_get(void *tp, cht_key_t k, cht_val_t *out)
         uint64_t w = LD(&S->sync);
         if (__builtin_expect(LD(&S->next) != NULL, 0))
             return lf_get_long(h, S, k, out);
-        /* the three slots at once, no branch on hit or miss (a coin toss at
-         * r = 2i: a mispredict would put the next op's hash latency back on
-         * the clock, see clht_lb.c lb_search_get): matching keys masked by
-         * their VALID bits, the value of the lowest hit (slot 2 on a miss,
-         * discarded) */
-        uint64_t vb = valid_bits(w);
-        unsigned m = (unsigned)((LD(&S->key[0]) == k) & vb) |
-                     (unsigned)((LD(&S->key[1]) == k) & (vb >> 2)) << 1 |
-                     (unsigned)((LD(&S->key[2]) == k) & (vb >> 4)) << 2;
-        cht_val_t v = LD(&S->val[__builtin_ctz(m | 4u)]);
-        found = m != 0;
+        cht_val_t v = 0;
+        found = false;
+        if (LD(&S->key[0]) == k && st_get(w, 0) == ST_VALID) {
+            v = LD(&S->val[0]);
+            found = true;
+        } else if (LD(&S->key[1]) == k && st_get(w, 1) == ST_VALID) {
+            v = LD(&S->val[1]);
+            found = true;
+        } else if (LD(&S->key[2]) == k && st_get(w, 2) == ST_VALID) {
+            v = LD(&S->val[2]);
+            found = true;
+        }
         if (__builtin_expect(LD(&S->sync) != w, 0))
             continue;                   /* changed under us: read it again */
-        if (out)
+        if (found && out)
             *out = v;
         break;
     }
