@@ -272,6 +272,7 @@ TABLE_COLUMNS = {
     "pin": lambda v: {"pin": str(v).split(":")[0]},
     "mem": lambda v: {"mem": str(v)},
     "density": lambda v: {"density": float(v)},
+    "workload": lambda v: {"workload": str(v)},
 }
 BENCH_COLUMNS = {
     "bench": lambda v: {"bench": str(v)},
