@@ -235,6 +235,39 @@ def case_figure(chtbench, tmp):
                         "median": [10.0, 5.0, 8.0, 9.0]})
     ok, detail = figure.check_best(agg, {"expect": ["clht-lb"]})
     check(ok is False and "cuckoo faster at x=2" in detail, f"check_best names the exception: {detail}")
+    # a timeline figure (data = "timeline"): each cell's --timeline-csv rows are staged and appended
+    # with its main rows; the plot and checks read them
+    out = os.path.join(tmp, "figtl")
+    toml = os.path.join(HERE, "figures", "tiny-timeline.toml")
+    r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), toml, "--out", out, "--chtbench", chtbench],
+                       capture_output=True, text=True, timeout=300)
+    check(r.returncode == 0, f"scripts/figure tiny-timeline: exit 0 ({r.stderr.strip()[-300:]})")
+    main_csv = pd.read_csv(os.path.join(out, "results-quick.csv"), dtype=str, keep_default_na=False)
+    tl_path = os.path.join(out, "timeline-quick.csv")
+    tl = pd.read_csv(tl_path, dtype=str, keep_default_na=False) if os.path.exists(tl_path) else pd.DataFrame()
+    check(len(main_csv) == 4 and len(tl) >= 4 * 5, f"timeline rows beside the main CSV: {len(main_csv)} main, {len(tl)} timeline")
+    if len(tl):
+        sums = tl.assign(n=pd.to_numeric(tl["interval_ops"])).groupby(["threads", "rep"])["n"].sum()
+        tot = main_csv.assign(n=pd.to_numeric(main_csv["total_ops"])).set_index(["threads", "rep"])["n"]
+        check(all(sums.get(k) == v for k, v in tot.items()),
+              "each (threads, rep)'s timeline rows sum to its total_ops: every rep once, none duplicated")
+    check(not [f for f in os.listdir(os.path.join(out, ".cells")) if f.endswith(".csv")],
+          "no staged cell or side file left behind")
+    text = open(os.path.join(out, "tiny-timeline.md")).read() if os.path.exists(os.path.join(out, "tiny-timeline.md")) else ""
+    check("clht-lb keeps at least a tenth of its peak until the end: **holds**" in text,
+          "the timeline figure's check computed from the timeline rows")
+    stamp = os.path.getmtime(tl_path) if os.path.exists(tl_path) else None
+    r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), toml, "--out", out, "--chtbench", chtbench],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0 and stamp and os.path.getmtime(tl_path) == stamp, "a complete timeline figure is reused")
+    # relabel: drop an option varied along x from table_spec; take an option's value as a column
+    from chtb import plot
+    d = plot.relabel(pd.DataFrame({"options": ["strategy=random,r=25,rehash=0", "ratio=4,r=5"],
+                                   "table_spec": ["hotring:strategy=random,r=25,rehash=0", "hotring:ratio=4,r=5"]}),
+                     {"R": {"from": "options", "sub": [[r".*\br=([0-9]+).*", r"\1"]]},
+                      "table_spec": [[",r=[0-9]+", ""], [",?ratio=[0-9]+,?", ""]]})
+    check(list(d["R"]) == ["25", "5"] and list(d["table_spec"]) == ["hotring:strategy=random,rehash=0", "hotring:"],
+          f"plot.relabel: {list(d['R'])} {list(d['table_spec'])}")
     r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), "--list"], capture_output=True, text=True)
     check(r.returncode == 0 and len(r.stdout.splitlines()) >= 10 and "BROKEN" not in r.stdout,
           f"scripts/figure --list: {len(r.stdout.splitlines())} figures, none broken")
@@ -439,14 +472,19 @@ def case_figures(chtbench, tmp):
     rnd = random.Random(1)
     heads = {False: header(chtbench, tmp, ["-t", "null", "-i", "16"]),
              True: header(chtbench, tmp, ["--bench", "mutex", "--lock", "tas"])}
+    tl = os.path.join(tmp, "tl.csv")
+    subprocess.run([chtbench, "-t", "null", "-i", "16", "-d", "3", "--timeline", "1", "--timeline-csv", tl],
+                   check=True, capture_output=True)
+    heads["timeline"] = pd.read_csv(tl, dtype=str, keep_default_na=False).columns
     for name in figure.names():
         fig = figure.load(figure.figure_path(name))
         sw = config.from_dict({"sweep": fig["sweep"]}, source=name, scale="quick", ncpu=4)
+        head = heads["timeline"] if fig.get("data") == "timeline" else heads[sw.bench is not None]
         rows = []
         for cell in sw.cells:
             key = config.match_key(sw, cell)
             for rep in range(sw.reps):
-                r = {c: f"{rnd.uniform(1, 100):.3f}" for c in heads[sw.bench is not None]}
+                r = {c: f"{rnd.uniform(1, 100):.3f}" for c in head}
                 r.update({k: str(v) for k, v in key.items()}, rep=str(rep), counter_names="",
                          counter_values_per_op="")
                 r.setdefault("options", "")

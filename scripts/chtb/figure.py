@@ -8,6 +8,9 @@ scripts/figures/NAME.toml holds one figure of the source documents:
     claim = "..."                 # what the source found, in our words
     requires = ["rtm"]            # optional: what the machine must have (else the page says why skipped)
     counters = true               # optional: the page gets a "counters per op" table (--counters rows)
+    data = "timeline"             # optional: plot and check the --timeline-csv side file (rows per
+                                  # interval: t_ms, interval_mops, hot_base) instead of the main CSV;
+                                  # base must give --timeline MS, the figure adds --timeline-csv
     [sweep] ...                   # a sweep config (chtb.config), with [sweep.scale.quick|full]
     [plot]                        # x, y (a column or a list), series, facet, kind (line|bar), xlabel,
                                   # ylabel, logx, logy, err (minmax|iqr), derive {name = expr}, where
@@ -285,7 +288,7 @@ def verdicts(df, fig):
             if k in c:
                 spec[k] = c[k]
         try:
-            d = plot.derive(df.copy(), spec.get("derive"))
+            d = plot.derive(plot.relabel(df.copy(), spec.get("relabel")), spec.get("derive"))
             agg = plot.aggregate(d, spec["x"], spec["y"], spec.get("series"), spec.get("facet"),
                                  spec.get("where"))
             ok, detail = CHECKS[c["kind"]](agg, c)
@@ -414,13 +417,21 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
         print(f"figure {name}: skipped: {'; '.join(dropped)}; wrote {page}", file=stream)
         return 0
     t0 = time.monotonic()
-    if rerun and os.path.exists(csv):
-        os.unlink(csv)
+    side = {}
+    if fig.get("data") == "timeline":
+        side = {"--timeline-csv": os.path.join(out, f"timeline-{scale}.csv")}
+    elif fig.get("data") not in (None, "results"):
+        print(f"figure: {path}: data = '{fig['data']}' (accepted: results, timeline)", file=sys.stderr)
+        return 2
+    if rerun:
+        for p in [csv] + list(side.values()):
+            if os.path.exists(p):
+                os.unlink(p)
     reused = len(sweep.complete_cells(sweep.read_csv(csv), sw)) == len(sw.cells)
-    rc = sweep.run(sw, out, chtbench, resume=True, stream=stream, csv_name=os.path.basename(csv))
+    rc = sweep.run(sw, out, chtbench, resume=True, stream=stream, csv_name=os.path.basename(csv), side=side)
     if rc in (2, 130):
         return rc
-    df = plot.add_columns(sweep.read_csv(csv))
+    df = plot.add_columns(sweep.read_csv(side.get("--timeline-csv", csv)))
     # only this sweep's cells (a CSV may hold rows of an older config)
     keep = pd.Series(False, index=df.index)
     for cell in sw.cells:

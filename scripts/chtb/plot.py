@@ -71,6 +71,23 @@ def derive(df, exprs):
     return df
 
 
+def relabel(df, rules):
+    """{column: [[regex, replacement], ...]} rewrites a text column (e.g. drops an option that a
+    figure varies along x from table_spec, so one series spans every x); {column: {from = "other",
+    sub = [[regex, replacement], ...]}} makes (or replaces) `column` from another one (e.g. the
+    value of a table option as an x: {from = "options", sub = [[".*\\br=([0-9]+).*", "\\1"]]})."""
+    import re
+    for col, rule in (rules or {}).items():
+        src, subs = (rule.get("from", col), rule.get("sub", [])) if isinstance(rule, dict) else (col, rule)
+        if src not in df.columns:
+            raise ValueError(f"relabel: no column {src}")
+        vals = df[src].astype(str)
+        for pat, rep in subs:
+            vals = vals.map(lambda v, p=re.compile(pat), r=rep: p.sub(r, v))
+        df[col] = vals
+    return df
+
+
 def _as_list(v):
     if v is None:
         return []
@@ -199,7 +216,7 @@ def draw(agg, out_base, kind="line", xlabel=None, ylabel=None, logx=False, logy=
 
 def plot_spec(df, spec, out_base, title=None):
     """Draws a figure's [plot] table from a DataFrame; returns (aggregate, paths)."""
-    df = derive(df, spec.get("derive"))
+    df = derive(relabel(df, spec.get("relabel")), spec.get("derive"))
     agg = aggregate(df, spec["x"], spec["y"], spec.get("series"), spec.get("facet"), spec.get("where"))
     if agg.empty:
         raise ValueError("nothing to plot: no numeric values in the selected rows")

@@ -224,13 +224,18 @@ class Interrupted(Exception):
     pass
 
 
-def run_cell(sweep, cell, chtbench, part, tick=None):
+def run_cell(sweep, cell, chtbench, part, tick=None, side_parts=None):
     """Runs one cell into `part`; returns (rc, stderr). tick() is called every half second while it
-    runs. SIGINT/SIGTERM to us: the cell is stopped (SIGTERM to its own session, it does not see the
-    terminal's Ctrl-C), `part` removed, Interrupted raised."""
-    if os.path.exists(part):
-        os.unlink(part)
+    runs. side_parts {flag: path}: side files of the cell (--timeline-csv PATH), staged like `part`.
+    SIGINT/SIGTERM to us: the cell is stopped (SIGTERM to its own session, it does not see the
+    terminal's Ctrl-C), `part` (and side parts) removed, Interrupted raised."""
+    side_parts = side_parts or {}
+    for p in [part] + list(side_parts.values()):
+        if os.path.exists(p):
+            os.unlink(p)
     cmd = [chtbench] + sweep.args(cell) + ["--csv", part]
+    for flag, p in side_parts.items():
+        cmd += [flag, p]
     errf = tempfile.TemporaryFile(mode="w+")
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=errf, text=True, start_new_session=True)
     try:
@@ -251,8 +256,9 @@ def run_cell(sweep, cell, chtbench, part, tick=None):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        if os.path.exists(part):
-            os.unlink(part)
+        for p in [part] + list(side_parts.values()):
+            if os.path.exists(p):
+                os.unlink(p)
         raise Interrupted()
     return proc.returncode, err
 
@@ -261,9 +267,11 @@ def _on_term(signum, frame):
     raise KeyboardInterrupt()
 
 
-def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_NAME):
+def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_NAME, side=None):
     """Runs the sweep into out_dir/csv_name; returns an exit code (0 ok, 1 a cell failed, 2 usage,
-    130 interrupted)."""
+    130 interrupted). side {flag: csv path}: side files every cell also writes (e.g.
+    {"--timeline-csv": path}); each cell's side rows are staged and appended with its main rows."""
+    side = side or {}
     os.makedirs(out_dir, exist_ok=True)
     csv_path = os.path.join(out_dir, csv_name)
     df = read_csv(csv_path)
@@ -290,7 +298,8 @@ def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_
             part = os.path.join(staging, f"cell-{i:05d}.csv")
             t0 = time.monotonic()
             prog.cell_started()
-            rc, err = run_cell(sweep, cell, chtbench, part, tick=prog.bar)
+            side_parts = {f: os.path.join(staging, f"cell-{i:05d}-{f.strip('-')}.csv") for f in side}
+            rc, err = run_cell(sweep, cell, chtbench, part, tick=prog.bar, side_parts=side_parts)
             took = time.monotonic() - t0
             if rc == 2:
                 prog.close()
@@ -304,13 +313,17 @@ def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_
                     failed.append((i, cell, rc, err))
                 try:
                     append_rows(csv_path, part)
+                    for f, p in side_parts.items():
+                        if os.path.exists(p):
+                            append_rows(side[f], p)
                 except ValueError as e:
                     prog.close()
                     print(f"sweep: {e}", file=sys.stderr)
                     return 2
             line = _cell_summary(sweep, part, cell, i, len(sweep.cells), took, rc)
-            if os.path.exists(part):
-                os.unlink(part)
+            for p in [part] + list(side_parts.values()):
+                if os.path.exists(p):
+                    os.unlink(p)
             prog.cell_done(cell, took, line)
     except (Interrupted, KeyboardInterrupt):
         prog.close()
