@@ -919,8 +919,14 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
                                have_update ? "--update" : have_insert ? "--insert" : "--remove");
         if (cfg->dist.dist == KEYGEN_HOTSPOT)
             return usage_error("--dist: hotspot is not a YCSB request distribution (use uniform or zipf)");
+        /* D reads the latest keys: the Zipf draw is a recency rank (1 = the newest
+         * key), so it must not be scrambled over the range, or D's reads turn uniform */
+        if (cfg->workload == WL_YCSB_D && have_dist && cfg->dist.dist == KEYGEN_ZIPF && cfg->dist.scramble)
+            return usage_error("--dist: ycsb-d draws a recency rank (rank 1 = the newest key): use zipf:THETA "
+                               "without scramble, or uniform");
         if (!have_dist)
-            keygen_parse("zipf:0.99,scramble", &cfg->dist, err, sizeof err);
+            keygen_parse(cfg->workload == WL_YCSB_D ? "zipf:0.99" : "zipf:0.99,scramble", &cfg->dist, err,
+                         sizeof err);
         if (!have_range)
             cfg->range = cfg->initial;
         have_range = true;

@@ -99,6 +99,8 @@ static int spawn_blocked(pthread_t *th, void *(*fn)(void *), void *arg)
     return rc;
 }
 
+#define YCSB_ACK_WINDOW 65536u   /* YCSB D: completed-insert flags, a power of two */
+
 struct shared {
     const struct run_params *p;
     const struct cht_ops *ops;
@@ -107,7 +109,9 @@ struct shared {
     alignas(CHT_CACHE_LINE) int stop;        /* read by every op: its own line */
     alignas(CHT_CACHE_LINE) int warm_stop;   /* ends the --warmup loop */
     alignas(CHT_CACHE_LINE) uint64_t hot_base;  /* hotspot: where the hot set starts (moves with shift=) */
-    alignas(CHT_CACHE_LINE) uint64_t ycsb_next; /* YCSB D: the newest key inserted (keys above range are new) */
+    alignas(CHT_CACHE_LINE) uint64_t ycsb_next; /* YCSB D: the newest key claimed (keys above range are new) */
+    alignas(CHT_CACHE_LINE) uint64_t ycsb_acked; /* YCSB D: every key up to here has been inserted */
+    alignas(CHT_CACHE_LINE) uint8_t ycsb_done[YCSB_ACK_WINDOW]; /* D: key k's insert completed (k mod window) */
     uint64_t *shadow;                        /* approximate tables: the keys present, one bit each */
     int shifter_stop;
     const struct keygen *verify_perm;        /* VERIFY_SAMPLE: the sample is verify_perm(1..verify_n) */
@@ -264,6 +268,34 @@ static void opbuf_fill(struct worker *w, uint64_t seed, uint64_t stream)
     w->opbuf_ns = now_ns() - t0;
 }
 
+/* YCSB D: reads go to the latest *acknowledged* insert (YCSB's acknowledged
+ * counter): inserts claim keys in order but complete out of order, so a
+ * completed key k marks ycsb_done[k mod window], and whoever sees the key just
+ * above the mark done moves the mark up (a CAS) and clears that flag. Reads
+ * never see a key whose insert has not completed. The window bounds the keys
+ * in flight: an insert half a window ahead of the mark waits for it (behind
+ * a stalled thread, under oversubscription) before it claims. */
+static void ycsb_ack(struct shared *s, uint64_t k)
+{
+    __atomic_store_n(&s->ycsb_done[k & (YCSB_ACK_WINDOW - 1)], 1, __ATOMIC_RELEASE);
+    for (;;) {
+        uint64_t a = __atomic_load_n(&s->ycsb_acked, __ATOMIC_ACQUIRE);
+        uint8_t *f = &s->ycsb_done[(a + 1) & (YCSB_ACK_WINDOW - 1)];
+        if (!__atomic_load_n(f, __ATOMIC_ACQUIRE))
+            return;
+        if (__atomic_compare_exchange_n(&s->ycsb_acked, &a, a + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+            __atomic_store_n(f, 0, __ATOMIC_RELAXED);
+    }
+}
+
+static uint64_t ycsb_claim(struct shared *s)
+{
+    while (__atomic_load_n(&s->ycsb_next, __ATOMIC_RELAXED) - __atomic_load_n(&s->ycsb_acked, __ATOMIC_ACQUIRE) >=
+           YCSB_ACK_WINDOW / 2)         /* half: room for every thread that passes this test at once */
+        sched_yield();
+    return __atomic_add_fetch(&s->ycsb_next, 1, __ATOMIC_RELAXED);
+}
+
 /* The timed phase. Op choice per thesis line 732: c in [0,100): c < ins ->
  * insert, c < ins+rem -> remove, else get. Counters are branch-free sums in
  * registers. Instantiated once per distribution and measurement mode (both
@@ -339,9 +371,11 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
             c = op == OPK_GET ? 100 : op == OPK_UPD ? 200 : op == OPK_RMW ? 300 : op == OPK_REM ? 1 : 0;
             if (latest) {           /* D: inserts take the next new key, reads the latest ones (rank k) */
                 if (op == OPK_INS) {
-                    k = __atomic_add_fetch(&s->ycsb_next, 1, __ATOMIC_RELAXED);
+                    k = ycsb_claim(s);
                 } else {
-                    uint64_t top = __atomic_load_n(&s->ycsb_next, __ATOMIC_RELAXED);
+                    /* the latest acknowledged insert, as YCSB's acknowledged counter: a
+                     * claimed key may still be in flight on another thread */
+                    uint64_t top = __atomic_load_n(&s->ycsb_acked, __ATOMIC_ACQUIRE);
                     k = top >= k ? top - k + 1 : 1;
                 }
             }
@@ -382,6 +416,8 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
             is += ok;
             inf += !ok;
             store = INS_SUC + !ok;
+            if (latest)
+                ycsb_ack(s, k);
         } else if (c < rem_below) {
             bool ok = remove(t, k);
             rs += ok;
@@ -949,7 +985,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
     }
 
     choose_verify(p, s);
-    s->ycsb_next = cfg->range;
+    s->ycsb_next = s->ycsb_acked = cfg->range;
     if (s->ops->caps & CHT_CAP_APPROXIMATE) {
         s->shadow = calloc((cfg->range + 63) / 64, sizeof *s->shadow);
         if (!s->shadow) {
