@@ -8,24 +8,30 @@
  *
  * Option hash=fold|mix|identity (CHT_HASH_OPTION; tables start from
  * CHT_HASH_DEFAULT and parse with cht_hash_names):
- *   fold      (default) one 64x64->128-bit multiply of the key (xored with a
- *             constant) by an odd constant, the two 64-bit halves of the
- *             product xored together - the "multiply and fold the halves"
- *             mixer (MUM hashing, V. Makarov 2016; the `mix` step of wyhash,
- *             Wang Yi 2019; the core of rapidhash) - and then the middle bits
- *             folded down once more: t ^ (t >> 24) ^ (t >> 40). One `mul`
- *             (both halves at once on x86-64 and AArch64), five cheap ALU ops,
- *             ~9 cycles of latency, no second multiply. Why the last step:
- *             the bare fold leaves the low bits (the bucket index) to the
- *             product's bits 64.., which for keys varying only in a window of
- *             bits (k << 32, k << 20, ...) are a multiplicative hash with the
- *             constant truncated, and for some windows that clusters badly
- *             (measured: 6x the collisions of a random function for k << 32
- *             at 2^16 buckets; tests/test_hash.c fails it). Folding bits 24..63
- *             down adds the product's low half, where such keys vary
- *             bijectively. Tested over dense, strided (2^1..2^32), high-bit
- *             and random keys at 2^4..2^18 buckets: within 2% of a random
- *             function's collisions everywhere (tests/test_hash.c).
+ *   fold      (default) one 64x64->128-bit multiply of the key by an odd
+ *             constant, the two 64-bit halves of the product xored together -
+ *             the "multiply and fold the halves" mixer (MUM hashing, V.
+ *             Makarov 2016; the `mix` step of wyhash, Wang Yi 2019; the core of
+ *             rapidhash) - and then the upper half folded onto the lower once
+ *             more: t ^ (t >> 32). One `mul` (both halves at once on x86-64 and
+ *             AArch64), three cheap ALU ops, ~7 cycles of latency, no second
+ *             multiply. Why the last step: the bare fold leaves the low bits
+ *             (the bucket index) to the product's bits 64.., which for keys
+ *             varying only in a window of bits (k << 32, k << 3, ...) are a
+ *             multiplicative hash with the constant truncated, and for some
+ *             windows that clusters badly (measured: 6x the collisions of a
+ *             random function for k << 32 at 2^16 buckets; tests/test_hash.c
+ *             fails it, whatever the constant: a sweep of strides 2^0..2^55 at
+ *             2^4..2^20 buckets found 20-34 failing cells for each of several
+ *             well-known constants). Folding bits 32..63 down adds the
+ *             product's low half, where such keys vary bijectively; with the
+ *             golden-ratio constant the same sweep has no failing cell. Tested
+ *             over dense, strided (2^1..2^32), high-bit and random keys at
+ *             2^4..2^18 buckets (tests/test_hash.c). Keys are >= 1 (cht.h), so
+ *             fold(0) = 0 does not matter. Rows of CSV table schema <= 5 used
+ *             (k ^ C1) * C2 and t ^ (t >> 24) ^ (t >> 40): two more cycles and
+ *             three more instructions on every op, for no measured gain in
+ *             quality (docs/cli.md "What the default hash costs").
  *   mix       Murmur3's 64-bit finaliser (A. Appleby, fmix64): full
  *             avalanche, two dependent multiplies and three shift-xors, ~12
  *             cycles of latency. The default before the fold hash.
@@ -48,16 +54,14 @@ enum cht_hash_kind { CHT_HASH_FOLD = 0, CHT_HASH_MIX = 1, CHT_HASH_IDENTITY = 2 
 /* option names, indexed by enum cht_hash_kind */
 static const char *const cht_hash_names[] = { "fold", "mix", "identity", NULL };
 
-/* Multiply and fold: t = lo ^ hi of the 128-bit product (k ^ C1) * C2, then
- * t ^ (t >> 24) ^ (t >> 40) (see above). C1 (an arbitrary constant with mixed
- * bits) keeps small keys off the degenerate products 0 and C2; C2 is
- * 2^64 / golden ratio (Knuth's multiplicative / Fibonacci hashing constant):
- * odd, bits well spread. */
+/* Multiply and fold: t = lo ^ hi of the 128-bit product k * C, then
+ * t ^ (t >> 32) (see above). C is 2^64 / golden ratio (Knuth's multiplicative
+ * / Fibonacci hashing constant): odd, bits well spread. */
 static inline uint64_t cht_hash_fold(uint64_t k)
 {
-    unsigned __int128 p = (unsigned __int128)(k ^ 0x2d358dccaa6c78a5ull) * 0x9e3779b97f4a7c15ull;
+    unsigned __int128 p = (unsigned __int128)k * 0x9e3779b97f4a7c15ull;
     uint64_t t = (uint64_t)p ^ (uint64_t)(p >> 64);
-    return t ^ (t >> 24) ^ (t >> 40);
+    return t ^ (t >> 32);
 }
 
 /* Murmur3's 64-bit finaliser: full avalanche, ~12 cycles of latency. */

@@ -25,7 +25,7 @@ enum {
     OPT_LATENCY, OPT_LATENCY_CSV, OPT_COUNTERS, OPT_LIKWID_MARKER, OPT_TIMELINE, OPT_TIMELINE_CSV,
     OPT_BENCH, OPT_LOCK, OPT_CS, OPT_NCS, OPT_RCS, OPT_WCS, OPT_WRITE, OPT_HANDOFF, OPT_WAITERS,
     OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE, OPT_SIZE, OPT_CEILING, OPT_BATCH, OPT_HUGEPAGES, OPT_SLOTS, OPT_LOAD,
-    OPT_VALUE_SIZE,
+    OPT_VALUE_SIZE, OPT_KEYS,
 };
 
 static const struct option long_options[] = {
@@ -74,6 +74,7 @@ static const struct option long_options[] = {
     { "ceiling", no_argument, NULL, OPT_CEILING },
     { "batch", required_argument, NULL, OPT_BATCH },
     { "hugepages", required_argument, NULL, OPT_HUGEPAGES },
+    { "keys", required_argument, NULL, OPT_KEYS },
     { "slots", required_argument, NULL, OPT_SLOTS },
     { "load", required_argument, NULL, OPT_LOAD },
     { "value-size", required_argument, NULL, OPT_VALUE_SIZE },
@@ -102,6 +103,8 @@ void cli_usage(FILE *f)
 "  -R, --reps N            repetitions on fresh tables (default 1)\n"
 "      --density D         initial / slot capacity, 0 < D <= 64 (default 0.5)\n"
 "      --dist SPEC         uniform | zipf:THETA[,scramble] (default uniform)\n"
+"      --keys LAYOUT       dense: keys 1..r | sparse: the same keys spread over 61 bits\n"
+"                          by a fixed bijection, off the clock (default dense)\n"
 "      --seed N            seed of all key streams (default 1)\n"
 "      --prefill MODE      single | parallel (default parallel)\n"
 "  -p, --pin POLICY        default | compact | balanced | list:0,2,4-7 (default default)\n"
@@ -481,7 +484,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             { OPT_TIMELINE_CSV, "--timeline-csv" }, { OPT_VERIFY, "--verify" }, { OPT_WARMUP, "--warmup" },
             { OPT_KEYBUF, "--keybuf" }, { OPT_WORKLOAD, "--workload" }, { OPT_TRACE, "--trace" },
             { OPT_CEILING, "--ceiling" }, { OPT_BATCH, "--batch" }, { OPT_HUGEPAGES, "--hugepages" },
-            { OPT_VALUE_SIZE, "--value-size" },
+            { OPT_VALUE_SIZE, "--value-size" }, { OPT_KEYS, "--keys" },
         };
         for (unsigned k = 0; k < sizeof table_only / sizeof table_only[0]; k++)
             if (table_only[k].c == c) {
@@ -544,6 +547,14 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
                 cfg->hugepages = true;
             else
                 return usage_error("--hugepages: expected off|thp (got '%s')", optarg);
+            break;
+        case OPT_KEYS:
+            if (strcmp(optarg, "dense") == 0)
+                cfg->keys_sparse = false;
+            else if (strcmp(optarg, "sparse") == 0)
+                cfg->keys_sparse = true;
+            else
+                return usage_error("--keys: expected dense|sparse (got '%s')", optarg);
             break;
         case OPT_VALUE_SIZE:
             if (!parse_size(optarg, &v) || v < 8 || v > CHT_VALUE_MAX)
@@ -936,6 +947,22 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     }
     if (!have_range)
         cfg->range = 2 * cfg->initial;
+    if (cfg->keys_sparse) {
+        /* sparse keys are mapped before the timed phase: only streams drawn into key buffers can have them */
+        if (cfg->trace_path)
+            return usage_error("--keys: sparse is not for --trace (the trace's keys are used as they are)");
+        if (cfg->workload == WL_YCSB_D)
+            return usage_error("--keys: sparse is not for ycsb-d (its inserts take the next new key in the timed "
+                               "loop); ycsb-a|b|c|f take it");
+        if (cfg->dist.dist == KEYGEN_HOTSPOT)
+            return usage_error("--keys: sparse is not for --dist hotspot (its keys are drawn in the timed loop, "
+                               "where the hot set moves); uniform and zipf take it");
+        if (cfg->keybuf_set && cfg->keybuf == 0)
+            return usage_error("--keybuf: 0 (keys drawn in the timed loop) is not for --keys sparse (its keys are "
+                               "mapped before the run, into the key buffers)");
+        if (cfg->range > (1ull << KEYGEN_SPARSE_BITS))
+            return usage_error("--keys: sparse needs --range at most 2^61 (got %llu)", (unsigned long long)cfg->range);
+    }
     if (cfg->range < cfg->initial)
         return usage_error("--range: %llu is smaller than --initial %llu (the range must hold the prefill)",
                            (unsigned long long)cfg->range, (unsigned long long)cfg->initial);
@@ -977,6 +1004,9 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             !(cfg->table[t].ops->caps & CHT_CAP_RESIZE))
             return usage_error("--density: %g keys per slot, but table %s has a fixed capacity: it cannot hold "
                                "--initial keys at a density above 1", cfg->density, cfg->table[t].ops->name);
+        if (cfg->keys_sparse && (cfg->table[t].ops->caps & CHT_CAP_APPROXIMATE))
+            return usage_error("--keys: sparse is not for %s, a filter (the harness tracks its membership by "
+                               "key in [1, r])", cfg->table[t].ops->name);
         if ((cfg->workload || cfg->trace_path) && (cfg->table[t].ops->caps & CHT_CAP_APPROXIMATE))
             return usage_error("%s: not with %s, a filter (its inserts and removes must follow the harness' "
                                "membership: docs/cli.md \"The final check\")",

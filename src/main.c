@@ -232,8 +232,8 @@ static uint64_t opbuf_len(const struct bench_config *cfg, unsigned threads)
 {
     if (cfg->trace)
         return 0;   /* each thread replays its share of the trace instead */
-    if (!cfg->workload && (cfg->dist.dist == KEYGEN_UNIFORM || cfg->dist.dist == KEYGEN_HOTSPOT))
-        return 0;   /* one or two PRNG steps: cheaper in the loop; YCSB ops always come from a buffer */
+    if (!cfg->workload && !cfg->keys_sparse && (cfg->dist.dist == KEYGEN_UNIFORM || cfg->dist.dist == KEYGEN_HOTSPOT))
+        return 0;   /* one or two PRNG steps: cheaper in the loop; YCSB ops and sparse keys always come from a buffer */
     if (cfg->range > (1ull << 61))
         return 0;   /* a buffer entry holds 61 bits of key */
     if (cfg->keybuf_set)

@@ -326,6 +326,7 @@ static void build_row(const struct record *rec, struct row *row)
     /* latency */
     put_latency(row, &r->lat);
     put_u(row, "value_size", c->value_size);   /* schema 5 */
+    put_s(row, "keys", c->keys_sparse ? "sparse" : "dense");   /* schema 6 */
     put_context(row);
 }
 
@@ -509,8 +510,8 @@ void report_console_header(FILE *f, const struct bench_config *c)
 {
     char dist[128];
     keygen_format(&c->dist, dist, sizeof dist);
-    fprintf(f, "# u=%u%% (insert %u%%, remove %u%%)  i=%llu  r=%llu  dist=%s  ", c->update, c->insert, c->remove,
-            (unsigned long long)c->initial, (unsigned long long)c->range, dist);
+    fprintf(f, "# u=%u%% (insert %u%%, remove %u%%)  i=%llu  r=%llu  dist=%s  %s", c->update, c->insert, c->remove,
+            (unsigned long long)c->initial, (unsigned long long)c->range, dist, c->keys_sparse ? "keys=sparse  " : "");
     if (c->ops)
         fprintf(f, "ops=%llu/thread", (unsigned long long)c->ops);
     else

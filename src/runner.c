@@ -188,6 +188,8 @@ static void prefill_slice(struct worker *w, uint64_t first, uint64_t n)
     uint64_t done = 0;
     for (uint64_t j = first + 1; j <= first + n; j++) {
         cht_key_t k = keygen_scramble(s->p->perm, j);
+        if (s->p->cfg->keys_sparse)
+            k = keygen_sparse(k);
         bool ok = insert(s->table, k, k);
         if (!ok) {                   /* full or out of memory: the outcome says which; no point going on */
             w->prefill_full = true;
@@ -263,6 +265,8 @@ static void opbuf_fill(struct worker *w, uint64_t seed, uint64_t stream)
             unsigned rd = ycsb_mix[wl].read;
             op = c < rd ? OPK_GET : ycsb_mix[wl].update ? OPK_UPD : ycsb_mix[wl].insert ? OPK_INS : OPK_RMW;
         }
+        if (p->cfg->keys_sparse)
+            k = keygen_sparse(k);
         w->opbuf[j] = op << OPBUF_OP_SHIFT | (k - 1);
     }
     w->opbuf_ns = now_ns() - t0;
@@ -331,6 +335,7 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     bool bfound[(mode & LOOP_BATCH) ? CHT_BATCH_MAX : 1];
     unsigned nb = 0;
     const bool latest = p->cfg->workload == WL_YCSB_D;
+    const bool sparse_keys = p->cfg->keys_sparse;
     uint64_t *const shadow = s->shadow;
     const unsigned nthreads = p->threads;
     /* LOOP_LAT */
@@ -383,6 +388,10 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
             c = cht_rng_below(cht_rng_next(&rng), 100);
             k = keygen_next_zipf(keys, &rng);
         }
+        /* --keys sparse: the timed loop reads mapped keys from its buffer; only the
+         * untimed warm-up draws in the loop, and maps here */
+        if (warm && sparse_keys && (dist == KEYGEN_UNIFORM || dist == KEYGEN_ZIPF))
+            k = keygen_sparse(k);
         bool sample = false;
         uint64_t t0 = 0;
         unsigned store;
@@ -544,6 +553,8 @@ static void verify_slice(struct worker *w)
     uint64_t found = 0, present = 0, present_found = 0;
     for (uint64_t j = first + 1; j <= first + cnt; j++) {
         cht_key_t k = s->verify == VERIFY_FULL ? j : keygen_scramble(s->verify_perm, j);
+        if (s->p->cfg->keys_sparse)
+            k = keygen_sparse(k);
         cht_val_t v;
         bool f = get(s->table, k, &v);
         found += f;
