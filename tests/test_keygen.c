@@ -471,6 +471,47 @@ static void test_pmf(void)
 
 /* ---------------- scramble ---------------- */
 
+/* --keys sparse: a bijection of [1, 2^61]: distinct images of 1..2^20 and of
+ * the top 2^16 keys below 2^61, all inside [1, 2^61], few fixed points, and
+ * their low bits no longer dense (the point of the mapping) */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void test_sparse(void)
+{
+    const uint64_t n = (1u << 20), top = (1u << 16), max = 1ull << KEYGEN_SPARSE_BITS;
+    uint64_t *v = xcalloc(n + top, sizeof *v);
+    long outside = 0, fixed = 0, low_hits = 0;
+    for (uint64_t k = 1; k <= n + top; k++) {
+        uint64_t key = k <= n ? k : max - (k - n - 1);
+        uint64_t y = keygen_sparse(key);
+        outside += y < 1 || y > max;
+        fixed += y == key;
+        low_hits += k <= n && y <= n;     /* dense keys that stay in [1, n]: ~ n * n / 2^61 = 0 */
+        v[k - 1] = y;
+    }
+    qsort(v, n + top, sizeof *v, cmp_u64);
+    long dup = 0;
+    for (uint64_t i = 1; i < n + top; i++)
+        dup += v[i] == v[i - 1];
+    free(v);
+    check(outside == 0 && dup == 0 && fixed <= 2 && low_hits == 0, "sparse bijection",
+          "%ld outside [1, 2^61], %ld duplicates, %ld fixed points, %ld keys of [1, 2^20] left there", outside, dup,
+          fixed, low_hits);
+    /* the low 10 bits of the images of 1..2^16: uniform (chi-square, 1023 df) */
+    uint32_t cnt[1024] = { 0 };
+    for (uint64_t k = 1; k <= (1u << 16); k++)
+        cnt[keygen_sparse(k) & 1023]++;
+    double chi = 0;
+    for (unsigned b = 0; b < 1024; b++)
+        chi += (cnt[b] - 64.0) * (cnt[b] - 64.0) / 64.0;
+    check(chi < chi2_crit_001(1023) && chi > 1023 - 6 * 45.2, "sparse low bits",
+          "chi2 %.0f over 1023 df: the low bits of mapped dense keys look random", chi);
+}
+
 static void test_scramble(void)
 {
     const uint64_t ranges[] = { 1, 2, 3, 4, 5, 7, 1000, 1024, 1025, 12345, 65536, (1u << 20) + 7 };
@@ -737,6 +778,7 @@ int main(void)
     test_zipf_fit();
     test_zipf_huge();
     test_scramble();
+    test_sparse();
     test_repro();
     test_hotspot();
 

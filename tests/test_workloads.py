@@ -168,5 +168,65 @@ for tb in ("hotring", "chain", "locked"):
     check(bpk[tb, "1024"] - bpk[tb, "8"] >= 1016, f"{tb}: the table's bytes per key grow by the value's 1016 extra bytes "
           f"at least ({bpk[tb, '8']:.0f} -> {bpk[tb, '1024']:.0f}): the memory check sees the values")
 
+# ---- --keys sparse: every key mapped off the clock; the run's counts and checks are exact ----
+# r = i and u = 0: every key drawn is present, so every get must find it - a loop reading
+# unmapped keys (or a prefill that mapped differently) would miss them all
+sp_csv = os.path.join(tmp, "sparse.csv")
+for tb in ("clht-lb", "clht-lf", "cuckoo", "dense", "hopscotch", "chain", "chain-bounded", "hotring", "locked",
+           "noop"):
+    for dist in ("uniform", "zipf:0.99,scramble"):
+        p = run("-t", tb, "-n", "2", "-i", "4K", "-r", "4K", "-u", "0", "--ops", "20000", "--keys", "sparse",
+                "--dist", dist, "--json")
+        r = records(p)
+        r = r[0] if len(r) == 1 else {}
+        want = 0 if tb == "noop" else 40000
+        check(p.returncode == 0 and r.get("keys") == "sparse" and r.get("get_suc") == want and
+              r.get("get_fail") == 40000 - want and r.get("keybuf", 0) >= 20000 and
+              (tb == "noop" or r.get("verify_ok") == 1),
+              f"{tb} --keys sparse --dist {dist}, r = i, u = 0: {want} of 40000 gets hit (got "
+              f"{r.get('get_suc')}/{r.get('get_fail')}, exit {p.returncode}{' ' + p.stderr.strip()[-120:] if p.returncode else ''})")
+# with updates, more threads than cores and a tiny range: the final check (size and a full get of every
+# mapped key of [1, r]) still balances
+for tb in ("clht-lb", "cuckoo", "hopscotch", "chain"):
+    p = run("-t", tb, "-n", "6", "-i", "64", "-u", "50", "-d", "150", "--keys", "sparse", "--csv", sp_csv)
+    rows = list(csv.DictReader(open(sp_csv))) if os.path.exists(sp_csv) else []
+    r = rows[-1] if rows else {}
+    check(p.returncode == 0 and r.get("table") == tb and r.get("keys") == "sparse" and r.get("size_ok") == "1" and
+          r.get("verify_ok") == "1" and r.get("verify_found") == r.get("final_size") and
+          int(r.get("ins_suc") or 0) > 100 and int(r.get("warmup_ins_suc") or 0) > 0,
+          f"{tb} --keys sparse, 6 threads, i=64, u=50: size and final check exact after warm-up and run "
+          f"(found {r.get('verify_found')} of {r.get('final_size')})")
+# YCSB C reads every loaded key through the buffer: all hits
+p = run("-t", "clht-lb", "-i", "8K", "--ops", "20000", "--workload", "ycsb-c", "--keys", "sparse", "--json")
+r = records(p)
+check(p.returncode == 0 and len(r) == 1 and r[0]["get_suc"] == 20000 and r[0]["keys"] == "sparse",
+      "ycsb-c --keys sparse: all 20000 reads hit")
+# the same seed gives the same hits with either layout when both come from the key buffer (zipf)
+hits = {}
+for layout in ("dense", "sparse"):
+    p = run("-t", "clht-lb", "-i", "4K", "-u", "0", "--ops", "30000", "--dist", "zipf:0.9", "--keys", layout,
+            "--json")
+    r = records(p)
+    hits[layout] = r[0]["get_suc"] if p.returncode == 0 and len(r) == 1 else -1
+check(hits["dense"] > 0 and hits["dense"] == hits["sparse"],
+      f"zipf:0.9, same seed: dense and sparse keys give the same {hits['dense']} hits (a bijection of the same "
+      f"stream; got {hits['sparse']})")
+# refused: one line naming the flag, exit 2, nothing written
+bad_csv = os.path.join(tmp, "keys-bad.csv")
+open(os.path.join(tmp, "t.trace"), "w").write("get 1\n")
+for args, flag in [(["-t", "clht-lb", "--keys", "random"], "--keys"),
+                   (["-t", "clht-lb", "--keys", "sparse", "--dist", "hotspot:keys=10,ops=90"], "--keys"),
+                   (["-t", "clht-lb", "--keys", "sparse", "--keybuf", "0"], "--keybuf"),
+                   (["-t", "clht-lb", "--keys", "sparse", "--workload", "ycsb-d"], "--keys"),
+                   (["-t", "cuckoo-filter", "--keys", "sparse"], "--keys"),
+                   (["-t", "clht-lb", "--keys", "sparse", "-r", "2^62"], "--keys"),
+                   (["--bench", "occupancy", "-t", "dense", "--keys", "sparse"], "--keys")]:
+    p = run(*args, "--csv", bad_csv, *([] if "--bench" in args else ["-d", "10"]))
+    check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and flag in p.stderr and
+          not os.path.exists(bad_csv), f"{' '.join(args)}: exit 2, one line naming {flag}, no file (got "
+          f"{p.returncode}: {p.stderr.strip()[:100]})")
+p = run("-t", "clht-lb", "--keys", "sparse", "--trace", os.path.join(tmp, "t.trace"), "--csv", bad_csv)
+check(p.returncode == 2 and "--keys" in p.stderr and not os.path.exists(bad_csv), "--keys sparse --trace: exit 2")
+
 print(f"{checks - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)

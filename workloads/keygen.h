@@ -80,9 +80,9 @@ static inline uint64_t cht_rng_below(uint64_t x, uint64_t n)
 /* ---------------- --keys sparse ---------------- */
 
 /* --keys sparse: key k of [1, r] becomes keygen_sparse(k), a fixed bijection
- * of [1, 2^61] (three xorshift steps and two multiplications by odd
- * constants, each invertible on 61-bit words; the constants are splitmix64's,
- * unrelated to cht_hash's). Dense keys 1..r spread over 61 bits with no
+ * of [1, 2^61] (an xor with a constant, three xorshift steps and two
+ * multiplications by odd constants, each invertible on 61-bit words; the
+ * multipliers are splitmix64's, unrelated to cht_hash's). Dense keys 1..r spread over 61 bits with no
  * structure left in their low bits, like real identifiers, so `hash=identity`
  * no longer gets a perfect, collision-free spread (and predictable branches)
  * that no real key set gives it, and the default hash can be compared with it
@@ -93,7 +93,7 @@ static inline uint64_t cht_rng_below(uint64_t x, uint64_t n)
 static inline cht_key_t keygen_sparse(cht_key_t k)
 {
     const uint64_t m = (1ull << KEYGEN_SPARSE_BITS) - 1;
-    uint64_t x = k - 1;
+    uint64_t x = (k - 1) ^ 0x0d8e4e27c47d124full;   /* < 2^61; no fixed point at k = 1 */
     x ^= x >> 29;
     x = (x * 0xbf58476d1ce4e5b9ull) & m;
     x ^= x >> 32;

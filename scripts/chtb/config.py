@@ -273,6 +273,7 @@ TABLE_COLUMNS = {
     "mem": lambda v: {"mem": str(v)},
     "density": lambda v: {"density": float(v)},
     "value-size": lambda v: {"value_size": parse_size(v)},
+    "keys": lambda v: {"keys": str(v)},
     "workload": lambda v: {"workload": str(v)},
 }
 BENCH_COLUMNS = {
