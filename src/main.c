@@ -222,24 +222,35 @@ static int run_locks(struct bench_config *cfg)
     return status;
 }
 
-/* Ops pre-generated per thread (docs/cli.md "What is timed"): none for the
- * uniform distribution (~2 ns a draw, cheaper in the loop than a buffer
- * read); for costly ones --keybuf, or by default the --ops count rounded up
- * to a power of two, at most 2^24 per thread and 2^25 (256 MiB) in all: a
- * loop that goes round its buffer re-reads the same sample, whose tail is
- * smaller than the distribution's, so the buffer is as large as affordable. */
+/* Ops pre-generated per thread (docs/cli.md "What is timed"): --keybuf, or by
+ * default the --ops count rounded up to a power of two, at most 2^24 per
+ * thread and 2^25 (256 MiB) in all: a loop that goes round its buffer
+ * re-reads the same sample, whose tail is smaller than the distribution's, so
+ * the buffer is as large as affordable. Uniform keys too: drawing them in the
+ * loop is only ~2 ns, but its instructions sit in the out-of-order window
+ * between one operation's cache miss and the next, and cost clht-lb 16-19% of
+ * its throughput at i=1M (docs/cli.md); a timed run (-d) of uniform keys
+ * needs no more than 16 draws per key of the range (at least 2^20) to cycle
+ * through a representative sample. Hotspot keys (the hot set moves while the
+ * run goes) are drawn in the loop. */
 static uint64_t opbuf_len(const struct bench_config *cfg, unsigned threads)
 {
     if (cfg->trace)
         return 0;   /* each thread replays its share of the trace instead */
-    if (!cfg->workload && !cfg->keys_sparse && (cfg->dist.dist == KEYGEN_UNIFORM || cfg->dist.dist == KEYGEN_HOTSPOT))
-        return 0;   /* one or two PRNG steps: cheaper in the loop; YCSB ops and sparse keys always come from a buffer */
+    if (!cfg->workload && cfg->dist.dist == KEYGEN_HOTSPOT)
+        return 0;
     if (cfg->range > (1ull << 61))
         return 0;   /* a buffer entry holds 61 bits of key */
     if (cfg->keybuf_set)
         return cfg->keybuf;
     uint64_t cap = (1ull << 25) / threads, n = 1024;
     cap = cap < 1024 ? 1024 : cap > (1ull << 24) ? (1ull << 24) : cap;
+    if (!cfg->workload && cfg->dist.dist == KEYGEN_UNIFORM && !cfg->ops) {
+        uint64_t enough = 1ull << 20;
+        while (enough < cap && enough / 16 < cfg->range)
+            enough <<= 1;
+        cap = enough < cap ? enough : cap;
+    }
     while (n < cap && (!cfg->ops || n < cfg->ops))
         n <<= 1;
     return n;
@@ -412,7 +423,8 @@ static int run_all(struct bench_config *cfg)
                     uint64_t bytes = r.table_bytes_after_prefill ? r.table_bytes_after_prefill : r.stats.bytes;
                     r.ceiling_mops = bytes ? membench_ceiling(bytes, threads, topo, &plans[n]) : 0;
                 }
-                if (r.opbuf_wrapped && !wrap_noted) {
+                /* uniform keys: a buffer of >= 16 draws per key is sized to be cycled through */
+                if (r.opbuf_wrapped && !wrap_noted && (cfg->workload || cfg->dist.dist != KEYGEN_UNIFORM)) {
                     wrap_noted = true;
                     fprintf(stderr, "chtbench: note: the %llu ops per thread drawn before the run ran out and were "
                             "re-read (keybuf_wrapped=1): the stream repeats its sample; give --keybuf (up to 2^28) "

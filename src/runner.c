@@ -255,9 +255,19 @@ static void opbuf_fill(struct worker *w, uint64_t seed, uint64_t stream)
     cht_rng_seed(&rng, seed, stream);
     uint64_t t0 = now_ns();
     const enum workload wl = p->cfg->workload;
+    const bool uniform = wl == WL_NONE && p->keys->dist == KEYGEN_UNIFORM;
+    const uint64_t range = p->keys->range;
     for (uint64_t j = 0; j < n; j++) {
-        uint64_t c = cht_rng_below(cht_rng_next(&rng), 100);
-        cht_key_t k = keygen_next(p->keys, &rng);   /* YCSB D: the rank below the latest key */
+        uint64_t c;
+        cht_key_t k;
+        if (uniform) {          /* exactly the in-loop draw (timed_loop_for): the same stream either way */
+            unsigned __int128 m = (unsigned __int128)cht_rng_next(&rng) * range;
+            k = 1 + (uint64_t)(m >> 64);
+            c = cht_rng_below((uint64_t)m, 100);
+        } else {
+            c = cht_rng_below(cht_rng_next(&rng), 100);
+            k = keygen_next(p->keys, &rng);   /* YCSB D: the rank below the latest key */
+        }
         uint64_t op;
         if (wl == WL_NONE) {
             op = c < ins ? OPK_INS : c < rem ? OPK_REM : OPK_GET;
