@@ -113,7 +113,7 @@ void cli_usage(FILE *f)
 "                          with --print-pinning only\n"
 "      --print-pinning     print the plan (thread pu core socket numa) and exit\n"
 "      --warmup MS         uncounted operations after the start, before timing (default 100)\n"
-"      --keybuf N          costly distributions: ops drawn before the run, N per thread\n"
+"      --keybuf N          ops drawn before the run (all but hotspot), N per thread\n"
 "                          (power of two; 0 = in the loop; default auto, see docs/cli.md)\n"
 "      --verify MODE       final check: full | sample | off (default: full when the\n"
 "                          range is at most 2^24 keys, else a 2^20-key sample)\n"
