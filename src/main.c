@@ -228,7 +228,7 @@ static int run_locks(struct bench_config *cfg)
  * re-reads the same sample, whose tail is smaller than the distribution's, so
  * the buffer is as large as affordable. Uniform keys too: drawing them in the
  * loop is only ~2 ns, but its instructions sit in the out-of-order window
- * between one operation's cache miss and the next, and cost clht-lb 16-19% of
+ * between one operation's cache miss and the next, and cost clht-lb 11-12% of
  * its throughput at i=1M (docs/cli.md); a timed run (-d) of uniform keys
  * needs no more than 16 draws per key of the range (at least 2^20) to cycle
  * through a representative sample. Hotspot keys (the hot set moves while the
