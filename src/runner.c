@@ -247,6 +247,17 @@ static const struct { unsigned read, update, insert, rmw; } ycsb_mix[] = {
     [WL_YCSB_D] = { 95, 0, 5, 0 },  [WL_YCSB_F] = { 50, 0, 0, 50 },
 };
 
+/* A uniform op, one draw and two dice: the key is the integer part of
+ * x*range/2^64, c the integer part of (its fraction)*100. For a power-of-two
+ * range the two are exactly independent and uniform; otherwise the bias is
+ * below range/2^64. Saves a PRNG step per op. */
+static inline cht_key_t uniform_draw(struct cht_rng *rng, uint64_t range, uint64_t *c)
+{
+    unsigned __int128 m = (unsigned __int128)cht_rng_next(rng) * range;
+    *c = cht_rng_below((uint64_t)m, 100);
+    return 1 + (uint64_t)(m >> 64);
+}
+
 static void opbuf_fill(struct worker *w, uint64_t seed, uint64_t stream)
 {
     const struct run_params *p = w->s->p;
@@ -260,10 +271,8 @@ static void opbuf_fill(struct worker *w, uint64_t seed, uint64_t stream)
     for (uint64_t j = 0; j < n; j++) {
         uint64_t c;
         cht_key_t k;
-        if (uniform) {          /* exactly the in-loop draw (timed_loop_for): the same stream either way */
-            unsigned __int128 m = (unsigned __int128)cht_rng_next(&rng) * range;
-            k = 1 + (uint64_t)(m >> 64);
-            c = cht_rng_below((uint64_t)m, 100);
+        if (uniform) {          /* the in-loop draw (timed_loop_for): the same stream either way */
+            k = uniform_draw(&rng, range, &c);
         } else {
             c = cht_rng_below(cht_rng_next(&rng), 100);
             k = keygen_next(p->keys, &rng);   /* YCSB D: the rank below the latest key */
@@ -361,13 +370,7 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
         uint64_t c;
         cht_key_t k;
         if (dist == KEYGEN_UNIFORM) {
-            /* one draw, two dice: the key is the integer part of x*range/2^64,
-             * c the integer part of (its fraction)*100. For a power-of-two range
-             * the two are exactly independent and uniform; otherwise the bias
-             * is below range/2^64. Saves a PRNG step per op. */
-            unsigned __int128 m = (unsigned __int128)cht_rng_next(&rng) * range;
-            k = 1 + (uint64_t)(m >> 64);
-            c = cht_rng_below((uint64_t)m, 100);
+            k = uniform_draw(&rng, range, &c);
         } else if (dist == KEYGEN_HOTSPOT) {
             c = cht_rng_below(cht_rng_next(&rng), 100);
             bool hot;
