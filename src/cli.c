@@ -182,12 +182,8 @@ static const char *near(const char *word, const char *const *names)
 static int parse_percent(const char *flag, const char *s, unsigned *out)
 {
     uint64_t v;
-    const char *p = s;
-    char *end;
-    errno = 0;
-    v = strtoull(p, &end, 10);
-    if (!*s || *end || errno || s[0] == '-' || v > 100)
-        return usage_error("%s: expected a percentage 0..100 (got '%s')", flag, s);
+    if (!parse_uint(s, &v) || v > 100)
+        return usage_error("%s: expected a percentage 0..100, digits only (got '%s')", flag, s);
     *out = (unsigned)v;
     return 0;
 }
@@ -503,7 +499,14 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     int c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":t:n:u:i:r:d:R:p:hV", long_options, NULL)) != -1) {
+    for (;;) {
+        int at = optind;
+        c = getopt_long(argc, argv, ":t:n:u:i:r:d:R:p:hV", long_options, NULL);
+        if (c == -1)
+            break;
+        /* -V=1, -hx: getopt returns the letter and keeps the rest of the word for later; refuse it now */
+        if ((c == 'h' || c == 'V') && optind == at && at < argc)
+            return usage_error("-%c: takes no value and stands alone (got '%s')", c, argv[at]);
         uint64_t v;
         static const struct { int c; const char *name; } table_only[] = {
             { 't', "--table" }, { 'u', "--update" }, { OPT_INSERT, "--insert" }, { OPT_REMOVE, "--remove" },
@@ -550,27 +553,21 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             break;
         case OPT_LOAD: {
             free(cfg->occ_loads);
-            cfg->occ_loads = NULL;
             cfg->occ_nloads = 0;
-            char *copy = strdup(optarg), *save = NULL;
-            size_t cap = 0;
-            int bad = !*optarg || optarg[strlen(optarg) - 1] == ',' || strstr(optarg, ",,");
-            for (char *tok = strtok_r(copy, ",", &save); tok && !bad; tok = strtok_r(NULL, ",", &save)) {
+            char buf[4096], why[128];
+            const char *items[256];
+            int n = list_split(optarg, buf, sizeof buf, items, 256, false, why, sizeof why);
+            if (n < 0)
+                return usage_error("--load: %s in '%s' (expected load factors in (0, 1], comma separated, like "
+                                   "0.5,0.9,0.95)", why, optarg);
+            cfg->occ_loads = malloc((size_t)n * sizeof *cfg->occ_loads);
+            for (int k = 0; k < n; k++) {
                 double d;
-                if (!parse_double(tok, &d) || !(d > 0 && d <= 1)) {
-                    bad = 1;
-                    break;
-                }
-                if (cfg->occ_nloads == cap) {
-                    cap = cap ? 2 * cap : 8;
-                    cfg->occ_loads = realloc(cfg->occ_loads, cap * sizeof *cfg->occ_loads);
-                }
+                if (!parse_double(items[k], &d) || !(d > 0 && d <= 1))
+                    return usage_error("--load: expected load factors in (0, 1], comma separated, like 0.5,0.9,0.95 "
+                                       "(got '%s' in '%s')", items[k], optarg);
                 cfg->occ_loads[cfg->occ_nloads++] = d;
             }
-            free(copy);
-            if (bad || !cfg->occ_nloads)
-                return usage_error("--load: expected load factors in (0, 1], comma separated, like 0.5,0.9,0.95 "
-                                   "(got '%s')", optarg);
             lb_flag = lb_flag ? lb_flag : "--load";
             break;
         }
@@ -609,27 +606,21 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             break;
         case OPT_SIZE: {
             free(cfg->mem_sizes);
-            cfg->mem_sizes = NULL;
             cfg->n_mem_sizes = 0;
-            char *copy = strdup(optarg), *save = NULL;
-            size_t cap = 0;
-            int bad = !*optarg || optarg[strlen(optarg) - 1] == ',' || strstr(optarg, ",,");
-            for (char *tok = strtok_r(copy, ",", &save); tok && !bad; tok = strtok_r(NULL, ",", &save)) {
+            char buf[4096], why[128];
+            const char *items[256];
+            int n = list_split(optarg, buf, sizeof buf, items, 256, false, why, sizeof why);
+            if (n < 0)
+                return usage_error("--size: %s in '%s' (expected working-set sizes 4K..1T, comma separated, like "
+                                   "32K,1M,1G)", why, optarg);
+            cfg->mem_sizes = malloc((size_t)n * sizeof *cfg->mem_sizes);
+            for (int k = 0; k < n; k++) {
                 uint64_t b;
-                if (!parse_size(tok, &b) || b < 4096 || b > (1ull << 40)) {
-                    bad = 1;
-                    break;
-                }
-                if (cfg->n_mem_sizes == cap) {
-                    cap = cap ? 2 * cap : 8;
-                    cfg->mem_sizes = realloc(cfg->mem_sizes, cap * sizeof *cfg->mem_sizes);
-                }
+                if (!parse_size(items[k], &b) || b < 4096 || b > (1ull << 40))
+                    return usage_error("--size: expected working-set sizes 4K..1T, comma separated, like 32K,1M,1G "
+                                       "(got '%s' in '%s')", items[k], optarg);
                 cfg->mem_sizes[cfg->n_mem_sizes++] = b;
             }
-            free(copy);
-            if (bad || !cfg->n_mem_sizes)
-                return usage_error("--size: expected working-set sizes 4K..1T, comma separated, like 32K,1M,1G "
-                                   "(got '%s')", optarg);
             lb_flag = lb_flag ? lb_flag : "--size";
             break;
         }

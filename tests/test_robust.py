@@ -121,6 +121,47 @@ p = usage_error(["-t", "xyzzyq"], "unknown table 'xyzzyq' (valid: noop,")
 check("did you mean" not in p.stderr, "a far-off table name gets the valid list, no suggestion")
 p = usage_error(["-t", "noop", "--frobnicate"], "unknown option '--frobnicate' (see --help)")
 
+# ---- one number grammar, one list grammar (issue 19 point 8) ----
+for args, needle in [
+    (["-t", "noop", "-u", "+5"], "--update: expected a percentage"),
+    (["-t", "noop", "-u", " 5"], "--update: expected a percentage"),
+    (["-t", "noop", "--insert", "+5", "--remove", "5"], "--insert: expected a percentage"),
+    (["-t", "noop", "--remove", " 5"], "--remove: expected a percentage"),
+    (["--bench", "rwlock", "--lock", "mcs", "--write", "+5"], "--write: expected a percentage"),
+    (["-t", "noop", "--density", "+0.5"], "--density"),
+    (["-t", "noop", "--density", " 0.5"], "--density"),
+    (["-t", "noop", "--density", "0x1p-1"], "--density"),
+    (["-t", "noop", "-n", "+2"], "--threads"),
+    (["-t", "hotring:r=+5"], "--table hotring: option r=+5"),
+    (["-t", "hotring:r= 5"], "--table hotring: option r= 5"),
+    (["-t", "noop", "--dist", "zipf:+0.9"], "--dist"),
+    (["-t", "noop", "--dist", "hotspot:keys=10,ops=90,keys=20"], "--dist: hotspot option 'keys' given twice"),
+    (["-t", "noop", "--dist", "hotspot:keys=10,,ops=90"], "--dist: hotspot: an empty item"),
+    (["-t", "noop", "--dist", "hotspot:keys=10,ops=90,"], "--dist: hotspot: an empty item"),
+    (["--bench", "memory", "--size", ",16K"], "--size: an empty item in ',16K'"),
+    (["--bench", "memory", "--size", "16K,"], "--size: an empty item"),
+    (["--bench", "occupancy", "-t", "dense", "--slots", "1K", "--load", "0.5,,0.9"], "--load: an empty item"),
+    (["--bench", "occupancy", "-t", "dense", "--slots", "1K", "--load", "+0.5"], "--load"),
+    (["-V=1"], "-V: takes no value"),
+    (["-hV"], "-h: takes no value"),
+    (["--version=1"], "--version: takes no value"),
+    (["-t", "noop", "-i", "1^18446744073709551615"], "--initial"),
+    (["-t", "noop", "-i", "0^99999999999"], "--initial"),
+    (["-t", "noop", "-r", "1^65"], "--range"),
+    (["-t", "noop", "--ops", "1^18446744073709551615"], "--ops"),
+    (["-t", "noop", "-i", "18446744073709551616"], "--initial"),
+    (["-t", "noop", "--seed", "18446744073709551616"], "--seed"),
+    (["--bench", "memory", "--size", "1^18446744073709551615"], "--size"),
+]:
+    for validate in ([], ["--validate"]):
+        start = time.monotonic()
+        usage_error([*validate, *args], needle, f"{' '.join(validate + args)!r}")
+        check(time.monotonic() - start < 10, f"{args}: answered at once")
+p = run("--validate", "-t", "noop", "--seed", "18446744073709551615", "-i", "2^10", "-r", "1^64")
+check(p.returncode == 2, "1^64 is a range of 1 key, below --initial 1024: refused as such")
+p = run("--validate", "-t", "noop", "-i", "1^64", "-r", "2^1")
+check(p.returncode == 0, f"B^E with E <= 64 still accepted (rc={p.returncode}, {p.stderr!r})")
+
 if failures:
     print(f"{failures} of {checks} checks failed")
     sys.exit(1)
