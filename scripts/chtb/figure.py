@@ -435,7 +435,8 @@ def no_such_figure(name):
             + " (scripts/figure --list names them)")
 
 
-def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.stdout, reuse_any=False):
+def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.stdout, reuse_any=False,
+         check_host=True):
     """Runs (or reuses) the sweep of figure NAME, draws it, writes NAME.md; returns an exit code."""
     path = figure_path(name)
     name = os.path.splitext(os.path.basename(path))[0]
@@ -456,7 +457,7 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
     why = missing_requirement(fig, chtbench)
     dropped = [] if why else drop_unavailable(sw, chtbench)
     if not why and sw.cells:   # every cell checked before anything is written or run
-        err = sweep.check_sweep(sw, chtbench)
+        err = sweep.check_sweep(sw, chtbench, side_flags=["--timeline-csv"] if fig.get("data") == "timeline" else [])
         if err:
             print(f"figure {name}: {err}", file=sys.stderr)
             return 2
@@ -480,7 +481,7 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
             if os.path.exists(p):
                 os.unlink(p)
     rc = sweep.run(sw, out, chtbench, resume=True, stream=stream, csv_name=os.path.basename(csv), side=side,
-                   reuse_any=reuse_any, checked=True)
+                   reuse_any=reuse_any, checked=True, check_host=check_host)
     if rc in (2, 130):
         return rc
     reused = sweep.LAST_RUN.get("ran") == 0
@@ -569,7 +570,7 @@ def main(argv=None):
             return 2
         name = os.path.splitext(os.path.basename(path))[0]
         out = os.path.abspath(a.out or os.path.join(REPO, "results", "figures", name))
-        err = sweep.check_sweep(sw, chtbench)
+        err = sweep.check_sweep(sw, chtbench, side_flags=["--timeline-csv"] if fig.get("data") == "timeline" else [])
         if err:
             print(f"figure {name}: {err}", file=sys.stderr)
             return 2

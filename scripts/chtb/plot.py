@@ -2,7 +2,7 @@
 series, one panel per facet, PNG + PDF (TrueType fonts embedded: pdf.fonttype 42).
 
 scripts/plot CSV [CSV...] [--x threads] [--y mops] [--series table] [--facet update] [--kind line|bar]
-             [--logx] [--logy] [--err minmax|iqr] [--where 'update == 10'] [--out results/plot]
+             [--logx] [--logy] [--err minmax|iqr] [--where 'update == 10'] [--latest] [--out results/plot]
 """
 import argparse
 import math

@@ -84,9 +84,10 @@ def current_label(cur):
             f"{cur['binary_sha256'][:12]})")
 
 
-def is_current(df, cur, runs):
-    """Per row: written by this build on this host (binary checked where runs.json knows the run)."""
-    m = _col(df, "host") == cur["host"]
+def is_current(df, cur, runs, check_host=True):
+    """Per row: written by this build on this host (binary checked where runs.json knows the run;
+    check_host=False for Slurm sweeps, whose rows come from many nodes)."""
+    m = _col(df, "host") == cur["host"] if check_host else pd.Series(True, index=df.index)
     for c in BUILD_COLS:
         m &= _col(df, c) == cur.get(c, "?")
     if runs and "run_id" in df.columns:

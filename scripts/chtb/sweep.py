@@ -293,10 +293,13 @@ def known_flags(chtbench):
     return set(re.findall(r"--([a-z][a-z0-9-]*)", _help(chtbench)))
 
 
-def validate(sweep, chtbench, stream=sys.stderr):
+def validate(sweep, chtbench, stream=sys.stderr, side_flags=()):
     """None, or one line naming the first cell (in cell order) that `chtbench --validate` refuses
-    and chtbench's error line. Each distinct command line is checked once, several at a time."""
+    and chtbench's error line. Each distinct command line is checked once, several at a time, with
+    --csv (and side_flags, e.g. --timeline-csv) naming files in a scratch directory: --validate
+    checks that they could be opened but creates nothing."""
     import concurrent.futures
+    import shutil
     if "--validate" not in _help(chtbench):
         stream.write(f"sweep: {chtbench} has no --validate (built before it): cells are not checked "
                      "before they run\n")
@@ -305,9 +308,14 @@ def validate(sweep, chtbench, stream=sys.stderr):
     for i, c in enumerate(sweep.cells):
         first.setdefault(tuple(sweep.args(c)), i)
 
+    scratch = tempfile.mkdtemp(prefix="chtb-validate-")
+    files = ["--csv", os.path.join(scratch, "cell.csv")]
+    for k, f in enumerate(side_flags):
+        files += [f, os.path.join(scratch, f"side-{k}.csv")]
+
     def check(args):
         try:
-            r = subprocess.run([chtbench, "--validate"] + list(args), capture_output=True, text=True,
+            r = subprocess.run([chtbench, "--validate"] + list(args) + files, capture_output=True, text=True,
                                timeout=120)
         except subprocess.TimeoutExpired:
             return "chtbench --validate took more than 120 s"
@@ -316,8 +324,11 @@ def validate(sweep, chtbench, stream=sys.stderr):
         lines = [x for x in r.stderr.strip().splitlines() if x.strip()]
         return lines[0] if lines else f"chtbench --validate exited {r.returncode}"
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=min(16, 4 * config.ncpus())) as ex:
-        errs = dict(zip(first, ex.map(check, list(first))))
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(16, 4 * config.ncpus())) as ex:
+            errs = dict(zip(first, ex.map(check, list(first))))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     bad = sorted(first[a] for a, e in errs.items() if e)
     if not bad:
         return None
@@ -326,19 +337,19 @@ def validate(sweep, chtbench, stream=sys.stderr):
     return f"cell {i + 1} ({describe(sweep.cells[i])}): {errs[tuple(sweep.args(sweep.cells[i]))]}{more}"
 
 
-def check_sweep(sweep, chtbench, stream=sys.stderr):
+def check_sweep(sweep, chtbench, stream=sys.stderr, side_flags=()):
     """None or the one-line usage error (without the 'sweep: ' prefix) of a sweep: axis/set keys
     that are not chtbench flags, then chtbench --validate of every cell. Writes nothing."""
     try:
         config.check_flags(sweep, known_flags(chtbench), sweep.source or sweep.name)
     except config.ConfigError as e:
         return str(e)
-    return validate(sweep, chtbench, stream)
+    return validate(sweep, chtbench, stream, side_flags)
 
 
 # --- provenance: which rows may be reused ---------------------------------------------------------
 
-def plan(sweep, df, cur, runs, reuse_any=False):
+def plan(sweep, df, cur, runs, reuse_any=False, check_host=True):
     """(done, stale, foreign): indexes of the cells complete in df that need not run; a boolean
     mask of the rows of this sweep's cells to move aside (written by another build or host, and
     not reused); {label: cell count} of the other builds whose rows --reuse-any reuses."""
@@ -346,7 +357,7 @@ def plan(sweep, df, cur, runs, reuse_any=False):
     done, foreign = set(), {}
     if df is None:
         return done, None, foreign
-    here = provenance.is_current(df, cur, runs)
+    here = provenance.is_current(df, cur, runs, check_host)
     done = complete_cells(df[here], sweep)
     ours = pd.Series(False, index=df.index)
     todo_mask = pd.Series(False, index=df.index)
@@ -414,7 +425,8 @@ def _superseded_name(csv_path):
     return os.path.join(d, "superseded-" + b)
 
 
-def apply_provenance(sweep, out_dir, csv_path, chtbench, reuse_any=False, side=None, stream=sys.stderr):
+def apply_provenance(sweep, out_dir, csv_path, chtbench, reuse_any=False, side=None, stream=sys.stderr,
+                     check_host=True):
     """Decides which cells are reused (docs/figures.md "Provenance"), moves other builds' rows of
     the cells that run again to superseded-NAME.csv (and their side rows likewise), warns once.
     Returns (done, cur)."""
@@ -422,7 +434,7 @@ def apply_provenance(sweep, out_dir, csv_path, chtbench, reuse_any=False, side=N
     cur = provenance.current(chtbench)
     runs = provenance.read_runs(out_dir)
     df = read_csv(csv_path)
-    done, stale, foreign = plan(sweep, df, cur, runs, reuse_any)
+    done, stale, foreign = plan(sweep, df, cur, runs, reuse_any, check_host)
     if foreign:
         stream.write("sweep: --reuse-any: reusing cells written by another build or host: "
                      + "; ".join(f"{n} cell(s) of {k}" for k, n in foreign.items())
@@ -442,7 +454,7 @@ def apply_provenance(sweep, out_dir, csv_path, chtbench, reuse_any=False, side=N
 
 
 def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_NAME, side=None,
-        reuse_any=False, checked=False):
+        reuse_any=False, checked=False, check_host=True):
     """Runs the sweep into out_dir/csv_name; returns an exit code (0 ok, 1 a cell failed, 2 usage,
     130 interrupted). side {flag: csv path}: side files every cell also writes (e.g.
     {"--timeline-csv": path}); each cell's side rows are staged and appended with its main rows.
@@ -456,13 +468,14 @@ def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_
               file=sys.stderr)
         return 2
     if not checked:
-        err = check_sweep(sweep, chtbench)
+        err = check_sweep(sweep, chtbench, side_flags=list(side))
         if err:
             print(f"sweep: {err}", file=sys.stderr)
             return 2
     os.makedirs(out_dir, exist_ok=True)
     try:
-        done, cur = apply_provenance(sweep, out_dir, csv_path, chtbench, reuse_any, side)
+        done, cur = apply_provenance(sweep, out_dir, csv_path, chtbench, reuse_any, side,
+                                     check_host=check_host)
     except ValueError as e:
         print(f"sweep: {e}", file=sys.stderr)
         return 2
