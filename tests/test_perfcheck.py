@@ -85,6 +85,30 @@ def usage_only(chtbench, src):
         rc, out, err = pc("--against", few, "--head-bin", chtbench, "--suite", "smoke")
         check(rc == 2 and err == f"perfcheck: --against: {few} holds 3 samples per cell; a comparison at --alpha "
               "0.05 needs 4 (record it with --reps 4 or more)\n", f"--against 3 stored samples: exit {rc} ({err.strip()})")
+    # the tally's committed summary: PREFIX.md (the table) and PREFIX.json (per report)
+    with tempfile.TemporaryDirectory(prefix="test-perfcheck-t-") as tmp:
+        def cell(name, verdict, ratio):
+            first = {"ratio": ratio, "p": 0.5, "ci_lo": ratio - 0.1, "ci_hi": ratio + 0.1, "verdict": verdict}
+            return {"id": f"{name} t1 i1K uniform", "name": name, "verdict": verdict, "first": first,
+                    "instr": {"delta_pct": {"instr_per_op": 0.01}}}
+        for i, (counts, code, cells, wall) in enumerate(
+                (({"noisy": 1, "ok": 1}, 0, [cell("clht-lb", "noisy", 0.9), cell("locked", "ok", 1.0)], 10.2),
+                 ({"REGRESSION": 1, "ok": 1}, 1, [cell("clht-lb", "REGRESSION", 1.0), cell("locked", "ok", 1.0)], 19.7))):
+            with open(os.path.join(tmp, f"aa-{i + 1}.json"), "w") as f:
+                json.dump({"host": {"host": "h"}, "base": {"git": "a"}, "head": {"git": "a"}, "counts": counts,
+                           "args": {"suite": "smoke", "instr_threshold": 2.0}, "exit_code": code, "elapsed_s": wall,
+                           "summary": "s", "cells": cells}, f)
+        prefix = os.path.join(tmp, "tally")
+        r = subprocess.run([sys.executable, "-m", "chtb.perfcheck_tally", "--out", prefix,
+                            "A/A:" + os.path.join(tmp, "aa-*.json")], capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=os.path.join(src, "scripts")))
+        row = "| A/A | 2 (smoke) | 1 | 0 | 0 | 1/1/0 | 1 REGRESSION, 1 noisy, 2 ok | 0.950 | 10-20 s |"
+        md = open(prefix + ".md").read() if os.path.exists(prefix + ".md") else ""
+        js = json.load(open(prefix + ".json")) if os.path.exists(prefix + ".json") else {"groups": {}}
+        recs = js["groups"].get("A/A", [])
+        check(r.returncode == 0 and row in r.stdout and row in md and [x["file"] for x in recs] == ["aa-1.json", "aa-2.json"]
+              and [c["verdict"] for c in recs[1]["cells"]] == ["REGRESSION", "ok"] and recs[0]["cells"][0]["ratio"] == 0.9,
+              f"perfcheck_tally --out: the table row and a per-report JSON summary ({r.stderr.strip() or row})")
     # a re-run against reused base samples never confirms
     r, i = {"verdict": stats.REGRESSED}, {"verdict": stats.IMPROVED}
     check(pcmod.final_verdict(r, r, fresh_base=False) == "unconfirmed"
