@@ -674,6 +674,12 @@ def case_provenance(chtbench, tmp):
         fixed.append(",".join(f))
     write(csv, "\n".join(fixed) + "\n")
     kept = set(df[df["table"] == "locked"]["run_id"])
+    before = open(csv).read()
+    r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", chtbench, "--resume", "--dry-run"],
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and "4 cells (2 to run)" in r.stdout and f"4 rows of another build or host would be "
+          f"moved to {old_csv}" in r.stdout and open(csv).read() == before and not os.path.exists(old_csv),
+          "--resume --dry-run: the 2 rebuilt cells to run, the rows it would move, nothing changed")
     r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", chtbench, "--resume"], capture_output=True,
                        text=True)
     df = sweep.read_csv(csv)
