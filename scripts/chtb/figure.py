@@ -369,9 +369,9 @@ def speedup_section(summary):
         t["threads"] = pd.to_numeric(t["threads"], errors="coerce")
         idx = params + (["build"] if t["build"].nunique() > 1 else [])
         piv = t.pivot_table(index=idx, columns="threads", values="speedup", aggfunc="first", sort=False)
-        piv.columns = [f"{int(c)} threads" for c in piv.columns]
+        piv.columns = [f"{int(c)} thread" + ("s" if int(c) != 1 else "") for c in piv.columns]
         lines += ["Speedup over 1 thread, T(n)/T(1) of the cell medians (same other parameters, build and "
-                  f"host; `{summary['metric'].iloc[0]}`; `{len(have)}` of {len(summary)} cells):", "",
+                  f"host; `{summary['metric'].iloc[0]}`; {len(have)} of {len(summary)} cells):", "",
                   md_table(piv), ""]
     if notes:
         lines.append("No speedup " + ("for the other cells" if not have.empty else "here") + ": "
