@@ -674,6 +674,10 @@ def case_provenance(chtbench, tmp):
         fixed.append(",".join(f))
     write(csv, "\n".join(fixed) + "\n")
     kept = set(df[df["table"] == "locked"]["run_id"])
+    mj = os.path.join(out, "machine.json")
+    m = json.load(open(mj))
+    version = m["chtbench_version"]
+    write(mj, json.dumps(dict(m, chtbench_version="chtbench 0.0.1\ngit: 0ldc0mm17000")))
     before = open(csv).read()
     r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", chtbench, "--resume", "--dry-run"],
                        capture_output=True, text=True)
@@ -690,6 +694,8 @@ def case_provenance(chtbench, tmp):
     check(old is not None and len(old) == 4 and set(old["git_rev"]) == {"0ldc0mm17000"}
           and set(old["table"]) == {"clht-lb"} and list(old.columns) == list(df.columns),
           f"the 4 old rows moved to superseded-results.csv ({0 if old is None else len(old)})")
+    check(json.load(open(mj))["chtbench_version"] == version,
+          "machine.json of the old build rewritten when cells ran with the new one")
     warn = [x for x in r.stderr.splitlines() if "moved to" in x]
     check(len(warn) == 1 and warn[0].startswith("sweep: 4 rows of another build or host (0ldc0mm17000 (")
           and f"moved to {old_csv}; their cells run again with this build ({rev} (" in warn[0],

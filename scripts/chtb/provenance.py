@@ -35,6 +35,7 @@ def current(chtbench):
         out = subprocess.run([chtbench, "--version"], capture_output=True, text=True, timeout=60).stdout
     except (OSError, subprocess.TimeoutExpired):
         out = ""
+    cur["version_text"] = out.strip() or None   # as machine.json's chtbench_version
     for line in out.splitlines():
         k, sep, v = line.partition(":")
         if sep and k.strip() in _VERSION_KEYS:

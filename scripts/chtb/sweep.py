@@ -453,6 +453,16 @@ def apply_provenance(sweep, out_dir, csv_path, chtbench, reuse_any=False, side=N
     return done, cur
 
 
+def _machine_version(out_dir):
+    """chtbench_version of out_dir/machine.json, or None."""
+    try:
+        import json
+        with open(os.path.join(out_dir, "machine.json")) as f:
+            return json.load(f).get("chtbench_version")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_NAME, side=None,
         reuse_any=False, checked=False, check_host=True):
     """Runs the sweep into out_dir/csv_name; returns an exit code (0 ok, 1 a cell failed, 2 usage,
@@ -480,8 +490,8 @@ def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_
         print(f"sweep: {e}", file=sys.stderr)
         return 2
     todo = [c for i, c in enumerate(sweep.cells) if i not in done]
-    if not os.path.exists(os.path.join(out_dir, "machine.json")):
-        machine.write(out_dir, chtbench)
+    if todo and _machine_version(out_dir) != cur.get("version_text"):
+        machine.write(out_dir, chtbench)   # none yet, or another build's: it describes what runs now
     staging = os.path.join(out_dir, ".cells")
     os.makedirs(staging, exist_ok=True)
     prog = Progress(sweep, todo, stream)
