@@ -628,10 +628,13 @@ def case_validate(chtbench, tmp):
     if "--validate" in helptext:
         write(p, '[sweep]\nbase = ["--initial", "1K"]\nduration = 20\n[sweep.axes]\n'
                  'table = ["clht-lb", "locked", "cukoo"]\nthreads = [1, 2]\n')
-        r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", chtbench], capture_output=True, text=True)
-        check(r.returncode == 2 and one_line(r) and r.stderr.startswith("sweep: cell 5 (table=cukoo threads=1): ")
-              and "cukoo" in r.stderr and not os.path.exists(out),
-              f"real chtbench --validate: cell 5 refused before cell 1 ({r.stderr.strip()[:140]})")
+        for extra in ([], ["--dry-run"]):
+            r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", chtbench] + extra, capture_output=True,
+                               text=True)
+            check(r.returncode == 2 and one_line(r) and r.stdout == ""
+                  and r.stderr.startswith("sweep: cell 5 (table=cukoo threads=1): chtbench: --table: unknown table "
+                                          "'cukoo'") and not os.path.exists(out),
+                  f"real chtbench --validate {' '.join(extra)}: cell 5 refused before cell 1 ({r.stderr.strip()[:140]})")
     else:
         print(f"note: {chtbench} has no --validate yet; the fake one stood in")
 
