@@ -767,6 +767,17 @@ def case_speedup(chtbench, tmp):
           f"no 1-thread cell: speedup empty and the note says why ({list(lk['speedup_note'])})")
     check(set(df["speedup"][df["threads"] != "1"]) == {""},
           "chtbench's own speedup column is empty in multi-thread rows of a sweep (one invocation per cell)")
+    # a log reader that goes away (scripts/sweep ... | head -1) neither stops the sweep nor ends it
+    # with a traceback
+    out2 = os.path.join(tmp, "out2")
+    proc = subprocess.Popen([PY, sw_py, p, "--out", out2, "--chtbench", chtbench], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.wait(timeout=120)
+    d2 = sweep.read_csv(os.path.join(out2, "results.csv"))
+    check(proc.returncode == 0 and "Traceback" not in err and d2 is not None and len(d2) == 10,
+          f"stdout closed by its reader: exit {proc.returncode}, every cell ran ({0 if d2 is None else len(d2)} rows)")
 
 
 def case_pyflakes(chtbench, tmp):

@@ -155,6 +155,19 @@ def describe(cell):
 
 # --- running ---------------------------------------------------------------------------------
 
+def emit(stream, text):
+    """stream.write + flush; when the reader went away (`scripts/sweep ... | head`) the rest goes to
+    /dev/null: a sweep is not stopped, or ended with a traceback, by a closed log pipe."""
+    try:
+        stream.write(text)
+        stream.flush()
+    except BrokenPipeError:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
 class Progress:
     """A bar (cells done/total, elapsed, ETA) and a line per finished cell on a terminal; only the
     lines otherwise."""
@@ -201,8 +214,7 @@ class Progress:
             self.stream.write("\r\033[K" + line + "\n")
             self.bar()
         else:   # a log (CI, nohup): one line per cell, no bar
-            self.stream.write(line + "\n")
-            self.stream.flush()
+            emit(self.stream, line + "\n")
 
     def close(self):
         if self.tty:
@@ -496,7 +508,7 @@ def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_
     os.makedirs(staging, exist_ok=True)
     prog = Progress(sweep, todo, stream)
     if done:
-        stream.write(f"resume: {len(done)} of {len(sweep.cells)} cells already complete in {csv_path}\n")
+        emit(stream, f"resume: {len(done)} of {len(sweep.cells)} cells already complete in {csv_path}\n")
     old = signal.signal(signal.SIGTERM, _on_term)
     failed = []
     idx_of = {id(c): i for i, c in enumerate(sweep.cells)}
@@ -554,10 +566,9 @@ def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_
               file=sys.stderr)
     LAST_RUN["ran"] = len(todo)
     summary_path = write_summary(sweep, out_dir, csv_path)
-    stream.write(f"sweep: {len(sweep.cells)} cells ({len(todo)} run, {len(done)} already complete) "
-                 f"in {fmt_s(time.monotonic() - prog.start)}; rows in {csv_path}"
-                 + (f", per-cell medians and speedup in {summary_path}" if summary_path else "") + "\n")
-    stream.flush()
+    emit(stream, f"sweep: {len(sweep.cells)} cells ({len(todo)} run, {len(done)} already complete) "
+         f"in {fmt_s(time.monotonic() - prog.start)}; rows in {csv_path}"
+         + (f", per-cell medians and speedup in {summary_path}" if summary_path else "") + "\n")
     return 1 if failed else 0
 
 
@@ -596,11 +607,11 @@ def dry_run(sweep, chtbench, out_dir, stream=sys.stdout, resume=False, reuse_any
         mark = "done" if i in done else f"~{est:.1f} s"
         if i not in done:
             total += est
-        stream.write(f"{i + 1:4d}  {mark:>9}  {sweep.command(chtbench, c)} --csv ...\n")
+        emit(stream, f"{i + 1:4d}  {mark:>9}  {sweep.command(chtbench, c)} --csv ...\n")
     if stale is not None and stale.any():
-        stream.write(f"{int(stale.sum())} rows of another build or host would be moved to "
+        emit(stream, f"{int(stale.sum())} rows of another build or host would be moved to "
                      f"{_superseded_name(os.path.join(out_dir, CSV_NAME))}\n")
-    stream.write(f"{len(sweep.cells)} cells ({len(sweep.cells) - len(done)} to run), "
+    emit(stream, f"{len(sweep.cells)} cells ({len(sweep.cells) - len(done)} to run), "
                  f"{sweep.reps} reps each; estimated wall time {fmt_s(total)}\n")
     return 0
 
