@@ -3,8 +3,12 @@
 
 Cases: config (TOML, cartesian product, excludes, overrides, scales), resume (SIGINT mid-sweep, then
 --resume: every cell exactly once), machine (machine.json fields), figure (a tiny real figure: PNG,
-PDF with TrueType fonts, NAME.md verdict computed from the CSV), slurm (a real single-node Slurm
-cluster on localhost: munged, slurmctld, slurmd), pyflakes. Exit 77 = skipped (meson), with the reason.
+PDF with TrueType fonts, NAME.md verdict computed from the CSV; a fake rebuild reruns it), figures
+(every scripts/figures/*.toml on synthetic rows), validate (every cell checked with chtbench --validate
+before anything runs or is written; did you mean; bounded axes; binary configs), provenance (rows of
+another build moved to superseded-*.csv, --reuse-any, plot's warning, --latest, typed --where), speedup
+(summary.csv's T(n)/T(1) from the rows; a closed stdout), slurm (a real single-node Slurm cluster on
+localhost: munged, slurmctld, slurmd), pyflakes. Exit 77 = skipped (meson), with the reason.
 """
 import json
 import os
