@@ -174,10 +174,11 @@ static inline bool cht_option_uint(const struct cht_option *o, const char *table
     const char *s = cht_option_get(o, key);
     if (!s)
         return true;
-    char *end;
+    char *end = NULL;
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
+    /* digits only, like every number of the command line: strtoull alone takes a sign and blanks */
+    unsigned long long v = s[0] >= '0' && s[0] <= '9' ? strtoull(s, &end, 10) : 0;
+    if (!end || errno || *end || v < lo || v > hi) {
         snprintf(err, len, "--table %s: option %s=%s: expected an integer in %llu..%llu",
                  table, key, s, (unsigned long long)lo, (unsigned long long)hi);
         return false;

@@ -25,7 +25,7 @@ enum {
     OPT_LATENCY, OPT_LATENCY_CSV, OPT_COUNTERS, OPT_LIKWID_MARKER, OPT_TIMELINE, OPT_TIMELINE_CSV,
     OPT_BENCH, OPT_LOCK, OPT_CS, OPT_NCS, OPT_RCS, OPT_WCS, OPT_WRITE, OPT_HANDOFF, OPT_WAITERS,
     OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE, OPT_SIZE, OPT_CEILING, OPT_BATCH, OPT_HUGEPAGES, OPT_SLOTS, OPT_LOAD,
-    OPT_VALUE_SIZE, OPT_KEYS,
+    OPT_VALUE_SIZE, OPT_KEYS, OPT_VALIDATE,
 };
 
 static const struct option long_options[] = {
@@ -78,6 +78,7 @@ static const struct option long_options[] = {
     { "slots", required_argument, NULL, OPT_SLOTS },
     { "load", required_argument, NULL, OPT_LOAD },
     { "value-size", required_argument, NULL, OPT_VALUE_SIZE },
+    { "validate", no_argument, NULL, OPT_VALIDATE },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -149,6 +150,9 @@ void cli_usage(FILE *f)
 "      --rcs N, --wcs N    rwlock: read work units / write pairs (default 4, 4)\n"
 "      --handoff N         lock_config.handoff_bound of cohort locks (default 64)\n"
 "      --waiters T         lock_config.waiter_threshold of the waiter lock (default 0)\n"
+"      --validate          check this command line as its run would (tables created tiny,\n"
+"                          trace and results files checked) without running or writing\n"
+"                          anything: exit 0 and no output when it would start, else its error\n"
 "  -V, --version           version and optional features built in\n"
 "  -h, --help              this text\n"
 "Exit: 0 ok, 1 a run failed its correctness check, ran out of memory or could not run,\n"
@@ -168,15 +172,18 @@ static int usage_error(const char *fmt, ...)
     return -1;
 }
 
+/* " (did you mean 'x'?)" for a misspelt word among the NULL-terminated names, or "" */
+static const char *near(const char *word, const char *const *names)
+{
+    static char buf[192];
+    return did_you_mean(word, names, 0, buf, sizeof buf);
+}
+
 static int parse_percent(const char *flag, const char *s, unsigned *out)
 {
     uint64_t v;
-    const char *p = s;
-    char *end;
-    errno = 0;
-    v = strtoull(p, &end, 10);
-    if (!*s || *end || errno || s[0] == '-' || v > 100)
-        return usage_error("%s: expected a percentage 0..100 (got '%s')", flag, s);
+    if (!parse_uint(s, &v) || v > 100)
+        return usage_error("%s: expected a percentage 0..100, digits only (got '%s')", flag, s);
     *out = (unsigned)v;
     return 0;
 }
@@ -384,7 +391,10 @@ static int parse_bench_locks(const char *arg, struct bench_config *cfg)
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); !rc && tok; tok = strtok_r(NULL, ",", &save)) {
         const struct lock_ops *l = registry_lock(tok);
         char why[256];
-        if (!l)
+        char hint[160];
+        if (!l && registry_suggest_lock(tok, hint, sizeof hint)[0])
+            rc = usage_error("--lock: unknown lock '%s'%s; see --list=locks", tok, hint);
+        else if (!l)
             rc = usage_error("--lock: unknown lock '%s' (valid: %s)", tok, names);
         else if (!registry_lock_available(l, why, sizeof why))
             rc = usage_error("--lock: %s is not available here: %s", tok, why);
@@ -407,6 +417,9 @@ static int apply_table_lock(const char *name, struct bench_config *cfg)
     if (strchr(name, ','))
         return usage_error("--lock: without --bench takes one lock name (got '%s'; valid: %s)", name, names);
     const struct lock_ops *l = registry_lock(name);
+    char hint[160];
+    if (!l && registry_suggest_lock(name, hint, sizeof hint)[0])
+        return usage_error("--lock: unknown lock '%s'%s; see --list=locks", name, hint);
     if (!l)
         return usage_error("--lock: unknown lock '%s' (valid: %s)", name, names);
     if (!registry_lock_available(l, why, sizeof why))
@@ -447,6 +460,19 @@ static int bad_option(const char *arg)
                 snprintf(cand + strlen(cand), sizeof cand - strlen(cand), "%s--%s", m++ ? ", " : "", o->name);
         if (m > 1)
             return usage_error("ambiguous option '%.*s' (could be %s)", (int)n, arg, cand);
+        /* a near miss among the long options, compared with their "--" */
+        const char *flags[sizeof long_options / sizeof long_options[0]];
+        char spelled[sizeof long_options / sizeof long_options[0]][32], word[64], hint[192];
+        size_t nf = 0;
+        for (const struct option *o = long_options; o->name; o++) {
+            snprintf(spelled[nf], sizeof spelled[nf], "--%s", o->name);
+            flags[nf] = spelled[nf];
+            nf++;
+        }
+        snprintf(word, sizeof word, "%.*s", (int)(n < 63 ? n : 63), arg);
+        did_you_mean(word, flags, nf, hint, sizeof hint);
+        if (hint[0])
+            return usage_error("unknown option '%.*s'%s; see --help", (int)n, arg, hint);
         return usage_error("unknown option '%.*s' (see --help)", (int)n, arg);
     }
     if (optopt > ' ' && optopt < 127)
@@ -473,7 +499,14 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     int c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":t:n:u:i:r:d:R:p:hV", long_options, NULL)) != -1) {
+    for (;;) {
+        int at = optind;
+        c = getopt_long(argc, argv, ":t:n:u:i:r:d:R:p:hV", long_options, NULL);
+        if (c == -1)
+            break;
+        /* -V=1, -hx: getopt returns the letter and keeps the rest of the word for later; refuse it now */
+        if ((c == 'h' || c == 'V') && optind == at && at < argc)
+            return usage_error("-%c: takes no value and stands alone (got '%s')", c, argv[at]);
         uint64_t v;
         static const struct { int c; const char *name; } table_only[] = {
             { 't', "--table" }, { 'u', "--update" }, { OPT_INSERT, "--insert" }, { OPT_REMOVE, "--remove" },
@@ -503,7 +536,11 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             else if (strcmp(optarg, "occupancy") == 0)
                 cfg->bench = BENCH_OCCUPANCY;
             else
-                return usage_error("--bench: expected mutex|rwlock|memory|occupancy (got '%s')", optarg);
+            {
+                static const char *const kinds[] = { "mutex", "rwlock", "memory", "occupancy", NULL };
+                return usage_error("--bench: expected mutex|rwlock|memory|occupancy (got '%s')%s", optarg,
+                                   near(optarg, kinds));
+            }
             break;
         case OPT_CEILING:
             cfg->ceiling = true;
@@ -516,27 +553,21 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             break;
         case OPT_LOAD: {
             free(cfg->occ_loads);
-            cfg->occ_loads = NULL;
             cfg->occ_nloads = 0;
-            char *copy = strdup(optarg), *save = NULL;
-            size_t cap = 0;
-            int bad = !*optarg || optarg[strlen(optarg) - 1] == ',' || strstr(optarg, ",,");
-            for (char *tok = strtok_r(copy, ",", &save); tok && !bad; tok = strtok_r(NULL, ",", &save)) {
+            char buf[4096], why[128];
+            const char *items[256];
+            int n = list_split(optarg, buf, sizeof buf, items, 256, false, why, sizeof why);
+            if (n < 0)
+                return usage_error("--load: %s in '%s' (expected load factors in (0, 1], comma separated, like "
+                                   "0.5,0.9,0.95)", why, optarg);
+            cfg->occ_loads = malloc((size_t)n * sizeof *cfg->occ_loads);
+            for (int k = 0; k < n; k++) {
                 double d;
-                if (!parse_double(tok, &d) || !(d > 0 && d <= 1)) {
-                    bad = 1;
-                    break;
-                }
-                if (cfg->occ_nloads == cap) {
-                    cap = cap ? 2 * cap : 8;
-                    cfg->occ_loads = realloc(cfg->occ_loads, cap * sizeof *cfg->occ_loads);
-                }
+                if (!parse_double(items[k], &d) || !(d > 0 && d <= 1))
+                    return usage_error("--load: expected load factors in (0, 1], comma separated, like 0.5,0.9,0.95 "
+                                       "(got '%s' in '%s')", items[k], optarg);
                 cfg->occ_loads[cfg->occ_nloads++] = d;
             }
-            free(copy);
-            if (bad || !cfg->occ_nloads)
-                return usage_error("--load: expected load factors in (0, 1], comma separated, like 0.5,0.9,0.95 "
-                                   "(got '%s')", optarg);
             lb_flag = lb_flag ? lb_flag : "--load";
             break;
         }
@@ -546,7 +577,10 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             else if (strcmp(optarg, "thp") == 0)
                 cfg->hugepages = true;
             else
-                return usage_error("--hugepages: expected off|thp (got '%s')", optarg);
+            {
+                static const char *const modes[] = { "off", "thp", NULL };
+                return usage_error("--hugepages: expected off|thp (got '%s')%s", optarg, near(optarg, modes));
+            }
             break;
         case OPT_KEYS:
             if (strcmp(optarg, "dense") == 0)
@@ -554,7 +588,10 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             else if (strcmp(optarg, "sparse") == 0)
                 cfg->keys_sparse = true;
             else
-                return usage_error("--keys: expected dense|sparse (got '%s')", optarg);
+            {
+                static const char *const layouts[] = { "dense", "sparse", NULL };
+                return usage_error("--keys: expected dense|sparse (got '%s')%s", optarg, near(optarg, layouts));
+            }
             break;
         case OPT_VALUE_SIZE:
             if (!parse_size(optarg, &v) || v < 8 || v > CHT_VALUE_MAX)
@@ -569,27 +606,21 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             break;
         case OPT_SIZE: {
             free(cfg->mem_sizes);
-            cfg->mem_sizes = NULL;
             cfg->n_mem_sizes = 0;
-            char *copy = strdup(optarg), *save = NULL;
-            size_t cap = 0;
-            int bad = !*optarg || optarg[strlen(optarg) - 1] == ',' || strstr(optarg, ",,");
-            for (char *tok = strtok_r(copy, ",", &save); tok && !bad; tok = strtok_r(NULL, ",", &save)) {
+            char buf[4096], why[128];
+            const char *items[256];
+            int n = list_split(optarg, buf, sizeof buf, items, 256, false, why, sizeof why);
+            if (n < 0)
+                return usage_error("--size: %s in '%s' (expected working-set sizes 4K..1T, comma separated, like "
+                                   "32K,1M,1G)", why, optarg);
+            cfg->mem_sizes = malloc((size_t)n * sizeof *cfg->mem_sizes);
+            for (int k = 0; k < n; k++) {
                 uint64_t b;
-                if (!parse_size(tok, &b) || b < 4096 || b > (1ull << 40)) {
-                    bad = 1;
-                    break;
-                }
-                if (cfg->n_mem_sizes == cap) {
-                    cap = cap ? 2 * cap : 8;
-                    cfg->mem_sizes = realloc(cfg->mem_sizes, cap * sizeof *cfg->mem_sizes);
-                }
+                if (!parse_size(items[k], &b) || b < 4096 || b > (1ull << 40))
+                    return usage_error("--size: expected working-set sizes 4K..1T, comma separated, like 32K,1M,1G "
+                                       "(got '%s' in '%s')", items[k], optarg);
                 cfg->mem_sizes[cfg->n_mem_sizes++] = b;
             }
-            free(copy);
-            if (bad || !cfg->n_mem_sizes)
-                return usage_error("--size: expected working-set sizes 4K..1T, comma separated, like 32K,1M,1G "
-                                   "(got '%s')", optarg);
             lb_flag = lb_flag ? lb_flag : "--size";
             break;
         }
@@ -693,8 +724,15 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
                 return usage_error("--density: expected a number in (0, 64] (got '%s')", optarg);
             break;
         case OPT_DIST:
-            if (keygen_parse(optarg, &cfg->dist, err, sizeof err) != 0)
-                return usage_error("%s", err);
+            if (keygen_parse(optarg, &cfg->dist, err, sizeof err) != 0) {
+                static const char *const dists[] = { "uniform", "zipf", "hotspot", NULL };
+                char name[64];
+                snprintf(name, sizeof name, "%.*s", (int)strcspn(optarg, ":"), optarg);
+                bool known = false;
+                for (unsigned k = 0; dists[k]; k++)
+                    known |= strcmp(name, dists[k]) == 0;
+                return usage_error("%s%s", err, known ? "" : near(name, dists));
+            }
             have_dist = true;
             break;
         case OPT_TRACE:
@@ -708,8 +746,11 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             for (unsigned k = 0; k < 5; k++)
                 if (strcmp(optarg, names[k]) == 0)
                     cfg->workload = (enum workload)(WL_YCSB_A + k);
-            if (cfg->workload == WL_NONE)
-                return usage_error("--workload: expected ycsb-a|ycsb-b|ycsb-c|ycsb-d|ycsb-f (got '%s')", optarg);
+            if (cfg->workload == WL_NONE) {
+                static const char *const wl[] = { "ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-f", NULL };
+                return usage_error("--workload: expected ycsb-a|ycsb-b|ycsb-c|ycsb-d|ycsb-f (got '%s')%s", optarg,
+                                   near(optarg, wl));
+            }
             break;
         }
         case OPT_SEED:
@@ -723,7 +764,10 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             else if (strcmp(optarg, "parallel") == 0)
                 cfg->prefill = PREFILL_PARALLEL;
             else
-                return usage_error("--prefill: expected single|parallel (got '%s')", optarg);
+            {
+                static const char *const modes[] = { "single", "parallel", NULL };
+                return usage_error("--prefill: expected single|parallel (got '%s')%s", optarg, near(optarg, modes));
+            }
             break;
         case 'p':
             pin_spec_free(&cfg->pin);
@@ -748,6 +792,9 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         case OPT_JSON:
             cfg->json = true;
             break;
+        case OPT_VALIDATE:
+            cfg->validate = true;
+            break;
         case OPT_VERIFY:
             if (strcmp(optarg, "full") == 0)
                 cfg->verify = VERIFY_FULL;
@@ -756,7 +803,10 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             else if (strcmp(optarg, "off") == 0)
                 cfg->verify = VERIFY_OFF;
             else
-                return usage_error("--verify: expected full|sample|off (got '%s')", optarg);
+            {
+                static const char *const modes[] = { "full", "sample", "off", NULL };
+                return usage_error("--verify: expected full|sample|off (got '%s')%s", optarg, near(optarg, modes));
+            }
             break;
         case OPT_KEYBUF:
             if (!parse_size(optarg, &v) || (v && (v & (v - 1))) || (v && v < 1024) || v > (1ull << 28))

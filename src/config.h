@@ -94,6 +94,7 @@ struct bench_config {
     uint64_t occ_slots;          /* --slots N */
     double *occ_loads;           /* --load LIST, each in (0, 1] */
     unsigned occ_nloads;
+    bool validate;               /* --validate: check everything a run would, run nothing, write nothing */
 };
 
 /* Exit codes */

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +146,37 @@ static void close_outputs(void)
         outfile_close(&out_files[i]);
 }
 
-static int open_outputs(struct bench_config *cfg)
+/* --validate: a results file that does not exist yet is not created; its
+ * directory must be one open(O_CREAT) could create it in. */
+static int probe_new_file(const char *flag, const char *path, char *err, size_t len)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 || errno != ENOENT)
+        return 1;   /* exists (or another error): outfile_open opens it without creating it and judges */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    int e = 0;
+    if (stat(dir, &st) != 0)
+        e = errno;
+    else if (!S_ISDIR(st.st_mode))
+        e = ENOTDIR;
+    else if (access(dir, W_OK | X_OK) != 0)
+        e = errno;
+    if (e) {
+        snprintf(err, len, "%s: cannot open '%s' for appending: %s", flag, path, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
+static int open_outputs_as(struct bench_config *cfg, bool probe)
 {
     char kind[3][96], err[1024];
     bool lock_bench = cfg->bench == BENCH_MUTEX || cfg->bench == BENCH_RWLOCK;
@@ -173,6 +204,24 @@ static int open_outputs(struct bench_config *cfg)
     for (int i = 0; i < 3; i++) {
         if (!want[i].path)
             continue;
+        if (probe && strcmp(want[i].path, "-") != 0) {
+            int new = probe_new_file(want[i].flag, want[i].path, err, sizeof err);
+            if (new < 0) {
+                fprintf(stderr, "chtbench: %s\n", err);
+                close_outputs();
+                return EXIT_USAGE;
+            }
+            if (new == 0) {
+                for (int j = 0; j < i; j++)
+                    if (want[j].path && strcmp(want[j].path, want[i].path) == 0) {
+                        fprintf(stderr, "chtbench: %s and %s name the same file '%s': each results file holds one "
+                                "schema\n", want[j].flag, want[i].flag, want[i].path);
+                        close_outputs();
+                        return EXIT_USAGE;
+                    }
+                continue;
+            }
+        }
         if (outfile_open(&out_files[i], want[i].flag, want[i].path, want[i].header, kind[i], err, sizeof err) != 0) {
             fprintf(stderr, "chtbench: %s\n", err);
             close_outputs();
@@ -188,6 +237,11 @@ static int open_outputs(struct bench_config *cfg)
         *want[i].slot = &out_files[i];
     }
     return 0;
+}
+
+static int open_outputs(struct bench_config *cfg)
+{
+    return open_outputs_as(cfg, false);
 }
 
 /* Exit status of an interrupted invocation: 128 + the signal (130 for SIGINT). */
@@ -518,24 +572,121 @@ static int run_all(struct bench_config *cfg)
  * thp: MADV_HUGEPAGE on the tables' own mapped arrays (table_support.h reads
  * CHTBENCH_HUGEPAGES) and glibc's glibc.malloc.hugetlb=1 for everything that
  * is malloc'ed (the library tables' nodes and arrays too); a glibc tunable is
- * read at start-up only, so chtbench re-executes itself once with it set. */
-static int apply_hugepages(const struct bench_config *cfg, char **argv)
+ * read at start-up only, so chtbench re-executes itself with it set - once:
+ * HUGEPAGES_REEXEC marks the re-executed process, which refuses to go round
+ * again when the tunable did not arrive. Returns 0, EXIT_USAGE or EXIT_FAILED;
+ * with check_only, only says whether the re-execution could be done. */
+#define HUGEPAGES_REEXEC "CHTBENCH_HUGEPAGES_REEXEC"
+#define HUGEPAGES_TUNABLE "glibc.malloc.hugetlb=1"
+#define TUNABLES_MAX 4096   /* longer GLIBC_TUNABLES are not ours to extend */
+
+static int apply_hugepages(const struct bench_config *cfg, char **argv, bool check_only)
 {
     if (!cfg->hugepages) {
-        setenv("CHTBENCH_HUGEPAGES", "off", 1);
-        prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+        if (!check_only) {
+            setenv("CHTBENCH_HUGEPAGES", "off", 1);
+            prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+        }
         return 0;
     }
     const char *tun = getenv("GLIBC_TUNABLES");
-    setenv("CHTBENCH_HUGEPAGES", "thp", 1);
-    if (tun && strstr(tun, "glibc.malloc.hugetlb=1"))
+    bool again = getenv(HUGEPAGES_REEXEC) != NULL;
+    if (!check_only) {
+        setenv("CHTBENCH_HUGEPAGES", "thp", 1);
+        unsetenv(HUGEPAGES_REEXEC);
+    }
+    if (tun && strstr(tun, HUGEPAGES_TUNABLE))
         return 0;
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s%sglibc.malloc.hugetlb=1", tun ? tun : "", tun && *tun ? ":" : "");
+    if (again) {
+        fprintf(stderr, "chtbench: --hugepages thp: re-executed with %s in GLIBC_TUNABLES, but it did not arrive "
+                "(GLIBC_TUNABLES is now '%.60s%s'); set GLIBC_TUNABLES=%s yourself or use --hugepages off\n",
+                HUGEPAGES_TUNABLE, tun ? tun : "", tun && strlen(tun) > 60 ? "..." : "", HUGEPAGES_TUNABLE);
+        return EXIT_FAILED;
+    }
+    size_t have = tun ? strlen(tun) : 0;
+    if (have + sizeof ":" HUGEPAGES_TUNABLE > TUNABLES_MAX) {
+        fprintf(stderr, "chtbench: --hugepages: GLIBC_TUNABLES is %zu bytes long, too long to append %s (at most %d "
+                "bytes in all): shorten it or add %s to it yourself\n", have, HUGEPAGES_TUNABLE, TUNABLES_MAX,
+                HUGEPAGES_TUNABLE);
+        return EXIT_USAGE;
+    }
+    if (check_only)
+        return 0;
+    char buf[TUNABLES_MAX];
+    snprintf(buf, sizeof buf, "%s%s%s", tun ? tun : "", tun && *tun ? ":" : "", HUGEPAGES_TUNABLE);
     setenv("GLIBC_TUNABLES", buf, 1);
+    setenv(HUGEPAGES_REEXEC, "1", 1);
     execv("/proc/self/exe", argv);
     fprintf(stderr, "chtbench: --hugepages thp: cannot re-execute with GLIBC_TUNABLES=%s: %s\n", buf, strerror(errno));
-    return -1;
+    return EXIT_FAILED;
+}
+
+/* --validate: every check a run of this command line makes before its first
+ * repetition - tables created tiny, trace loaded, memory, pinning plans, key
+ * generators, results files - and nothing else: no run, no file created or
+ * written, nothing on stdout. The exit status is the run's for the same
+ * problem (2 usage, 1 cannot run). */
+static int validate_only(struct bench_config *cfg, enum cli_action action, char **argv)
+{
+    char err[1024];
+    if (action != CLI_RUN && action != CLI_PRINT_PINNING)
+        return 0;   /* --help, --version, --list: nothing to check */
+    struct pin_topology *topo = pin_topology_load(cfg->topology, err, sizeof err);
+    if (!topo) {
+        fprintf(stderr, "chtbench: %s\n", err);
+        return action == CLI_PRINT_PINNING ? EXIT_USAGE : EXIT_FAILED;
+    }
+    struct pin_plan *plans = make_plans(cfg, topo);   /* exits 2 on a bad plan */
+    for (unsigned i = 0; i < cfg->nthreads; i++)
+        pin_plan_free(&plans[i]);
+    free(plans);
+    pin_topology_free(topo);
+    if (action == CLI_PRINT_PINNING)
+        return 0;
+    if (cfg->bench == BENCH_OCCUPANCY) {
+        struct occupancy_spec spec = { cfg->occ_slots, cfg->occ_loads, cfg->occ_nloads, cfg->ops };
+        int rc = occupancy_check(cfg, &spec);
+        if (rc)
+            return rc;
+        validate_tables(cfg);
+    } else if (cfg->bench == BENCH_TABLE) {
+        int rc = apply_hugepages(cfg, argv, true);
+        if (rc)
+            return rc;
+        validate_tables(cfg);
+        if (cfg->trace_path) {
+            struct trace trace;
+            if (trace_load(cfg->trace_path, &trace, err, sizeof err) != 0) {
+                fprintf(stderr, "chtbench: %s\n", err);
+                return EXIT_USAGE;
+            }
+            for (unsigned t = 0; t < cfg->ntables; t++)
+                if (trace.count[TRACE_UPD] && !cfg->table[t].ops->update) {
+                    fprintf(stderr, "chtbench: --trace: '%s' has %llu updates and table %s has no update()\n",
+                            cfg->trace_path, (unsigned long long)trace.count[TRACE_UPD], cfg->table[t].ops->name);
+                    trace_free(&trace);
+                    return EXIT_USAGE;
+                }
+            if (trace.max_key > cfg->range)
+                cfg->range = trace.max_key;
+            trace_free(&trace);
+        }
+        for (unsigned t = 0; t < cfg->ntables; t++)
+            if (runner_check_memory(cfg, &cfg->table[t], err, sizeof err) != 0) {
+                fprintf(stderr, "chtbench: %s\n", err);
+                return EXIT_FAILED;
+            }
+        struct keygen *keys = aligned_alloc(CHT_CACHE_LINE, sizeof *keys);
+        int bad = !keys || keygen_init(keys, &cfg->dist, cfg->range, cfg->seed, err, sizeof err) != 0;
+        free(keys);
+        if (bad) {
+            fprintf(stderr, "chtbench: %s\n", keys ? err : "out of memory");
+            return keys ? EXIT_USAGE : EXIT_FAILED;
+        }
+    }
+    int rc = open_outputs_as(cfg, true);
+    close_outputs();
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -546,9 +697,17 @@ int main(int argc, char **argv)
         cli_free(&cfg);
         return EXIT_USAGE;
     }
-    if (action == CLI_RUN && cfg.bench == BENCH_TABLE && apply_hugepages(&cfg, argv) != 0) {
+    if (cfg.validate) {
+        int rc = validate_only(&cfg, action, argv);
         cli_free(&cfg);
-        return EXIT_FAILED;
+        return rc;
+    }
+    if (action == CLI_RUN && cfg.bench == BENCH_TABLE) {
+        int rc = apply_hugepages(&cfg, argv, false);
+        if (rc) {
+            cli_free(&cfg);
+            return rc;
+        }
     }
     int rc = 0;
     report_init();

@@ -275,7 +275,7 @@ static bool occ_one(const struct bench_config *cfg, const struct table_choice *c
     return ok;
 }
 
-int occupancy_run(const struct bench_config *cfg, const struct occupancy_spec *sp)
+int occupancy_check(const struct bench_config *cfg, const struct occupancy_spec *sp)
 {
     char why[512];
     if (sp->nloads == 0 || sp->slots < 64) {
@@ -292,6 +292,15 @@ int occupancy_run(const struct bench_config *cfg, const struct occupancy_spec *s
             fprintf(stderr, "chtbench: --bench occupancy: %s\n", why);
             return EXIT_USAGE;
         }
+    return 0;
+}
+
+int occupancy_run(const struct bench_config *cfg, const struct occupancy_spec *sp)
+{
+    char why[512];
+    int rc = occupancy_check(cfg, sp);
+    if (rc)
+        return rc;
     double *loads = malloc(sp->nloads * sizeof *loads);
     struct occ_row *rows = calloc(sp->nloads, sizeof *rows);
     if (!loads || !rows) {

@@ -35,6 +35,8 @@ struct occupancy_spec {
  * run or written) or EXIT_FAILED (a present key not found, an absent key
  * found by an exact table, size() off, CSV not writable). */
 int occupancy_run(const struct bench_config *cfg, const struct occupancy_spec *spec);
+/* The checks occupancy_run makes before it runs (also --validate): 0 or EXIT_USAGE, message printed. */
+int occupancy_check(const struct bench_config *cfg, const struct occupancy_spec *spec);
 
 /* The occupancy CSV's header line (with '\n'), for outfile_open. */
 const char *occupancy_csv_header(void);

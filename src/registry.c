@@ -151,6 +151,85 @@ static const char *table_name_at(unsigned i) { return cht_tables[i] ? cht_tables
 static const char *lock_name_at(unsigned i) { return cht_locks[i] ? cht_locks[i]->name : NULL; }
 
 void registry_table_names(char *buf, size_t len) { join_names(buf, len, table_name_at); }
+
+unsigned edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 255 || lb > 255)
+        return 255;   /* no name is that long: not a near miss */
+    unsigned row[256];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++) {
+        unsigned diag = row[0];
+        row[0] = (unsigned)i;
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned up = row[j];
+            unsigned best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *did_you_mean(const char *word, const char *const *names, size_t n, char *buf, size_t len)
+{
+    if (!len)
+        return buf;
+    buf[0] = '\0';
+    size_t wl = strlen(word);
+    unsigned best = 3;
+    for (size_t i = 0; n ? i < n : names[i] != NULL; i++) {
+        unsigned d = edit_distance(word, names[i]);
+        if (d < best && d < wl)
+            best = d;
+    }
+    if (best > 2)
+        return buf;
+    size_t at = (size_t)snprintf(buf, len, " (did you mean ");
+    unsigned shown = 0;
+    for (size_t i = 0; (n ? i < n : names[i] != NULL) && at < len; i++) {
+        if (edit_distance(word, names[i]) != best || shown == 3)
+            continue;
+        bool dup = false;   /* a name listed twice (an alias) is suggested once */
+        for (size_t j = 0; j < i; j++)
+            dup |= strcmp(names[j], names[i]) == 0;
+        if (dup)
+            continue;
+        at += (size_t)snprintf(buf + at, len - at, "%s'%s'", shown ? " or " : "", names[i]);
+        shown++;
+    }
+    if (at < len)
+        snprintf(buf + at, len - at, "?)");
+    return buf;
+}
+
+/* " (did you mean 'x'?)" for a misspelt table (lock) name, or "" */
+static const char *near_names(const char *word, const char *(*name_at)(unsigned), char *buf, size_t len)
+{
+    const char *names[256];
+    size_t n = 0;
+    while (n < 256 && name_at((unsigned)n)) {
+        names[n] = name_at((unsigned)n);
+        n++;
+    }
+    return n ? did_you_mean(word, names, n, buf, len) : (buf[0] = '\0', buf);
+}
+
+const char *registry_suggest_table(const char *word, char *buf, size_t len)
+{
+    return near_names(word, table_name_at, buf, len);
+}
+
+const char *registry_suggest_lock(const char *word, char *buf, size_t len)
+{
+    return near_names(word, lock_name_at, buf, len);
+}
 void registry_lock_names(char *buf, size_t len) { join_names(buf, len, lock_name_at); }
 
 bool registry_table_available(const struct cht_ops *t, char *why, size_t len)
@@ -188,9 +267,12 @@ int registry_parse_table(const char *spec, struct table_choice *out, char *err, 
         *colon = '\0';
     out->ops = registry_table(out->text);
     if (!out->ops) {
-        char names[1024];
+        char names[1024], near[160];
         registry_table_names(names, sizeof names);
-        snprintf(err, len, "--table: unknown table '%s' (valid: %s)", out->text, names);
+        if (registry_suggest_table(out->text, near, sizeof near)[0])
+            snprintf(err, len, "--table: unknown table '%s'%s; see --list", out->text, near);
+        else
+            snprintf(err, len, "--table: unknown table '%s' (valid: %s)", out->text, names);
         return -1;
     }
     if (!colon)
@@ -212,9 +294,17 @@ int registry_parse_table(const char *spec, struct table_choice *out, char *err, 
         for (const struct cht_option_spec *o = out->ops->options; o && o->key; o++)
             known |= strcmp(o->key, kv) == 0;
         if (!known) {
-            char names[512];
+            char names[512], near[160];
+            const char *keys[TABLE_MAX_OPTIONS * 4 + 1];
+            size_t nk = 0;
+            for (const struct cht_option_spec *o = out->ops->options; o && o->key && nk + 1 < sizeof keys / sizeof *keys; o++)
+                keys[nk++] = o->key;
+            keys[nk] = NULL;
             option_names(out->ops, names, sizeof names);
-            snprintf(err, len, "--table %s: unknown option '%s' (valid: %s)", out->ops->name, kv, names);
+            if (nk && did_you_mean(kv, keys, nk, near, sizeof near)[0])
+                snprintf(err, len, "--table %s: unknown option '%s'%s; valid: %s", out->ops->name, kv, near, names);
+            else
+                snprintf(err, len, "--table %s: unknown option '%s' (valid: %s)", out->ops->name, kv, names);
             return -1;
         }
         for (unsigned j = 0; j < n; j++)
@@ -233,9 +323,13 @@ int registry_parse_table(const char *spec, struct table_choice *out, char *err, 
             out->lock = registry_lock(eq + 1);
             char why[256];
             if (!out->lock) {
-                char names[1024];
+                char names[1024], near[160];
                 registry_lock_names(names, sizeof names);
-                snprintf(err, len, "--table %s: unknown lock '%s' (valid: %s)", out->ops->name, eq + 1, names);
+                if (registry_suggest_lock(eq + 1, near, sizeof near)[0])
+                    snprintf(err, len, "--table %s: unknown lock '%s'%s; see --list=locks", out->ops->name, eq + 1,
+                             near);
+                else
+                    snprintf(err, len, "--table %s: unknown lock '%s' (valid: %s)", out->ops->name, eq + 1, names);
                 return -1;
             }
             if (!registry_lock_available(out->lock, why, sizeof why)) {

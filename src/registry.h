@@ -4,6 +4,7 @@
 
 #include "cht.h"
 #include "lock.h"
+#include <stddef.h>
 
 extern const struct cht_ops *const cht_tables[];   /* NULL-terminated */
 extern const struct lock_ops *const cht_locks[];   /* NULL-terminated */
@@ -13,6 +14,17 @@ const struct lock_ops *registry_lock(const char *name);
 /* "a, b, c" of all table (lock) names, for error messages */
 void registry_table_names(char *buf, size_t len);
 void registry_lock_names(char *buf, size_t len);
+/* Levenshtein distance between a and b (insertions, deletions, substitutions). */
+unsigned edit_distance(const char *a, const char *b);
+
+/* " (did you mean 'x'?)" or " (did you mean 'x' or 'y'?)": the names (n of
+ * them, or NULL-terminated when n is 0) nearest to word, at edit distance
+ * <= 2 and less than word's length; "" when none is that near. Returns buf. */
+const char *did_you_mean(const char *word, const char *const *names, size_t n, char *buf, size_t len);
+
+/* " (did you mean 'x'?)" for a misspelt table (lock) name, or "" */
+const char *registry_suggest_table(const char *word, char *buf, size_t len);
+const char *registry_suggest_lock(const char *word, char *buf, size_t len);
 /* true if usable here; otherwise why says why (RTM missing, ...) */
 bool registry_table_available(const struct cht_ops *t, char *why, size_t len);
 bool registry_lock_available(const struct lock_ops *l, char *why, size_t len);

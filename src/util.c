@@ -2,21 +2,37 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
 
+/* The number grammar of every flag and option (docs/cli.md "Numbers"):
+ * decimal digits, nothing before them - no sign, no blank - and an overflow
+ * is an error, never a wrap. */
 static bool parse_u64(const char *s, const char **end, uint64_t *out)
 {
     if (!isdigit((unsigned char)*s))
         return false;
-    errno = 0;
-    char *e;
-    unsigned long long v = strtoull(s, &e, 10);
-    if (errno)
+    uint64_t v = 0;
+    for (; isdigit((unsigned char)*s); s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    *end = s;
+    return true;
+}
+
+bool parse_uint(const char *s, uint64_t *out)
+{
+    const char *p;
+    uint64_t v;
+    if (!s || !parse_u64(s, &p, &v) || *p)
         return false;
     *out = v;
-    *end = e;
     return true;
 }
 
@@ -29,7 +45,8 @@ bool parse_size(const char *s, uint64_t *out)
     if (*p == '^') {                       /* B^E */
         uint64_t e;
         const char *q;
-        if (!parse_u64(p + 1, &q, &e) || *q)
+        /* an exponent above 64 overflows any base above 1, and would make 0^E and 1^E loops of 2^64 steps */
+        if (!parse_u64(p + 1, &q, &e) || *q || e > 64)
             return false;
         uint64_t r = 1;
         for (uint64_t i = 0; i < e; i++) {
@@ -55,6 +72,48 @@ bool parse_size(const char *s, uint64_t *out)
         return false;
     *out = v << shift;
     return true;
+}
+
+int list_split(const char *s, char *buf, size_t cap, const char **items, int max, bool keyed, char *why,
+               size_t wlen)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (!n) {
+        snprintf(why, wlen, "an empty list");
+        return -1;
+    }
+    if (n >= cap) {
+        snprintf(why, wlen, "a list longer than %zu characters", cap - 1);
+        return -1;
+    }
+    memcpy(buf, s, n + 1);
+    int count = 0;
+    for (char *p = buf;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        if (!*p) {
+            snprintf(why, wlen, "an empty item");
+            return -1;
+        }
+        if (count == max) {
+            snprintf(why, wlen, "more than %d items", max);
+            return -1;
+        }
+        if (keyed) {
+            size_t kl = strcspn(p, "=");
+            for (int i = 0; i < count; i++)
+                if (strncmp(items[i], p, kl) == 0 && (items[i][kl] == '=' || items[i][kl] == '\0')) {
+                    snprintf(why, wlen, "'%.*s' given twice", (int)(kl > 40 ? 40 : kl), p);
+                    return -1;
+                }
+        }
+        items[count++] = p;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return count;
 }
 
 int parse_uint_list(const char *s, unsigned lo, unsigned hi, unsigned **out)
@@ -99,7 +158,28 @@ bad:
 
 bool parse_double(const char *s, double *out)
 {
-    if (!s || !*s)
+    /* digits[.digits][e[+-]digits] or .digits[...]: strtod alone would take a sign, blanks, hex, inf and nan */
+    if (!s)
+        return false;
+    const char *p = s;
+    size_t digits = 0;
+    while (isdigit((unsigned char)*p))
+        p++, digits++;
+    if (*p == '.')
+        for (p++; isdigit((unsigned char)*p); p++)
+            digits++;
+    if (!digits)
+        return false;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!isdigit((unsigned char)*p))
+            return false;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    if (*p)
         return false;
     char *e;
     errno = 0;

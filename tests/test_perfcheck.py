@@ -6,6 +6,8 @@ injected-regression runs of the smoke suite against a build of its own configure
 environment variable CHTBENCH_INJECT_GET_DELAY overrides the rounds at run time).
 
 usage: test_perfcheck.py CHTBENCH SOURCE_ROOT INJECT_BUILD_DIR
+       test_perfcheck.py --usage CHTBENCH SOURCE_ROOT   (seconds: statistics and usage errors only,
+                                                         nothing built or run)
 Exit 77 (skipped) when CHTBENCH is a sanitizer build (the perf gate needs release builds;
 the release configuration of the suite runs it) or Debian's scipy is missing.
 """
@@ -28,7 +30,98 @@ def check(cond, what):
         FAILS.append(what)
 
 
+def usage_only(chtbench, src):
+    """The checks that build and run nothing (meson test perfcheck-usage)."""
+    sys.path.insert(0, os.path.join(src, "scripts"))
+    try:
+        from chtb import perfcheck as pcmod
+        from chtb import stats
+    except ImportError as e:
+        print(f"skip: {e} (needs Debian's python3-scipy, python3-numpy)")
+        return 77
+    perfcheck = os.path.join(src, "scripts", "perfcheck")
+    # the minimum --reps: Mann-Whitney two-sided, no ties: the smallest p is 2/C(2n, n)
+    check(abs(stats.min_p(3) - 0.1) < 1e-12 and abs(stats.min_p(4) - 2 / 70) < 1e-12,
+          f"smallest two-sided p: n=3 {stats.min_p(3):.4f} (2/20), n=4 {stats.min_p(4):.4f} (2/70)")
+    check(stats.min_reps(0.05) == 4 and stats.min_reps(0.1) == 4 and stats.min_reps(0.01) == 5
+          and stats.min_reps(0.001) == 7, "minimum reps: alpha 0.05 -> 4, 0.1 -> 4 (p < alpha), 0.01 -> 5, 0.001 -> 7")
+
+    def pc(*args):
+        r = subprocess.run([perfcheck] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return r.returncode, r.stdout, r.stderr
+
+    for args, want in (
+            (["--base-bin", chtbench, "--head-bin", chtbench, "--reps", "3"],
+             "perfcheck: --reps: 3 repetitions cannot reach --alpha 0.05 (the smallest two-sided Mann-Whitney p "
+             "with 3 samples per side is 0.1); use --reps 4 or more"),
+            (["--base-bin", chtbench, "--head-bin", chtbench, "--reps", "4", "--alpha", "0.01"],
+             "perfcheck: --reps: 4 repetitions cannot reach --alpha 0.01 (the smallest two-sided Mann-Whitney p "
+             "with 4 samples per side is 0.0286); use --reps 5 or more"),
+            (["--record", os.path.join(tempfile.gettempdir(), "x.csv"), "--head-bin", chtbench, "--reps", "3"],
+             "perfcheck: --reps: 3 repetitions cannot reach --alpha 0.05")):
+        t0 = time.time()
+        rc, out, err = pc(*args)
+        check(rc == 2 and err.count("\n") == 1 and err.startswith(want) and out == "" and time.time() - t0 < 20,
+              f"{' '.join(a for a in args if a != chtbench)}: exit {rc}, {err.strip()}")
+    with tempfile.TemporaryDirectory(prefix="test-perfcheck-u-") as tmp:
+        binf = os.path.join(tmp, "bin.csv")
+        with open(binf, "wb") as f:
+            f.write(bytes(range(256)) * 8)
+        rc, out, err = pc("--against", binf, "--head-bin", chtbench)
+        check(rc == 2 and err == f"perfcheck: --against: {binf} is not a perfcheck baseline (not a CSV text file)\n",
+              f"--against a binary file: exit {rc}, one line ({err.strip()})")
+        rc, out, err = pc("--config", binf, "--base-bin", chtbench, "--head-bin", chtbench)
+        check(rc == 2 and err.count("\n") == 1 and "not a TOML file" in err and "Traceback" not in err,
+              f"--config a binary file: exit {rc} ({err.strip()})")
+        # a stored baseline with 3 samples per cell cannot be compared at alpha 0.05
+        few = os.path.join(tmp, "few.csv")
+        ident = pcmod.host_identity()
+        with open(few, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(pcmod.BASELINE_COLS)
+            for cell in ("clht-lb t1 i1K uniform", "locked t1 i1K uniform"):
+                for i in range(3):
+                    w.writerow([ident["host"], ident["cpu_model"], "abc", "smoke", cell, "throughput", i, "1.0"])
+        rc, out, err = pc("--against", few, "--head-bin", chtbench, "--suite", "smoke")
+        check(rc == 2 and err == f"perfcheck: --against: {few} holds 3 samples per cell; a comparison at --alpha "
+              "0.05 needs 4 (record it with --reps 4 or more)\n", f"--against 3 stored samples: exit {rc} ({err.strip()})")
+    # the tally's committed summary: PREFIX.md (the table) and PREFIX.json (per report)
+    with tempfile.TemporaryDirectory(prefix="test-perfcheck-t-") as tmp:
+        def cell(name, verdict, ratio):
+            first = {"ratio": ratio, "p": 0.5, "ci_lo": ratio - 0.1, "ci_hi": ratio + 0.1, "verdict": verdict}
+            return {"id": f"{name} t1 i1K uniform", "name": name, "verdict": verdict, "first": first,
+                    "instr": {"delta_pct": {"instr_per_op": 0.01}}}
+        for i, (counts, code, cells, wall) in enumerate(
+                (({"noisy": 1, "ok": 1}, 0, [cell("clht-lb", "noisy", 0.9), cell("locked", "ok", 1.0)], 10.2),
+                 ({"REGRESSION": 1, "ok": 1}, 1, [cell("clht-lb", "REGRESSION", 1.0), cell("locked", "ok", 1.0)], 19.7))):
+            with open(os.path.join(tmp, f"aa-{i + 1}.json"), "w") as f:
+                json.dump({"host": {"host": "h"}, "base": {"git": "a"}, "head": {"git": "a"}, "counts": counts,
+                           "args": {"suite": "smoke", "instr_threshold": 2.0}, "exit_code": code, "elapsed_s": wall,
+                           "summary": "s", "cells": cells}, f)
+        prefix = os.path.join(tmp, "tally")
+        r = subprocess.run([sys.executable, "-m", "chtb.perfcheck_tally", "--out", prefix,
+                            "A/A:" + os.path.join(tmp, "aa-*.json")], capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=os.path.join(src, "scripts")))
+        row = "| A/A | 2 (smoke) | 1 | 0 | 0 | 1/1/0 | 1 REGRESSION, 1 noisy, 2 ok | 0.950 | 10-20 s |"
+        md = open(prefix + ".md").read() if os.path.exists(prefix + ".md") else ""
+        js = json.load(open(prefix + ".json")) if os.path.exists(prefix + ".json") else {"groups": {}}
+        recs = js["groups"].get("A/A", [])
+        check(r.returncode == 0 and row in r.stdout and row in md and [x["file"] for x in recs] == ["aa-1.json", "aa-2.json"]
+              and [c["verdict"] for c in recs[1]["cells"]] == ["REGRESSION", "ok"] and recs[0]["cells"][0]["ratio"] == 0.9,
+              f"perfcheck_tally --out: the table row and a per-report JSON summary ({r.stderr.strip() or row})")
+    # a re-run against reused base samples never confirms
+    r, i = {"verdict": stats.REGRESSED}, {"verdict": stats.IMPROVED}
+    check(pcmod.final_verdict(r, r, fresh_base=False) == "unconfirmed"
+          and pcmod.final_verdict(i, i, fresh_base=False) == "unconfirmed"
+          and pcmod.final_verdict(r, r) == "REGRESSION" and pcmod.final_verdict(i, i) == "improved",
+          "stored-baseline mode: a flagged cell is 'unconfirmed', never REGRESSION/improved from reused samples")
+    print(f"test_perfcheck --usage: {len(FAILS)} failure(s)")
+    return 1 if FAILS else 0
+
+
 def main():
+    if sys.argv[1] == "--usage":
+        return usage_only(*sys.argv[2:4])
     chtbench, src, inject_dir = sys.argv[1:4]
     ver = subprocess.run([chtbench, "--version"], stdout=subprocess.PIPE, text=True).stdout
     if "sanitizer: none" not in ver:
@@ -183,14 +276,15 @@ def main():
 
         # ---- 5. stored baselines
         bl = os.path.join(tmp, "vm.csv")
-        rc, out, err = pc("--record", bl, "--head-bin", inj, "--suite", "smoke", "--reps", "3")
+        rc, out, err = pc("--record", bl, "--head-bin", inj, "--suite", "smoke", "--reps", "4")
         rows = list(csv.DictReader(open(bl))) if os.path.exists(bl) else []
-        check(rc == 0 and len([r for r in rows if r["metric"] == "throughput"]) == 6
+        check(rc == 0 and len([r for r in rows if r["metric"] == "throughput"]) == 8
               and {r["metric"] for r in rows} == {"throughput", "instr_per_op", "d1_miss_per_op", "ll_miss_per_op"},
-              f"--record: exit {rc}, 2 cells x 3 reps of throughput + 3 per-op metrics per cell ({len(rows)} rows)")
-        rc, out, err = pc("--against", bl, "--head-bin", inj, "--suite", "smoke", "--reps", "3",
+              f"--record: exit {rc}, 2 cells x 4 reps of throughput + 3 per-op metrics per cell ({len(rows)} rows)")
+        rc, out, err = pc("--against", bl, "--head-bin", inj, "--suite", "smoke", "--reps", "4",
                           "--fail-on", "instr")
-        check(rc in (0, 1) and "stored baseline" in out and lb in out,
+        check(rc in (0, 1) and "stored baseline" in out and lb in out and "REGRESSION" not in out
+              and "no fresh base samples" in out,
               f"--against the same host's baseline: a report (exit {rc})")
         deltas = [float(x) for x in re.findall(r"instr[^|\n]*?\(([+-]\d+\.\d+)%\)", out)] + \
             [float(x) for x in re.findall(r"\| ([+-]\d+\.\d+)% \|", out)]

@@ -3,8 +3,12 @@
 
 Cases: config (TOML, cartesian product, excludes, overrides, scales), resume (SIGINT mid-sweep, then
 --resume: every cell exactly once), machine (machine.json fields), figure (a tiny real figure: PNG,
-PDF with TrueType fonts, NAME.md verdict computed from the CSV), slurm (a real single-node Slurm
-cluster on localhost: munged, slurmctld, slurmd), pyflakes. Exit 77 = skipped (meson), with the reason.
+PDF with TrueType fonts, NAME.md verdict computed from the CSV; a fake rebuild reruns it), figures
+(every scripts/figures/*.toml on synthetic rows), validate (every cell checked with chtbench --validate
+before anything runs or is written; did you mean; bounded axes; binary configs), provenance (rows of
+another build moved to superseded-*.csv, --reuse-any, plot's warning, --latest, typed --where), speedup
+(summary.csv's T(n)/T(1) from the rows; a closed stdout), slurm (a real single-node Slurm cluster on
+localhost: munged, slurmctld, slurmd), pyflakes. Exit 77 = skipped (meson), with the reason.
 """
 import json
 import os
@@ -157,7 +161,10 @@ def case_resume(chtbench, tmp):
     check(proc.returncode == 130 and "--resume" in se, f"SIGINT: exit 130, says --resume ({se.strip()})")
     check(0 < sum(1 for k in n if k) < len(sw.cells) and all(k in (0, 3) for k in n),
           f"after SIGINT some cells complete, none partial: rows per cell {n}")
-    check(so == "", "quiet when stdout is not a terminal")
+    lines = so.splitlines()
+    check(len(lines) == sum(1 for k in n if k) and all(re.match(r"cell \d+/8 table=\S+ threads=\d update=\d+: "
+                                                               r"median .* Mops/s", x) for x in lines),
+          f"stdout not a terminal: one summary line per finished cell, no bar ({len(lines)} lines)")
     check(not [f for f in os.listdir(os.path.join(out, ".cells")) if f.endswith(".csv")],
           "the interrupted cell's staging file is gone")
     before = set(df["timestamp"] + df["table"] + df["threads"]) if df is not None else set()
@@ -165,6 +172,10 @@ def case_resume(chtbench, tmp):
                        capture_output=True, text=True, timeout=120)
     n, df = counts(csv, sw)
     check(r.returncode == 0 and n == [3] * len(sw.cells), f"--resume: every cell exactly once (rows per cell {n})")
+    last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+    check(last.startswith("sweep: 8 cells (") and last.endswith(f"rows in {csv}, per-cell medians and speedup in "
+                                                                 f"{os.path.join(out, 'summary.csv')}"),
+          f"a final line with the CSV path: {last}")
     check(len(df) == 3 * len(sw.cells) and set(df["rep"]) == {"0", "1", "2"},
           f"{len(df)} rows in all, reps 0-2")
     after = set(df["timestamp"] + df["table"] + df["threads"])
@@ -230,6 +241,28 @@ def case_figure(chtbench, tmp):
                        capture_output=True, text=True, timeout=120)
     check(r.returncode == 0 and os.path.getmtime(os.path.join(out, "results-quick.csv")) == stamp,
           "a complete CSV is reused")
+    rev = set(df["git_rev"])
+    text = open(md).read()
+    check(len(rev) == 1 and f"Build: {rev.pop()} (" in text and "## Speedup" in text
+          and re.search(r"\| clht-lb \| 1 \| [0-9.]+ \|", text),
+          "the page names the build and has a speedup table (T(n)/T(1) per table)")
+    # a "rebuild at a new commit": the rows now claim another git_rev, so nothing may be reused
+    data = open(os.path.join(out, "results-quick.csv")).read()
+    cur_rev = df["git_rev"].iloc[0]
+    write(os.path.join(out, "results-quick.csv"), data.replace(cur_rev, "0ldc0mm17000"))
+    r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), toml, "--out", out, "--chtbench", chtbench],
+                       capture_output=True, text=True, timeout=300)
+    new = pd.read_csv(os.path.join(out, "results-quick.csv"), dtype=str, keep_default_na=False)
+    old = pd.read_csv(os.path.join(out, "superseded-results-quick.csv"), dtype=str, keep_default_na=False) \
+        if os.path.exists(os.path.join(out, "superseded-results-quick.csv")) else pd.DataFrame({"git_rev": []})
+    text = open(md).read()
+    check(r.returncode == 0 and len(new) == 8 and set(new["git_rev"]) == {cur_rev} and len(old) == 8
+          and set(old["git_rev"]) == {"0ldc0mm17000"} and "superseded-results-quick.csv" in r.stderr
+          and "0ldc0mm17000" in r.stderr,
+          f"after a rebuild every cell ran again, the old rows moved aside ({len(new)} new, {len(old)} moved; "
+          f"{r.stderr.strip()[:160]})")
+    check(f"Build: {cur_rev} (" in text and "0ldc0mm17000" not in text and "sweep + plot took" in text,
+          "the page names the new revision only, and says the sweep ran")
     # verdict logic on a hand-made aggregate: cuckoo faster at one x
     agg = pd.DataFrame({"facet": [""] * 4, "series": ["clht-lb", "cuckoo"] * 2, "x": ["1", "1", "2", "2"],
                         "median": [10.0, 5.0, 8.0, 9.0]})
@@ -502,6 +535,255 @@ def case_figures(chtbench, tmp):
               + "; ".join(d for _, ok, d in v if ok is None))
 
 
+def one_line(r):
+    return r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+
+
+def fake_chtbench(tmp, chtbench, log):
+    """A chtbench that knows --validate the way the C side does (exactly the command line of a real
+    run; exit 2 and chtbench's own error line for a bad one, 0 and no output otherwise): it logs each
+    --validate call and checks a command line by letting the real chtbench parse it only when it
+    names the misspelt table 'cukoo' (which the real one refuses before doing anything)."""
+    path = os.path.join(tmp, "fake-chtbench")
+    write(path, f"""#!/bin/sh
+if [ "$1" = --help ]; then "{chtbench}" --help; echo "  --validate   check the command line, run nothing"; exit 0; fi
+if [ "$1" = --validate ]; then
+  shift; echo "$*" >> "{log}"
+  case " $* " in *" cukoo "*) exec "{chtbench}" "$@" ;; esac
+  exit 0
+fi
+exec "{chtbench}" "$@"
+""")
+    os.chmod(path, 0o755)
+    return path
+
+
+def case_validate(chtbench, tmp):
+    sw_py = os.path.join(SCRIPTS, "sweep")
+    log = os.path.join(tmp, "validate.log")
+    fake = fake_chtbench(tmp, chtbench, log)
+    p = os.path.join(tmp, "big.toml")
+    # 300 cells; the misspelt table is in the last one only
+    write(p, '[sweep]\nbase = ["--initial", "1K"]\nduration = 20\n[sweep.axes]\n'
+             'table = ["clht-lb", "locked", "cuckoo"]\nthreads = [1, 2, 3, 4, 5]\nupdate = ' + str(list(range(20))) +
+             '\n[[sweep.override]]\nwhen = { table = "cuckoo", threads = 5, update = 19 }\nset = { table = "cukoo" }\n')
+    out = os.path.join(tmp, "big-out")
+    for extra in ([], ["--dry-run"]):
+        if os.path.exists(log):
+            os.unlink(log)
+        t0 = time.time()
+        r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", fake] + extra, capture_output=True, text=True)
+        took = time.time() - t0
+        calls = open(log).read().splitlines() if os.path.exists(log) else []
+        check(r.returncode == 2 and one_line(r) and r.stdout == ""
+              and r.stderr.startswith("sweep: cell 300 (table=cukoo threads=5 update=19): chtbench: --table: "
+                                      "unknown table 'cukoo'"),
+              f"sweep {' '.join(extra)}: a typo in cell 300 fails before cell 1, naming the cell and chtbench's "
+              f"error, exit 2 in {took:.1f} s ({r.stderr.strip()[:120]})")
+        csvs = {c.split("--csv ")[1] for c in calls if "--csv " in c}
+        check(len(calls) == 300 and len(set(calls)) == 300 and len(csvs) == 1 and not os.path.exists(csvs.pop()),
+              f"each distinct command line validated once, with a scratch --csv: {len(calls)} --validate calls")
+        check(not os.path.exists(out), "nothing written: no --out directory")
+        check(took < 60, f"300 cells validated in {took:.1f} s")
+    # equal command lines are validated once
+    write(p, '[sweep]\nbase = ["--initial", "1K"]\nduration = 20\n[sweep.axes]\ntable = ["locked"]\n'
+             'threads = [1, 1, 2]\nseed = [1]\n[[sweep.override]]\nwhen = { threads = 2 }\nset = { threads = 1 }\n')
+    if os.path.exists(log):
+        os.unlink(log)
+    r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", fake, "--dry-run"], capture_output=True, text=True)
+    calls = open(log).read().splitlines() if os.path.exists(log) else []
+    check(r.returncode == 0 and len(calls) == 1, f"2 cells with one command line: 1 --validate call ({len(calls)})")
+    # an unknown axis: exit 2, did you mean, nothing written (machine.json, topology.xml, .cells/)
+    write(p, '[sweep]\n[sweep.axes]\ntable = ["clht-lb"]\nthredas = [1, 2]\n')
+    for bin_ in (chtbench, fake):
+        r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", bin_], capture_output=True, text=True)
+        check(r.returncode == 2 and one_line(r) and f"{p}: 'thredas' is not a chtbench flag (did you mean threads?)"
+              in r.stderr and not os.path.exists(out),
+              f"unknown axis: exit 2, did you mean, --out not created ({r.stderr.strip()})")
+    # unbounded axes: a one-line error, at once
+    nc = len(os.sched_getaffinity(0))
+    for axes, needle in (('threads = ["1..100000000*ncpu"]', f"stands for {100000000 * nc} values (at most 10000 per axis)"),
+                         ('threads = ["1..100*ncpu"]\nupdate = ["1..100*ncpu"]\nseed = ["1..100*ncpu"]',
+                          f"the axes stand for {(100 * nc) ** 3} cells (threads {100 * nc} x update {100 * nc} x "
+                          f"seed {100 * nc}; at most 100000)")):
+        write(p, '[sweep]\n[sweep.axes]\n' + axes + '\n')
+        t0 = time.time()
+        r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", chtbench], capture_output=True, text=True)
+        check(r.returncode == 2 and one_line(r) and needle in r.stderr and time.time() - t0 < 20,
+              f"bounded: exit 2 ({r.stderr.strip()})")
+    # a binary file as the config
+    binf = os.path.join(tmp, "binary.toml")
+    with open(binf, "wb") as f:
+        f.write(bytes(range(256)) * 4)
+    r = subprocess.run([PY, sw_py, binf, "--chtbench", chtbench], capture_output=True, text=True)
+    check(r.returncode == 2 and one_line(r) and f"sweep: {binf}: not a TOML file (not UTF-8 text)" in r.stderr,
+          f"sweep on a binary file: exit 2, one line ({r.stderr.strip()})")
+    # figure names: did you mean
+    r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), "lock-thrashin", "--chtbench", chtbench],
+                       capture_output=True, text=True)
+    check(r.returncode == 2 and one_line(r) and "figure: no figure 'lock-thrashin' (did you mean lock-thrashing?)"
+          in r.stderr, f"figure name typo: {r.stderr.strip()}")
+    r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), "zzzzzzz", "--chtbench", chtbench],
+                       capture_output=True, text=True)
+    check(r.returncode == 2 and one_line(r) and "did you mean" not in r.stderr,
+          f"no near figure name, no suggestion: {r.stderr.strip()}")
+    # the real chtbench, when it has --validate (issue 19 point 4's C side)
+    helptext = subprocess.run([chtbench, "--help"], capture_output=True, text=True).stdout
+    if "--validate" in helptext:
+        write(p, '[sweep]\nbase = ["--initial", "1K"]\nduration = 20\n[sweep.axes]\n'
+                 'table = ["clht-lb", "locked", "cukoo"]\nthreads = [1, 2]\n')
+        for extra in ([], ["--dry-run"]):
+            r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", chtbench] + extra, capture_output=True,
+                               text=True)
+            check(r.returncode == 2 and one_line(r) and r.stdout == ""
+                  and r.stderr.startswith("sweep: cell 5 (table=cukoo threads=1): chtbench: --table: unknown table "
+                                          "'cukoo'") and not os.path.exists(out),
+                  f"real chtbench --validate {' '.join(extra)}: cell 5 refused before cell 1 ({r.stderr.strip()[:140]})")
+    else:
+        print(f"note: {chtbench} has no --validate yet; the fake one stood in")
+
+
+PROV_TOML = """
+[sweep]
+base = ["--initial", "1K", "--update", "10"]
+reps = 2
+duration = 20
+[sweep.axes]
+table = ["clht-lb", "locked"]
+threads = [1, 2]
+"""
+
+
+def case_provenance(chtbench, tmp):
+    sw_py = os.path.join(SCRIPTS, "sweep")
+    p = os.path.join(tmp, "p.toml")
+    write(p, PROV_TOML)
+    out = os.path.join(tmp, "out")
+    csv = os.path.join(out, "results.csv")
+    old_csv = os.path.join(out, "superseded-results.csv")
+    r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", chtbench], capture_output=True, text=True)
+    df = sweep.read_csv(csv)
+    check(r.returncode == 0 and len(df) == 8 and df["git_rev"].nunique() == 1, f"first sweep: {len(df)} rows")
+    rev = df["git_rev"].iloc[0]
+    runs = json.load(open(os.path.join(out, "runs.json")))
+    sha = __import__("hashlib").sha256(open(chtbench, "rb").read()).hexdigest()
+    check(set(runs) == set(df["run_id"]) and set(runs.values()) == {sha},
+          "runs.json maps each run_id to the binary's sha256")
+    # a fake rebuild: clht-lb's rows now claim another revision
+    text = open(csv).read().splitlines()
+    hdr = text[0].split(",")
+    gi, ti = hdr.index("git_rev"), hdr.index("table")
+    fixed = [text[0]]
+    for line in text[1:]:
+        f = line.split(",")
+        if f[ti] == "clht-lb":
+            f[gi] = "0ldc0mm17000"
+        fixed.append(",".join(f))
+    write(csv, "\n".join(fixed) + "\n")
+    kept = set(df[df["table"] == "locked"]["run_id"])
+    mj = os.path.join(out, "machine.json")
+    m = json.load(open(mj))
+    version = m["chtbench_version"]
+    write(mj, json.dumps(dict(m, chtbench_version="chtbench 0.0.1\ngit: 0ldc0mm17000")))
+    before = open(csv).read()
+    r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", chtbench, "--resume", "--dry-run"],
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and "4 cells (2 to run)" in r.stdout and f"4 rows of another build or host would be "
+          f"moved to {old_csv}" in r.stdout and open(csv).read() == before and not os.path.exists(old_csv),
+          "--resume --dry-run: the 2 rebuilt cells to run, the rows it would move, nothing changed")
+    r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", chtbench, "--resume"], capture_output=True,
+                       text=True)
+    df = sweep.read_csv(csv)
+    old = sweep.read_csv(old_csv)
+    check(r.returncode == 0 and len(df) == 8 and set(df["git_rev"]) == {rev}
+          and kept == set(df[df["table"] == "locked"]["run_id"]),
+          f"--resume after a rebuild: clht-lb's cells ran again, locked's were reused, one git_rev ({set(df['git_rev'])})")
+    check(old is not None and len(old) == 4 and set(old["git_rev"]) == {"0ldc0mm17000"}
+          and set(old["table"]) == {"clht-lb"} and list(old.columns) == list(df.columns),
+          f"the 4 old rows moved to superseded-results.csv ({0 if old is None else len(old)})")
+    check(json.load(open(mj))["chtbench_version"] == version,
+          "machine.json of the old build rewritten when cells ran with the new one")
+    warn = [x for x in r.stderr.splitlines() if "moved to" in x]
+    check(len(warn) == 1 and warn[0].startswith("sweep: 4 rows of another build or host (0ldc0mm17000 (")
+          and f"moved to {old_csv}; their cells run again with this build ({rev} (" in warn[0],
+          f"one line names both revisions: {warn[0] if warn else r.stderr.strip()}")
+    # --reuse-any: rows of another build are reused, with a warning naming it
+    write(csv, open(csv).read().replace(rev, "0ther0ne0000"))
+    stamp = os.path.getmtime(csv)
+    r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", chtbench, "--resume", "--reuse-any"],
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and os.path.getmtime(csv) == stamp and len(sweep.read_csv(old_csv)) == 4
+          and "sweep: --reuse-any: reusing cells written by another build or host: 4 cell(s) of 0ther0ne0000 ("
+          in r.stderr and f"(this build: {rev} (" in r.stderr,
+          f"--reuse-any: nothing ran, a warning names the revisions ({r.stderr.strip()[:160]})")
+    r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", chtbench, "--reuse-any"], capture_output=True,
+                       text=True)
+    check(r.returncode == 2 and r.stderr == "sweep: --reuse-any needs --resume\n", "--reuse-any without --resume")
+    # scripts/plot on both files: a warning, --facet build separates, --latest keeps the newest
+    plot_py = os.path.join(SCRIPTS, "plot")
+    r = subprocess.run([PY, plot_py, csv, old_csv, "--out", os.path.join(tmp, "pl")], capture_output=True, text=True)
+    check(r.returncode == 0 and "plot: warning: the data mixes 2 builds/hosts: 0ther0ne0000 (" in r.stderr
+          and "0ldc0mm17000 (" in r.stderr, f"plot warns on mixed builds ({r.stderr.strip()[:120]})")
+    from chtb import plot
+    agg = plot.aggregate(plot.load([csv, old_csv]), "threads", "mops", "table_spec", "build")
+    check(agg["facet"].nunique() == 2 and all(f.startswith("build=") for f in agg["facet"]),
+          f"--facet build: one panel per build ({agg['facet'].nunique()})")
+    r = subprocess.run([PY, plot_py, csv, old_csv, "--latest", "--out", os.path.join(tmp, "pl")],
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and "warning" not in r.stderr, f"--latest: newest run per cell, no warning ({r.stderr.strip()})")
+    both = plot.load([csv, old_csv])
+    lat = __import__("chtb.provenance", fromlist=["x"]).latest(both, ["threads", "table_spec"])
+    check(len(lat) == 8 and set(lat["git_rev"]) == {"0ther0ne0000"}, f"latest(): {len(lat)} rows, the newer runs")
+    # typed --where, missing file, bad query
+    sel = plot.select(both, "threads == 2 and table == 'clht-lb'")
+    check(len(sel) == 4 and set(sel["threads"]) == {"2"}, f"--where 'threads == 2' compares numbers ({len(sel)} rows)")
+    r = subprocess.run([PY, plot_py, csv, "--where", "threads == 2", "--out", os.path.join(tmp, "pl")],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, f"scripts/plot --where 'threads == 2': exit 0 ({r.stderr.strip()})")
+    r = subprocess.run([PY, plot_py, "/nonexistent.csv"], capture_output=True, text=True)
+    check(r.returncode == 2 and r.stderr == "plot: no such file: /nonexistent.csv\n", f"missing file: {r.stderr.strip()}")
+    r = subprocess.run([PY, plot_py, csv, "--where", "garbage((("], capture_output=True, text=True)
+    check(r.returncode == 2 and one_line(r) and r.stderr.startswith("plot: --where: 'garbage(((' is not a valid query"),
+          f"bad --where: exit 2, one line ({r.stderr.strip()})")
+
+
+def case_speedup(chtbench, tmp):
+    sw_py = os.path.join(SCRIPTS, "sweep")
+    p = os.path.join(tmp, "s.toml")
+    write(p, PROV_TOML.replace("threads = [1, 2]", "threads = [1, 2, 3]") + "[[sweep.exclude]]\ntable = \"locked\"\n"
+          "threads = 1\n")
+    out = os.path.join(tmp, "out")
+    r = subprocess.run([PY, sw_py, p, "--out", out, "--chtbench", chtbench], capture_output=True, text=True)
+    df = sweep.read_csv(os.path.join(out, "results.csv"))
+    sm = pd.read_csv(os.path.join(out, "summary.csv"), dtype={"speedup_note": str}, keep_default_na=False,
+                     float_precision="round_trip")
+    check(r.returncode == 0 and len(sm) == 5, f"summary.csv: one row per cell ({len(sm)})")
+    mops = df.assign(m=pd.to_numeric(df["mops"])).groupby(["table", "threads"])["m"].median()
+    for t in (1, 2, 3):
+        row = sm[(sm["table"] == "clht-lb") & (sm["threads"] == t)]
+        want = mops[("clht-lb", str(t))] / mops[("clht-lb", "1")]
+        got = float(row["speedup"].iloc[0]) if len(row) else float("nan")
+        check(abs(got - want) <= 1e-12 * want and float(row["median"].iloc[0]) == mops[("clht-lb", str(t))],
+              f"clht-lb threads={t}: speedup {got:.6f} = median T({t}) / median T(1) from the rows ({want:.6f})")
+    lk = sm[sm["table"] == "locked"]
+    check(len(lk) == 2 and (lk["speedup"] == "").all() and
+          set(lk["speedup_note"]) == {"no 1-thread cell with these parameters in this sweep"},
+          f"no 1-thread cell: speedup empty and the note says why ({list(lk['speedup_note'])})")
+    check(set(df["speedup"][df["threads"] != "1"]) == {""},
+          "chtbench's own speedup column is empty in multi-thread rows of a sweep (one invocation per cell)")
+    # a log reader that goes away (scripts/sweep ... | head -1) neither stops the sweep nor ends it
+    # with a traceback
+    out2 = os.path.join(tmp, "out2")
+    proc = subprocess.Popen([PY, sw_py, p, "--out", out2, "--chtbench", chtbench], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.wait(timeout=120)
+    d2 = sweep.read_csv(os.path.join(out2, "results.csv"))
+    check(proc.returncode == 0 and "Traceback" not in err and d2 is not None and len(d2) == 10,
+          f"stdout closed by its reader: exit {proc.returncode}, every cell ran ({0 if d2 is None else len(d2)} rows)")
+
+
 def case_pyflakes(chtbench, tmp):
     files = [os.path.join(SCRIPTS, f) for f in ("sweep", "figure", "plot")] + [os.path.join(SCRIPTS, "chtb"), __file__]
     r = subprocess.run([PY, "-m", "pyflakes"] + files, capture_output=True, text=True)
@@ -509,7 +791,8 @@ def case_pyflakes(chtbench, tmp):
 
 
 CASES = {"config": case_config, "resume": case_resume, "machine": case_machine, "figure": case_figure,
-         "figures": case_figures,
+         "figures": case_figures, "validate": case_validate, "provenance": case_provenance,
+         "speedup": case_speedup,
          "slurm": case_slurm, "pyflakes": case_pyflakes}
 
 

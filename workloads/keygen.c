@@ -96,8 +96,25 @@ static int parse_hotspot(const char *s, struct keygen_spec *out, char *err, size
         return -1;
     }
     strcpy(buf, s + 8);
+    /* the list grammar of --table: no empty item, no key twice */
+    size_t bl = strlen(buf);
+    if (!bl || buf[0] == ',' || buf[bl - 1] == ',' || strstr(buf, ",,")) {
+        set_err(err, len, "--dist: hotspot: an empty item in '%.*s' (expected keys=PCT,ops=PCT[,shift=MS])", s,
+                (int)strlen(s));
+        return -1;
+    }
+    bool seen[3] = { false, false, false };
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(tok, '='), *end = NULL;
+        size_t kl = eq ? (size_t)(eq - tok) : strlen(tok);
+        int which = kl == 4 && strncmp(tok, "keys", 4) == 0 ? 0 : kl == 3 && strncmp(tok, "ops", 3) == 0 ? 1
+                  : kl == 5 && strncmp(tok, "shift", 5) == 0 ? 2 : -1;
+        if (which >= 0 && seen[which]) {
+            set_err(err, len, "--dist: hotspot option '%.*s' given twice (each key at most once)", tok, (int)kl);
+            return -1;
+        }
+        if (which >= 0)
+            seen[which] = true;
         if (!eq) {
             set_err(err, len, "--dist: hotspot option '%.*s' is not key=value (keys=PCT,ops=PCT,shift=MS)", tok,
                     (int)strlen(tok));
@@ -164,7 +181,7 @@ int keygen_parse(const char *s, struct keygen_spec *out, char *err, size_t len)
     char *end = NULL;
     double theta = 0;
     /* strtod would skip leading blanks; insist the number starts at once. */
-    if ((*t >= '0' && *t <= '9') || *t == '.' || *t == '+' || *t == '-')
+    if ((*t >= '0' && *t <= '9') || *t == '.')   /* no sign: the number grammar of every flag */
         theta = strtod(t, &end);
     if (!end || end != t + tlen) {
         set_err(err, len, "--dist: zipf theta must be a number > 0 (got '%.*s')", t, tlen);

@@ -54,6 +54,12 @@ def _ncpu_int(text, ncpu, where):
     return int(m.group(1) or 1) * ncpu
 
 
+# Bounds on what a config may stand for: a typo like "1..100000000*ncpu" must be a one-line
+# error, not a list of 10^8 values (or a product of such axes) built in memory.
+MAX_AXIS_VALUES = 10000
+MAX_CELLS = 100000
+
+
 def expand_value(value, ncpu, where):
     """A list of the concrete values one axis entry stands for.
 
@@ -70,7 +76,11 @@ def expand_value(value, ncpu, where):
         return out + [hi]
     if ".." in value:
         lo, hi = value.split("..", 1)
-        return list(range(_ncpu_int(lo, ncpu, where), _ncpu_int(hi, ncpu, where) + 1))
+        lo, hi = _ncpu_int(lo, ncpu, where), _ncpu_int(hi, ncpu, where)
+        if hi - lo + 1 > MAX_AXIS_VALUES:
+            raise ConfigError(f"{where}: '{value}' stands for {hi - lo + 1} values (at most "
+                              f"{MAX_AXIS_VALUES} per axis)")
+        return list(range(lo, hi + 1))
     return [_ncpu_int(value, ncpu, where)]
 
 
@@ -84,6 +94,8 @@ def expand_axis(values, ncpu, where):
         for x in expand_value(v, ncpu, where):
             if x not in out:
                 out.append(x)
+        if len(out) > MAX_AXIS_VALUES:
+            raise ConfigError(f"{where}: more than {MAX_AXIS_VALUES} values (at most {MAX_AXIS_VALUES} per axis)")
     return out
 
 
@@ -180,6 +192,12 @@ def from_dict(d, source="<config>", scale=None, ncpu=None, name="sweep"):
         raise ConfigError(f"{source}: [axes] must name at least one axis")
     names = list(axes)
     values = [expand_axis(axes[n], ncpu, f"{source}: axes.{n}") for n in names]
+    total = 1
+    for v in values:
+        total *= len(v)
+    if total > MAX_CELLS:
+        raise ConfigError(f"{source}: the axes stand for {total} cells (" + " x ".join(
+            f"{n} {len(v)}" for n, v in zip(names, values)) + f"; at most {MAX_CELLS})")
     cells = [dict(zip(names, combo)) for combo in itertools.product(*values)]
 
     for i, o in enumerate(sections["override"]):
@@ -201,6 +219,11 @@ def from_dict(d, source="<config>", scale=None, ncpu=None, name="sweep"):
                     key = {k: v for k, v in cells[j].items() if k not in oax}
                     if key not in seen:
                         seen.append(key)
+                per = 1
+                for v in oax.values():
+                    per *= len(v)
+                if len(cells) - len(hit) + len(seen) * per > MAX_CELLS:
+                    raise ConfigError(f"{where}: the override makes more than {MAX_CELLS} cells")
                 for key in seen:
                     for combo in itertools.product(*[oax.get(n, [key.get(n)]) for n in names]):
                         new.append(dict(zip(names, combo)))
@@ -229,6 +252,8 @@ def load(path, scale=None, ncpu=None):
         raise ConfigError(f"{path}: {e.strerror}")
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not a TOML file (not UTF-8 text)")
     name = os.path.splitext(os.path.basename(path))[0]
     return from_dict(d, source=path, scale=scale, ncpu=ncpu, name=name), d
 
@@ -291,6 +316,34 @@ BENCH_COLUMNS = {
     "handoff": lambda v: {"handoff_bound": int(v)},
     "waiters": lambda v: {"waiter_threshold": int(v)},
 }
+
+
+def did_you_mean(word, choices, max_dist=2):
+    """The closest of choices within edit distance max_dist (Levenshtein), or None."""
+    best, bd = None, max_dist + 1
+    for c in choices:
+        prev = list(range(len(c) + 1))
+        for i, a in enumerate(word, 1):
+            cur = [i]
+            for j, b in enumerate(c, 1):
+                cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a != b)))
+            prev = cur
+        if prev[-1] < bd:
+            best, bd = c, prev[-1]
+    return best
+
+
+def check_flags(sweep, known, source):
+    """Every axis or `set` key must be one of chtbench's long flags (`known`, without dashes):
+    a ConfigError naming the key, with "did you mean" for a near miss."""
+    if not known:
+        return
+    for c in sweep.cells:
+        for k in c:
+            if k not in known:
+                near = did_you_mean(k, sorted(known))
+                hint = f" (did you mean {near}?)" if near else " (chtbench --help lists the flags)"
+                raise ConfigError(f"{source}: '{k}' is not a chtbench flag{hint}")
 
 
 def match_key(sweep, cell):

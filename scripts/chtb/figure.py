@@ -48,8 +48,11 @@ def names():
 
 
 def load(path):
-    with open(path, "rb") as f:
-        d = tomllib.load(f)
+    try:
+        with open(path, "rb") as f:
+            d = tomllib.load(f)
+    except UnicodeDecodeError:
+        raise config.ConfigError(f"{path}: not a TOML file (not UTF-8 text)")
     for k in ("title", "claim", "sweep", "plot"):
         if k not in d:
             raise config.ConfigError(f"{path}: missing '{k}'")
@@ -352,8 +355,43 @@ def counters_section(df, fig):
     return "Counters per operation (medians over reps; PAPI):\n\n" + md_table(piv)
 
 
+def speedup_section(summary):
+    """Speedup T(n)/T(1) per cell from the aggregated CSV (chtb.speedup), or why there is none."""
+    if summary is None or summary.empty:
+        return "No rows."
+    have = summary[summary["speedup"].notna()]
+    notes = [n for n in dict.fromkeys(summary["speedup_note"]) if n]
+    lines = []
+    if "threads" in summary.columns and not have.empty:
+        params = [c for c in summary.columns[1:summary.columns.get_loc("build")] if c not in ("threads", "duration")]
+        params = [c for c in params if summary[c].astype(str).nunique() > 1] or params[:1]
+        t = summary.copy()
+        t["threads"] = pd.to_numeric(t["threads"], errors="coerce")
+        idx = params + (["build"] if t["build"].nunique() > 1 else [])
+        piv = t.pivot_table(index=idx, columns="threads", values="speedup", aggfunc="first", sort=False)
+        piv.columns = [f"{int(c)} thread" + ("s" if int(c) != 1 else "") for c in piv.columns]
+        lines += ["Speedup over 1 thread, T(n)/T(1) of the cell medians (same other parameters, build and "
+                  f"host; `{summary['metric'].iloc[0]}`; {len(have)} of {len(summary)} cells):", "",
+                  md_table(piv), ""]
+    if notes:
+        lines.append("No speedup " + ("for the other cells" if not have.empty else "here") + ": "
+                     + "; ".join(notes) + ".")
+    return "\n".join(lines).rstrip()
+
+
+def build_section(df, runs=None):
+    """Which build(s) and host(s) made the rows; a warning when there are several."""
+    from . import provenance
+    g = provenance.groups(df, runs)
+    if len(g) == 1:
+        lab, host, ids, n = g[0]
+        return [f"Build: {lab} on host {host} ({len(ids)} chtbench run(s))."]
+    return [f"**Warning: the data mixes {len(g)} builds/hosts** (reused with `--reuse-any`):", ""] + \
+        [f"- {lab} on {host}: {n} rows, {len(ids)} run(s)" for lab, host, ids, n in g]
+
+
 def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, wall=None, csv=None,
-               dropped=()):
+               dropped=(), summary=None, runs=None):
     lines = [f"# {fig['title']}", "", f"Source: {fig.get('source', '')}; cited lines: "
              + ", ".join(f"`{c}`" for c in fig.get("cite", [])), "",
              "## Claim (source)", "", fig["claim"].strip(), ""]
@@ -372,12 +410,15 @@ def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, 
                   "", md_table(medians_table(agg)), ""]
         if fig.get("counters"):
             lines += ["## Counters", "", counters_section(df, fig), ""]
+        if summary is not None:
+            lines += ["## Speedup", "", speedup_section(summary), ""]
         reps = pd.to_numeric(df["rep"], errors="coerce").max() + 1 if "rep" in df.columns else "?"
         lines += ["## Run", "", f"Scale `{scale}`: {len(df)} rows, {reps} reps per cell; CSV "
                   f"`{os.path.basename(csv)}`" + (f"; sweep + plot took {wall:.0f} s" if wall else
                                                  " (reused: every cell was already complete)") + ".",
                   "Error bars: min–max over repetitions." if fig["plot"].get("err", "minmax") == "minmax"
                   else "Error bars: interquartile range.", ""]
+        lines += build_section(df, runs) + [""]
         if dropped:
             lines += ["Left out (this build or machine cannot run them): " + "; ".join(dropped) + ".", ""]
         if m:
@@ -388,12 +429,19 @@ def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, 
         f.write("\n".join(lines))
 
 
-def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.stdout):
+def no_such_figure(name):
+    near = config.did_you_mean(name, names())
+    return (f"figure: no figure '{name}'" + (f" (did you mean {near}?)" if near else "")
+            + " (scripts/figure --list names them)")
+
+
+def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.stdout, reuse_any=False,
+         check_host=True):
     """Runs (or reuses) the sweep of figure NAME, draws it, writes NAME.md; returns an exit code."""
     path = figure_path(name)
     name = os.path.splitext(os.path.basename(path))[0]
     if not os.path.exists(path):
-        print(f"figure: no figure '{name}' (scripts/figure --list names them)", file=sys.stderr)
+        print(no_such_figure(name), file=sys.stderr)
         return 2
     try:
         fig = load(path)
@@ -403,15 +451,23 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
         return 2
     chtbench = os.path.abspath(chtbench or default_chtbench())
     out = os.path.abspath(out or os.path.join(REPO, "results", "figures", name))
+    if fig.get("data") not in (None, "results", "timeline"):
+        print(f"figure: {path}: data = '{fig['data']}' (accepted: results, timeline)", file=sys.stderr)
+        return 2
+    why = missing_requirement(fig, chtbench)
+    dropped = [] if why else drop_unavailable(sw, chtbench)
+    if not why and sw.cells:   # every cell checked before anything is written or run
+        err = sweep.check_sweep(sw, chtbench, side_flags=["--timeline-csv"] if fig.get("data") == "timeline" else [])
+        if err:
+            print(f"figure {name}: {err}", file=sys.stderr)
+            return 2
     os.makedirs(out, exist_ok=True)
     csv = os.path.join(out, f"results-{scale}.csv")
     page = os.path.join(out, name + ".md")
-    why = missing_requirement(fig, chtbench)
     if why:
         write_page(page, name, fig, scale, skipped=why)
         print(f"figure {name}: skipped: {why}; wrote {page}", file=stream)
         return 0
-    dropped = drop_unavailable(sw, chtbench)
     if not sw.cells:
         write_page(page, name, fig, scale, skipped="; ".join(dropped))
         print(f"figure {name}: skipped: {'; '.join(dropped)}; wrote {page}", file=stream)
@@ -420,17 +476,15 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
     side = {}
     if fig.get("data") == "timeline":
         side = {"--timeline-csv": os.path.join(out, f"timeline-{scale}.csv")}
-    elif fig.get("data") not in (None, "results"):
-        print(f"figure: {path}: data = '{fig['data']}' (accepted: results, timeline)", file=sys.stderr)
-        return 2
     if rerun:
         for p in [csv] + list(side.values()):
             if os.path.exists(p):
                 os.unlink(p)
-    reused = len(sweep.complete_cells(sweep.read_csv(csv), sw)) == len(sw.cells)
-    rc = sweep.run(sw, out, chtbench, resume=True, stream=stream, csv_name=os.path.basename(csv), side=side)
+    rc = sweep.run(sw, out, chtbench, resume=True, stream=stream, csv_name=os.path.basename(csv), side=side,
+                   reuse_any=reuse_any, checked=True, check_host=check_host)
     if rc in (2, 130):
         return rc
+    reused = sweep.LAST_RUN.get("ran") == 0
     df = plot.add_columns(sweep.read_csv(side.get("--timeline-csv", csv)))
     # only this sweep's cells (a CSV may hold rows of an older config)
     keep = pd.Series(False, index=df.index)
@@ -446,8 +500,16 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
     if os.path.exists(os.path.join(out, "machine.json")):
         with open(os.path.join(out, "machine.json")) as f:
             m = json.load(f)
+    from . import provenance
+    runs = provenance.read_runs(out)
+    warn = provenance.mixed_warning(df, runs)
+    if warn:
+        print(f"figure {name}: warning: {warn}", file=sys.stderr)
+    summ = sweep.read_csv(sweep.summary_name(csv))
+    if summ is not None:
+        summ["speedup"] = pd.to_numeric(summ["speedup"], errors="coerce")
     write_page(page, name, fig, scale, agg=agg, df=df, m=m, wall=None if reused else time.monotonic() - t0,
-               csv=csv, dropped=dropped)
+               csv=csv, dropped=dropped, summary=summ, runs=runs)
     print(f"figure {name}: {paths[0]}, {paths[1]}, {page} ({time.monotonic() - t0:.0f} s)", file=stream)
     return rc
 
@@ -473,6 +535,8 @@ def main(argv=None):
     p.add_argument("--out", help="output directory (default results/figures/NAME)")
     p.add_argument("--chtbench", help="chtbench binary (default build/chtbench)")
     p.add_argument("--rerun", action="store_true", help="discard this scale's CSV and run the sweep again")
+    p.add_argument("--reuse-any", action="store_true", help="reuse cells written by another build or host "
+                   "(warns, naming them; by default they run again and their rows move to superseded-*.csv)")
     p.add_argument("--slurm", action="store_true", help="run the sweep as a Slurm job array (docs/cluster.md)")
     p.add_argument("--partition", help="Slurm partition (with --slurm)")
     p.add_argument("--time", help="Slurm time limit per cell (with --slurm)")
@@ -495,6 +559,9 @@ def main(argv=None):
     if a.slurm:
         from . import slurm
         path = os.path.abspath(figure_path(a.name))
+        if not os.path.exists(path):
+            print(no_such_figure(a.name), file=sys.stderr)
+            return 2
         try:
             fig = load(path)
             sw = config.from_dict({"sweep": fig["sweep"]}, source=path, scale=a.scale, name=a.name)
@@ -503,7 +570,11 @@ def main(argv=None):
             return 2
         name = os.path.splitext(os.path.basename(path))[0]
         out = os.path.abspath(a.out or os.path.join(REPO, "results", "figures", name))
+        err = sweep.check_sweep(sw, chtbench, side_flags=["--timeline-csv"] if fig.get("data") == "timeline" else [])
+        if err:
+            print(f"figure {name}: {err}", file=sys.stderr)
+            return 2
         return slurm.submit(sw, out, chtbench, config_path=path, scale=a.scale, partition=a.partition,
                             time_limit=a.time, dry=a.dry_run, figure=name)
-    return make(a.name, a.scale, a.out, chtbench, a.rerun)
+    return make(a.name, a.scale, a.out, chtbench, a.rerun, reuse_any=a.reuse_any)
 

@@ -64,6 +64,8 @@ def load_suite(config_path, name):
             cfg = tomllib.load(f)
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise UsageError(f"--config: cannot read {config_path}: {e}")
+    except UnicodeDecodeError:
+        raise UsageError(f"--config: {config_path} is not a TOML file (not UTF-8 text)")
     suites = cfg.get("suite", {})
     if name not in suites:
         raise UsageError(f"--suite: unknown suite '{name}' (valid: {', '.join(sorted(suites))})")
@@ -305,9 +307,13 @@ def decide(cells, samples, base_name, threshold, alpha, resamples):
     return res
 
 
-def final_verdict(first, second):
+def final_verdict(first, second, fresh_base=True):
+    """REGRESSION / improved only when an independent re-run (fresh samples of both sides) agrees;
+    a re-run against reused (stored) base samples is not independent: 'unconfirmed'."""
     if second is None:
         return first["verdict"]
+    if not fresh_base:
+        return "unconfirmed"
     if first["verdict"] == stats.REGRESSED and second["verdict"] == stats.REGRESSED:
         return "REGRESSION"
     if first["verdict"] == stats.IMPROVED and second["verdict"] == stats.IMPROVED:
@@ -372,6 +378,8 @@ def read_baseline(path, ident):
             rows = list(csv.DictReader(f))
     except OSError as e:
         raise UsageError(f"--against: cannot read {path}: {e.strerror}")
+    except (UnicodeDecodeError, csv.Error):
+        raise UsageError(f"--against: {path} is not a perfcheck baseline (not a CSV text file)")
     if not rows or list(rows[0].keys()) != BASELINE_COLS:
         raise UsageError(f"--against: {path} is not a perfcheck baseline (expected columns "
                          f"{','.join(BASELINE_COLS)})")
@@ -504,8 +512,14 @@ def main(argv=None):
         defaults, suite = load_suite(a.config, a.suite)
         cells, groups = make_cells(suite)
         reps = a.reps or int(defaults.get("reps", 9))
-        thr = (a.threshold or float(defaults.get("threshold", 5.0))) / 100.0
         alpha = a.alpha or float(defaults.get("alpha", 0.05))
+        need = stats.min_reps(alpha)
+        if need is None or reps < need:
+            src = "--reps" if a.reps else f"{a.config} [defaults] reps"
+            raise UsageError(f"{src}: {reps} repetitions cannot reach --alpha {alpha:g} (the smallest two-sided "
+                             f"Mann-Whitney p with {reps} samples per side is {stats.min_p(reps):.3g}); "
+                             + (f"use --reps {need} or more" if need else "raise --alpha"))
+        thr = (a.threshold or float(defaults.get("threshold", 5.0))) / 100.0
         ithr = a.instr_threshold or float(defaults.get("instr_threshold", 2.0))
         resamples = int(defaults.get("bootstrap", 2000))
         base_env = parse_env(a.base_env, "--base-env")
@@ -565,12 +579,19 @@ def main(argv=None):
             if missing:
                 raise UsageError(f"--against: {a.against} has no samples for cell '{missing[0]}' (recorded with "
                                  "another perfcheck.toml?)")
+            few = min(len(base_samples[c["id"]]["base"]) for c in cells)
+            if few < stats.min_reps(alpha):
+                raise UsageError(f"--against: {a.against} holds {few} samples per cell; a comparison at --alpha "
+                                 f"{alpha:g} needs {stats.min_reps(alpha)} (record it with --reps "
+                                 f"{stats.min_reps(alpha)} or more)")
             sides.insert(0, {"name": "base", "label": f"stored baseline {a.against}", "git": base_rev})
             for cid, s in base_samples.items():
                 samples[cid] = {"base": list(s["base"])}
             run_sides = [sides[1]]
             notes.append("stored-baseline mode: the base samples were taken earlier, not interleaved with "
-                         "the head; drifts of the machine between then and now show as changes")
+                         "the head; drifts of the machine between then and now show as changes. A changed cell "
+                         "is re-run (the head only) but stays 'unconfirmed': there are no fresh base samples "
+                         "for an independent confirmation")
         else:
             run_sides = sides
         log(f"suite '{a.suite}': {len(cells)} cells in {len(groups)} groups, {reps} repetitions, "
@@ -629,7 +650,7 @@ def main(argv=None):
             oc = {"id": cid, "kind": c["kind"], "name": c["name"], "threads": c["threads"], "unit": c["unit"],
                   "initial": c.get("initial"), "dist": c.get("dist"),
                   "first": first[cid], "rerun": second.get(cid),
-                  "final": first[cid], "verdict": final_verdict(first[cid], second.get(cid)),
+                  "final": first[cid], "verdict": final_verdict(first[cid], second.get(cid), not stored),
                   "samples": samples[cid]}
             if cid in instr and instr[cid].get("base"):
                 b, h = instr[cid]["base"], instr[cid]["head"]

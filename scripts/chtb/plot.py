@@ -2,7 +2,7 @@
 series, one panel per facet, PNG + PDF (TrueType fonts embedded: pdf.fonttype 42).
 
 scripts/plot CSV [CSV...] [--x threads] [--y mops] [--series table] [--facet update] [--kind line|bar]
-             [--logx] [--logy] [--err minmax|iqr] [--where 'update == 10'] [--out results/plot]
+             [--logx] [--logy] [--err minmax|iqr] [--where 'update == 10'] [--latest] [--out results/plot]
 """
 import argparse
 import math
@@ -44,12 +44,69 @@ def label(col):
 
 def load(paths):
     """CSV files -> one DataFrame of text cells ('' = not measured)."""
-    frames = [pd.read_csv(p, dtype=str, keep_default_na=False) for p in paths
-              if os.path.exists(p) and os.path.getsize(p) > 0]
+    for p in paths:
+        if not os.path.exists(p):
+            raise ValueError(f"no such file: {p}")
+        if os.path.isdir(p):
+            raise ValueError(f"{p} is a directory, not a CSV file")
+    frames = []
+    for p in paths:
+        if os.path.getsize(p) == 0:
+            continue
+        try:
+            frames.append(pd.read_csv(p, dtype=str, keep_default_na=False))
+        except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
+            raise ValueError(f"{p} is not a CSV file ({str(e).splitlines()[0][:80]})")
     if not frames:
         raise ValueError(f"no rows in {', '.join(paths)}")
     df = pd.concat(frames, ignore_index=True)
     return add_columns(df)
+
+
+_SCHEMA = None
+
+
+def numeric_columns():
+    """Column names docs/csv.md types int or float (every CSV of chtbench: table, lock-bench,
+    side files), read once; empty when docs/csv.md is not there."""
+    global _SCHEMA
+    if _SCHEMA is None:
+        import re
+        from . import REPO
+        _SCHEMA = set()
+        try:
+            with open(os.path.join(REPO, "docs", "csv.md")) as f:
+                for line in f:
+                    m = re.match(r"\|\s*[A-Z]?[0-9]+(?:-[A-Z]?[0-9]+)?\s*\|\s*([a-z0-9_]+)\s*\|\s*(int|float)\b", line)
+                    if m:
+                        _SCHEMA.add(m.group(1))
+        except OSError:
+            pass
+    return _SCHEMA
+
+
+def typed(df):
+    """A copy of df with the schema's numeric columns (and derived ones that are all numbers) as
+    numbers ('' = NaN), so --where 'threads == 2' compares numbers."""
+    out = df.copy()
+    num = numeric_columns()
+    for c in out.columns:
+        if out[c].dtype != object:
+            continue
+        v = pd.to_numeric(out[c].where(out[c] != ""), errors="coerce")
+        if c in num or (c not in num and len(v) and v.notna().sum() == (out[c] != "").sum() > 0):
+            out[c] = v
+    return out
+
+
+def select(df, where):
+    """The rows of df (text cells kept) for which the pandas query `where` holds over typed(df)."""
+    try:
+        hit = typed(df).query(where, engine="python")
+    except Exception as e:   # a bad expression is a usage error, whatever pandas raises
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ValueError(f"--where: '{where}' is not a valid query ({msg})")
+    return df.loc[hit.index]
 
 
 def add_columns(df):
@@ -59,6 +116,10 @@ def add_columns(df):
         df["table_spec"] = df["table"].where((opts == "") | (opts == "-"), df["table"] + ":" + opts)
     if "acq_per_s" in df.columns:
         df["macq_per_s"] = pd.to_numeric(df["acq_per_s"], errors="coerce") / 1e6
+    if "git_rev" in df.columns:   # one value per build and host: --facet build, --series build
+        from . import provenance
+        lab, host = provenance.build_label(df)
+        df["build"] = lab + " on " + host
     return df
 
 
@@ -107,7 +168,7 @@ def aggregate(df, x, y, series=None, facet=None, where=None):
     """Long table: facet, series, x, median, min, max, q1, q3, n (y may be a list: then a 'metric'
     column names each y, and is the facet unless another is given)."""
     if where:
-        df = df.query(where, engine="python")
+        df = select(df, where)
     ys = _as_list(y)
     missing = [c for c in ys + [x] + _as_list(series) + _as_list(facet) if c not in df.columns and c != "metric"]
     if missing:
@@ -238,7 +299,10 @@ def main(argv=None):
     p.add_argument("--err", choices=["minmax", "iqr"], default="minmax")
     p.add_argument("--logx", action="store_true")
     p.add_argument("--logy", action="store_true")
-    p.add_argument("--where", help="pandas query selecting rows, e.g. 'update == \"10\"'")
+    p.add_argument("--where", help="pandas query selecting rows, e.g. 'update == 10 and threads <= 4' "
+                   "(numeric columns of docs/csv.md are numbers)")
+    p.add_argument("--latest", action="store_true", help="keep only the newest run (run_id) of each "
+                   "(x, series, facet) cell")
     p.add_argument("--title")
     p.add_argument("--out", default=None, help="output path without extension (default: beside the first CSV)")
     a = p.parse_args(argv)
@@ -250,6 +314,12 @@ def main(argv=None):
     bench = "lock" in df.columns and "table" not in df.columns
     y = a.y or (["macq_per_s"] if bench else ["mops"])
     series = a.series or ("lock" if bench else "table_spec")
+    from . import provenance
+    if a.latest:
+        df = provenance.latest(df, [a.x] + _as_list(series) + _as_list(a.facet))
+    warn = provenance.mixed_warning(df)
+    if warn and a.facet != "build" and series != "build":
+        print(f"plot: warning: {warn}", file=sys.stderr)
     out = a.out or os.path.splitext(a.csv[0])[0] + "-" + "-".join(y)[:40]
     try:
         spec = {"x": a.x, "y": y if len(y) > 1 else y[0], "series": series, "facet": a.facet,

@@ -41,6 +41,22 @@ def mwu_p(base, head):
     return float(mannwhitneyu(h, b, alternative="two-sided").pvalue)
 
 
+def min_p(n):
+    """The smallest p the two-sided Mann-Whitney test (mwu_p) can give with n samples per side:
+    that of two disjoint samples (exact 2/C(2n, n) for the small n scipy computes exactly)."""
+    return mwu_p(list(range(n)), list(range(n, 2 * n)))
+
+
+def min_reps(alpha, limit=1000):
+    """The smallest n per side at which mwu_p can fall below alpha (None beyond limit)."""
+    n = 2
+    while n <= limit:
+        if min_p(n) < alpha:
+            return n
+        n += 1
+    return None
+
+
 def compare(base, head, threshold, alpha, resamples=2000, seed=0):
     """threshold: minimum effect size as a fraction (0.05 = 5%). Returns a dict with
     base/head medians, ratio, ci (lo, hi), p and a preliminary verdict."""

@@ -23,6 +23,7 @@ import pandas as pd
 from . import config, default_chtbench, machine
 
 CSV_NAME = "results.csv"
+LAST_RUN = {}   # {"ran": cells run} of the last run(), for scripts/figure's page
 
 
 def read_csv(path):
@@ -154,8 +155,22 @@ def describe(cell):
 
 # --- running ---------------------------------------------------------------------------------
 
+def emit(stream, text):
+    """stream.write + flush; when the reader went away (`scripts/sweep ... | head`) the rest goes to
+    /dev/null: a sweep is not stopped, or ended with a traceback, by a closed log pipe."""
+    try:
+        stream.write(text)
+        stream.flush()
+    except BrokenPipeError:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
 class Progress:
-    """A bar (cells done/total, elapsed, ETA) on a terminal; nothing otherwise."""
+    """A bar (cells done/total, elapsed, ETA) and a line per finished cell on a terminal; only the
+    lines otherwise."""
 
     def __init__(self, sweep, todo, stream=sys.stdout):
         self.sweep, self.todo, self.stream = sweep, list(todo), stream
@@ -198,6 +213,8 @@ class Progress:
         if self.tty:
             self.stream.write("\r\033[K" + line + "\n")
             self.bar()
+        else:   # a log (CI, nohup): one line per cell, no bar
+            emit(self.stream, line + "\n")
 
     def close(self):
         if self.tty:
@@ -267,27 +284,231 @@ def _on_term(signum, frame):
     raise KeyboardInterrupt()
 
 
-def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_NAME, side=None):
+# --- checking every cell before the first runs ---------------------------------------------------
+
+_HELP = {}
+
+
+def _help(chtbench):
+    if chtbench not in _HELP:
+        try:
+            _HELP[chtbench] = subprocess.run([chtbench, "--help"], capture_output=True, text=True,
+                                             timeout=60).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            _HELP[chtbench] = ""
+    return _HELP[chtbench]
+
+
+def known_flags(chtbench):
+    """chtbench's long flags (without dashes), from --help; empty when it cannot be read."""
+    import re
+    return set(re.findall(r"--([a-z][a-z0-9-]*)", _help(chtbench)))
+
+
+def validate(sweep, chtbench, stream=sys.stderr, side_flags=()):
+    """None, or one line naming the first cell (in cell order) that `chtbench --validate` refuses
+    and chtbench's error line. Each distinct command line is checked once, several at a time, with
+    --csv (and side_flags, e.g. --timeline-csv) naming files in a scratch directory: --validate
+    checks that they could be opened but creates nothing."""
+    import concurrent.futures
+    import shutil
+    if "--validate" not in _help(chtbench):
+        stream.write(f"sweep: {chtbench} has no --validate (built before it): cells are not checked "
+                     "before they run\n")
+        return None
+    first = {}
+    for i, c in enumerate(sweep.cells):
+        first.setdefault(tuple(sweep.args(c)), i)
+
+    scratch = tempfile.mkdtemp(prefix="chtb-validate-")
+    files = ["--csv", os.path.join(scratch, "cell.csv")]
+    for k, f in enumerate(side_flags):
+        files += [f, os.path.join(scratch, f"side-{k}.csv")]
+
+    def check(args):
+        try:
+            r = subprocess.run([chtbench, "--validate"] + list(args) + files, capture_output=True, text=True,
+                               timeout=120)
+        except subprocess.TimeoutExpired:
+            return "chtbench --validate took more than 120 s"
+        if r.returncode == 0:
+            return None
+        lines = [x for x in r.stderr.strip().splitlines() if x.strip()]
+        return lines[0] if lines else f"chtbench --validate exited {r.returncode}"
+
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(16, 4 * config.ncpus())) as ex:
+            errs = dict(zip(first, ex.map(check, list(first))))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    bad = sorted(first[a] for a, e in errs.items() if e)
+    if not bad:
+        return None
+    i = bad[0]
+    more = f" ({len(bad) - 1} more cells refused)" if len(bad) > 1 else ""
+    return f"cell {i + 1} ({describe(sweep.cells[i])}): {errs[tuple(sweep.args(sweep.cells[i]))]}{more}"
+
+
+def check_sweep(sweep, chtbench, stream=sys.stderr, side_flags=()):
+    """None or the one-line usage error (without the 'sweep: ' prefix) of a sweep: axis/set keys
+    that are not chtbench flags, then chtbench --validate of every cell. Writes nothing."""
+    try:
+        config.check_flags(sweep, known_flags(chtbench), sweep.source or sweep.name)
+    except config.ConfigError as e:
+        return str(e)
+    return validate(sweep, chtbench, stream, side_flags)
+
+
+# --- provenance: which rows may be reused ---------------------------------------------------------
+
+def plan(sweep, df, cur, runs, reuse_any=False, check_host=True):
+    """(done, stale, foreign): indexes of the cells complete in df that need not run; a boolean
+    mask of the rows of this sweep's cells to move aside (written by another build or host, and
+    not reused); {label: cell count} of the other builds whose rows --reuse-any reuses."""
+    from . import provenance
+    done, foreign = set(), {}
+    if df is None:
+        return done, None, foreign
+    here = provenance.is_current(df, cur, runs, check_host)
+    done = complete_cells(df[here], sweep)
+    ours = pd.Series(False, index=df.index)
+    todo_mask = pd.Series(False, index=df.index)
+    for i, c in enumerate(sweep.cells):
+        m = _mask(df, config.match_key(sweep, c))
+        ours |= m
+        if i not in done:
+            todo_mask |= m
+    if reuse_any:
+        more = complete_cells(df, sweep) - done
+        lab, host = provenance.build_label(df, runs)
+        for i in sorted(more):
+            m = _mask(df, config.match_key(sweep, sweep.cells[i])) & ~here
+            for k in dict.fromkeys(lab[m] + " on " + host[m]):
+                foreign[k] = foreign.get(k, 0) + 1
+        done |= more
+        todo_mask = pd.Series(False, index=df.index)
+        for i, c in enumerate(sweep.cells):
+            if i not in done:
+                todo_mask |= _mask(df, config.match_key(sweep, c))
+        return done, todo_mask & ~here, foreign
+    return done, ours & ~here, foreign
+
+
+def move_aside(path, stale, dest):
+    """Moves the rows of CSV `path` selected by `stale` (a mask over its rows in file order) to the
+    end of CSV `dest` (same header; created with it), under an exclusive flock of `path`; `path` is
+    rewritten through a temporary file and rename, so it is never seen half-written. Returns the
+    run_ids moved."""
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with open(path, "rb") as f:
+            lines = f.read().split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        header, rows = lines[0], lines[1:]
+        if len(rows) != len(stale):
+            raise ValueError(f"{path}: changed while being read; run again")
+        flags = list(stale)
+        moved = [r for r, f in zip(rows, flags) if f]
+        kept = [r for r, f in zip(rows, flags) if not f]
+        if not moved:
+            return set()
+        part = dest + ".part"
+        with open(part, "wb") as f:
+            f.write(b"\n".join([header] + moved) + b"\n")
+        append_rows(dest, part)
+        os.unlink(part)
+        tmp = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".tmp")
+        with open(tmp, "wb") as f:
+            f.write(b"\n".join([header] + kept) + b"\n")
+        os.replace(tmp, path)
+        cols = header.decode().split(",")
+        if "run_id" not in cols:
+            return set()
+        k = cols.index("run_id")
+        return {r.decode().split(",")[k] for r in moved}
+    finally:
+        os.close(fd)
+
+
+def _superseded_name(csv_path):
+    d, b = os.path.split(csv_path)
+    return os.path.join(d, "superseded-" + b)
+
+
+def apply_provenance(sweep, out_dir, csv_path, chtbench, reuse_any=False, side=None, stream=sys.stderr,
+                     check_host=True):
+    """Decides which cells are reused (docs/figures.md "Provenance"), moves other builds' rows of
+    the cells that run again to superseded-NAME.csv (and their side rows likewise), warns once.
+    Returns (done, cur)."""
+    from . import provenance
+    cur = provenance.current(chtbench)
+    runs = provenance.read_runs(out_dir)
+    df = read_csv(csv_path)
+    done, stale, foreign = plan(sweep, df, cur, runs, reuse_any, check_host)
+    if foreign:
+        stream.write("sweep: --reuse-any: reusing cells written by another build or host: "
+                     + "; ".join(f"{n} cell(s) of {k}" for k, n in foreign.items())
+                     + f" (this build: {provenance.current_label(cur)} on {cur['host']})\n")
+    if stale is not None and stale.any():
+        lab, host = provenance.build_label(df[stale], runs)
+        which = "; ".join(dict.fromkeys(lab + " on " + host))
+        moved = move_aside(csv_path, stale, _superseded_name(csv_path))
+        for p in (side or {}).values():
+            sd = read_csv(p)
+            if sd is not None and "run_id" in sd.columns:
+                move_aside(p, sd["run_id"].isin(moved), _superseded_name(p))
+        stream.write(f"sweep: {int(stale.sum())} rows of another build or host ({which}) moved to "
+                     f"{_superseded_name(csv_path)}; their cells run again with this build "
+                     f"({provenance.current_label(cur)} on {cur['host']}); --reuse-any would reuse them\n")
+    return done, cur
+
+
+def _machine_version(out_dir):
+    """chtbench_version of out_dir/machine.json, or None."""
+    try:
+        import json
+        with open(os.path.join(out_dir, "machine.json")) as f:
+            return json.load(f).get("chtbench_version")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_NAME, side=None,
+        reuse_any=False, checked=False, check_host=True):
     """Runs the sweep into out_dir/csv_name; returns an exit code (0 ok, 1 a cell failed, 2 usage,
     130 interrupted). side {flag: csv path}: side files every cell also writes (e.g.
-    {"--timeline-csv": path}); each cell's side rows are staged and appended with its main rows."""
+    {"--timeline-csv": path}); each cell's side rows are staged and appended with its main rows.
+    Every cell is checked (check_sweep) before anything is written, unless `checked`."""
+    from . import provenance
     side = side or {}
-    os.makedirs(out_dir, exist_ok=True)
     csv_path = os.path.join(out_dir, csv_name)
     df = read_csv(csv_path)
     if df is not None and not resume:
         print(f"sweep: {csv_path} already has rows; use --resume to complete it or another --out",
               file=sys.stderr)
         return 2
-    done = complete_cells(df, sweep)
+    if not checked:
+        err = check_sweep(sweep, chtbench, side_flags=list(side))
+        if err:
+            print(f"sweep: {err}", file=sys.stderr)
+            return 2
+    os.makedirs(out_dir, exist_ok=True)
+    try:
+        done, cur = apply_provenance(sweep, out_dir, csv_path, chtbench, reuse_any, side,
+                                     check_host=check_host)
+    except ValueError as e:
+        print(f"sweep: {e}", file=sys.stderr)
+        return 2
     todo = [c for i, c in enumerate(sweep.cells) if i not in done]
-    if not os.path.exists(os.path.join(out_dir, "machine.json")):
-        machine.write(out_dir, chtbench)
+    if todo and _machine_version(out_dir) != cur.get("version_text"):
+        machine.write(out_dir, chtbench)   # none yet, or another build's: it describes what runs now
     staging = os.path.join(out_dir, ".cells")
     os.makedirs(staging, exist_ok=True)
     prog = Progress(sweep, todo, stream)
-    if prog.tty and done:
-        stream.write(f"resume: {len(done)} of {len(sweep.cells)} cells already complete in {csv_path}\n")
+    if done:
+        emit(stream, f"resume: {len(done)} of {len(sweep.cells)} cells already complete in {csv_path}\n")
     old = signal.signal(signal.SIGTERM, _on_term)
     failed = []
     idx_of = {id(c): i for i, c in enumerate(sweep.cells)}
@@ -312,6 +533,9 @@ def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_
                 if rc == 1:
                     failed.append((i, cell, rc, err))
                 try:
+                    pdf = read_csv(part)
+                    if pdf is not None and "run_id" in pdf.columns:
+                        provenance.record_runs(out_dir, set(pdf["run_id"]), cur)
                     append_rows(csv_path, part)
                     for f, p in side_parts.items():
                         if os.path.exists(p):
@@ -340,31 +564,66 @@ def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_
         tail = (err or "").strip().splitlines()[-3:]
         print(f"sweep: cell {i + 1} ({describe(cell)}) failed (exit {rc}): {' | '.join(tail)}",
               file=sys.stderr)
-    if prog.tty:
-        stream.write(f"sweep: {len(sweep.cells)} cells ({len(todo)} run, {len(done)} already complete) "
-                     f"in {fmt_s(time.monotonic() - prog.start)}; rows in {csv_path}\n")
+    LAST_RUN["ran"] = len(todo)
+    summary_path = write_summary(sweep, out_dir, csv_path)
+    emit(stream, f"sweep: {len(sweep.cells)} cells ({len(todo)} run, {len(done)} already complete) "
+         f"in {fmt_s(time.monotonic() - prog.start)}; rows in {csv_path}"
+         + (f", per-cell medians and speedup in {summary_path}" if summary_path else "") + "\n")
     return 1 if failed else 0
 
 
-def dry_run(sweep, chtbench, out_dir, stream=sys.stdout, resume=False):
+def summary_name(csv_path):
+    d, b = os.path.split(csv_path)
+    return os.path.join(d, "summary" + b[len("results"):] if b.startswith("results") else "summary-" + b)
+
+
+def write_summary(sweep, out_dir, csv_path):
+    """Writes the per-cell aggregate (chtb.speedup) beside the CSV; returns its path or None."""
+    from . import provenance, speedup
+    df = read_csv(csv_path)
+    if df is None:
+        return None
+    agg = speedup.summarize(sweep, df, provenance.read_runs(out_dir))
+    path = summary_name(csv_path)
+    tmp = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".tmp")
+    agg.to_csv(tmp, index=False)
+    os.replace(tmp, path)
+    return path
+
+
+def dry_run(sweep, chtbench, out_dir, stream=sys.stdout, resume=False, reuse_any=False):
+    """Prints the cells and the estimate; 2 (after one line on stderr) when a cell is refused."""
+    from . import provenance
+    err = check_sweep(sweep, chtbench)
+    if err:
+        print(f"sweep: {err}", file=sys.stderr)
+        return 2
     df = read_csv(os.path.join(out_dir, CSV_NAME)) if resume else None
-    done = complete_cells(df, sweep)
+    done, stale, _ = plan(sweep, df, provenance.current(chtbench), provenance.read_runs(out_dir), reuse_any) \
+        if df is not None else (set(), None, {})
     total = 0.0
     for i, c in enumerate(sweep.cells):
         est = requested_s(sweep, c) + overhead_guess(sweep, c)
         mark = "done" if i in done else f"~{est:.1f} s"
         if i not in done:
             total += est
-        stream.write(f"{i + 1:4d}  {mark:>9}  {sweep.command(chtbench, c)} --csv ...\n")
-    stream.write(f"{len(sweep.cells)} cells ({len(sweep.cells) - len(done)} to run), "
+        emit(stream, f"{i + 1:4d}  {mark:>9}  {sweep.command(chtbench, c)} --csv ...\n")
+    if stale is not None and stale.any():
+        emit(stream, f"{int(stale.sum())} rows of another build or host would be moved to "
+                     f"{_superseded_name(os.path.join(out_dir, CSV_NAME))}\n")
+    emit(stream, f"{len(sweep.cells)} cells ({len(sweep.cells) - len(done)} to run), "
                  f"{sweep.reps} reps each; estimated wall time {fmt_s(total)}\n")
+    return 0
 
 
 def parser():
     p = argparse.ArgumentParser(prog="sweep", description="Run a chtbench sweep (TOML config).")
     p.add_argument("config", help="sweep config (TOML), see docs/figures.md")
     p.add_argument("--out", help="output directory (default results/sweeps/NAME)")
-    p.add_argument("--resume", action="store_true", help="skip cells already complete in the CSV")
+    p.add_argument("--resume", action="store_true", help="skip cells already complete in the CSV (rows of "
+                   "this build and host)")
+    p.add_argument("--reuse-any", action="store_true", help="with --resume: also reuse cells written by "
+                   "another build or host (warns, naming them)")
     p.add_argument("--dry-run", action="store_true", help="print the cells and the estimated time")
     p.add_argument("--scale", choices=["quick", "full"], help="use the config's [scale.S] values")
     p.add_argument("--chtbench", default=None, help="chtbench binary (default build/chtbench)")
@@ -376,6 +635,9 @@ def parser():
 
 def main(argv=None):
     a = parser().parse_args(argv)
+    if a.reuse_any and not a.resume:
+        print("sweep: --reuse-any needs --resume", file=sys.stderr)
+        return 2
     if (a.partition or a.time) and not a.slurm:
         print("sweep: --partition and --time need --slurm", file=sys.stderr)
         return 2
@@ -389,6 +651,10 @@ def main(argv=None):
     out = os.path.abspath(a.out or os.path.join(REPO, "results", "sweeps", sw.name))
     if a.slurm:
         from . import slurm
+        err = check_sweep(sw, chtbench) if os.access(chtbench, os.X_OK) else None
+        if err:
+            print(f"sweep: {err}", file=sys.stderr)
+            return 2
         return slurm.submit(sw, out, chtbench, config_path=os.path.abspath(a.config), scale=a.scale,
                             partition=a.partition, time_limit=a.time, dry=a.dry_run,
                             resume=a.resume)
@@ -397,9 +663,8 @@ def main(argv=None):
               "ninja -C build)", file=sys.stderr)
         return 2
     if a.dry_run:
-        dry_run(sw, chtbench, out, resume=a.resume)
-        return 0
-    return run(sw, out, chtbench, resume=a.resume)
+        return dry_run(sw, chtbench, out, resume=a.resume, reuse_any=a.reuse_any)
+    return run(sw, out, chtbench, resume=a.resume, reuse_any=a.reuse_any)
 
 
 def quoted(args):

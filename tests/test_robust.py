@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""test_robust.py - hostile command lines (issue 19, points 4 and 8).
+
+--validate (every check of a run, nothing run or written), "did you mean"
+for misspelt names, and the robustness gaps: each case asserts the exit code,
+the one line naming the flag, and that nothing was written. Runs in suites
+'cli' and 'driver', so scripts/test runs it under ASan with leak checking.
+"""
+import os
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+BIN = sys.argv[1]
+failures = 0
+checks = 0
+
+
+def check(cond, what):
+    global failures, checks
+    checks += 1
+    if cond:
+        print(f"ok   {what}")
+    else:
+        failures += 1
+        print(f"FAIL {what}")
+
+
+def run(*args, timeout=60, env=None, cwd=None, stdin=None):
+    return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd,
+                          stdin=stdin)
+
+
+def lines(text):
+    return [l for l in text.splitlines() if l.strip()]
+
+
+tmp = tempfile.mkdtemp(prefix="chtbench-robust-")
+
+
+def usage_error(args, needle, what=None, env=None, cwd=None):
+    """exit 2, exactly one line on stderr containing needle, nothing on stdout, no file in tmp"""
+    before = set(os.listdir(tmp))
+    p = run(*args, env=env, cwd=cwd)
+    err = lines(p.stderr)
+    ok = p.returncode == 2 and len(err) == 1 and needle in err[0] and p.stdout == "" \
+        and set(os.listdir(tmp)) == before
+    check(ok, f"{what or ' '.join(args)}: exit 2, one line with {needle!r} (rc={p.returncode}, stderr={err})")
+    return p
+
+
+# ---- --validate: valid command lines of every mode ----
+VALID = [
+    ["-t", "clht-lb,cuckoo:ways=4", "-n", "1,2", "-i", "64K", "-d", "100", "--csv", "CSV"],
+    ["-t", "locked:lock=mcs", "--ops", "1000", "--latency", "--latency-csv", "CSV2", "--csv", "CSV"],
+    ["-t", "noop", "--timeline", "10", "--timeline-csv", "CSV", "-d", "50"],
+    ["--bench", "mutex", "--lock", "mcs,ticket", "-n", "2", "--csv", "CSV"],
+    ["--bench", "rwlock", "--lock", "pthread-rwlock", "--write", "20", "--csv", "CSV"],
+    ["--bench", "memory", "--size", "64K,1M", "-n", "1,2", "--csv", "CSV"],
+    ["--bench", "occupancy", "-t", "dense", "--slots", "4K", "--load", "0.5,0.9", "--csv", "CSV"],
+    ["-t", "clht-lb", "--workload", "ycsb-a", "-i", "10K", "--json"],
+    ["-t", "clht-lb", "--trace", "TRACE", "--csv", "CSV"],
+    ["--print-pinning", "-n", "2"],
+    ["-t", "noop", "--hugepages", "thp", "-i", "1K"],
+]
+trace_path = os.path.join(tmp, "ok.tr")
+with open(trace_path, "w") as f:
+    f.write("insert 5\nget 5\nremove 5\n")
+for args in VALID:
+    csv1, csv2 = os.path.join(tmp, "v.csv"), os.path.join(tmp, "v2.csv")
+    args = [csv1 if a == "CSV" else csv2 if a == "CSV2" else trace_path if a == "TRACE" else a for a in args]
+    before = set(os.listdir(tmp))
+    p = run("--validate", *args)
+    check(p.returncode == 0 and p.stdout == "" and set(os.listdir(tmp)) == before,
+          f"--validate {' '.join(args)}: exit 0, empty stdout, no file (rc={p.returncode}, stderr={p.stderr!r})")
+
+# an existing results file is checked (its header) but not touched
+csv_ok = os.path.join(tmp, "existing.csv")
+p = run("-t", "noop", "-i", "1K", "--ops", "100", "--csv", csv_ok)
+check(p.returncode == 0, "a real run writes a CSV to validate against")
+st = os.stat(csv_ok)
+p = run("--validate", "-t", "noop", "-i", "1K", "--csv", csv_ok)
+st2 = os.stat(csv_ok)
+check(p.returncode == 0 and p.stdout == "" and (st.st_size, st.st_mtime_ns) == (st2.st_size, st2.st_mtime_ns),
+      f"--validate with an existing CSV: exit 0, file unchanged (rc={p.returncode})")
+foreign = os.path.join(tmp, "foreign.csv")
+with open(foreign, "w") as f:
+    f.write("a,b\n1,2\n")
+usage_error(["--validate", "-t", "noop", "--csv", foreign], "--csv:", "--validate with a foreign CSV")
+os.unlink(foreign)
+os.unlink(csv_ok)
+
+# problems: the run's own one line and exit 2; the --csv path is not created
+bad_csv = os.path.join(tmp, "never.csv")
+for args, needle in [
+    (["-t", "cukoo", "--csv", bad_csv], "unknown table 'cukoo' (did you mean 'cuckoo'?); see --list"),
+    (["-t", "locked:lock=mcss", "--csv", bad_csv], "unknown lock 'mcss' (did you mean 'mcs'?)"),
+    (["-t", "hotring:strategyy=1", "--csv", bad_csv], "unknown option 'strategyy' (did you mean 'strategy'?)"),
+    (["-t", "noop", "--treads", "2", "--csv", bad_csv], "unknown option '--treads' (did you mean '--threads'?)"),
+    (["--bench", "mutx", "--csv", bad_csv], "(got 'mutx') (did you mean 'mutex'?)"),
+    (["--bench", "mutex", "--lock", "mcx", "--csv", bad_csv], "--lock: unknown lock 'mcx' (did you mean 'mcs'?)"),
+    (["-t", "locked", "--lock", "tiket", "--csv", bad_csv], "--lock: unknown lock 'tiket' (did you mean 'ticket'?)"),
+    (["-t", "noop", "--dist", "unifrom", "--csv", bad_csv], "(did you mean 'uniform'?)"),
+    (["-t", "noop", "--dist", "zipff:0.9", "--csv", bad_csv], "(did you mean 'zipf'?)"),
+    (["-t", "noop", "--workload", "ycsb-aa", "--csv", bad_csv], "(did you mean 'ycsb-a'?)"),
+    (["-t", "noop", "--verify", "ful", "--csv", bad_csv], "(did you mean 'full'?)"),
+    (["-t", "noop", "--prefill", "paralel", "--csv", bad_csv], "(did you mean 'parallel'?)"),
+    (["-t", "cuckoo:ways=9", "--csv", bad_csv], "--table"),
+    (["-t", "noop", "--csv", "/no/such/dir/x.csv"], "--csv: cannot open '/no/such/dir/x.csv'"),
+    (["--bench", "memory", "--size", "1M", "--json"], "--json"),
+    (["-t", "clht-lb", "--trace", os.path.join(tmp, "missing.tr"), "--csv", bad_csv], "--trace"),
+]:
+    usage_error(["--validate", *args], needle, f"--validate {' '.join(args)}")
+    check(not os.path.exists(bad_csv), f"--validate {' '.join(args)}: --csv not created")
+
+# no suggestion when nothing is near: the list of valid names instead
+p = usage_error(["-t", "xyzzyq"], "unknown table 'xyzzyq' (valid: noop,")
+check("did you mean" not in p.stderr, "a far-off table name gets the valid list, no suggestion")
+p = usage_error(["-t", "noop", "--frobnicate"], "unknown option '--frobnicate' (see --help)")
+
+# ---- one number grammar, one list grammar (issue 19 point 8) ----
+for args, needle in [
+    (["-t", "noop", "-u", "+5"], "--update: expected a percentage"),
+    (["-t", "noop", "-u", " 5"], "--update: expected a percentage"),
+    (["-t", "noop", "--insert", "+5", "--remove", "5"], "--insert: expected a percentage"),
+    (["-t", "noop", "--remove", " 5"], "--remove: expected a percentage"),
+    (["--bench", "rwlock", "--lock", "mcs", "--write", "+5"], "--write: expected a percentage"),
+    (["-t", "noop", "--density", "+0.5"], "--density"),
+    (["-t", "noop", "--density", " 0.5"], "--density"),
+    (["-t", "noop", "--density", "0x1p-1"], "--density"),
+    (["-t", "noop", "-n", "+2"], "--threads"),
+    (["-t", "hotring:r=+5"], "--table hotring: option r=+5"),
+    (["-t", "hotring:r= 5"], "--table hotring: option r= 5"),
+    (["-t", "noop", "--dist", "zipf:+0.9"], "--dist"),
+    (["-t", "noop", "--dist", "hotspot:keys=10,ops=90,keys=20"], "--dist: hotspot option 'keys' given twice"),
+    (["-t", "noop", "--dist", "hotspot:keys=10,,ops=90"], "--dist: hotspot: an empty item"),
+    (["-t", "noop", "--dist", "hotspot:keys=10,ops=90,"], "--dist: hotspot: an empty item"),
+    (["--bench", "memory", "--size", ",16K"], "--size: an empty item in ',16K'"),
+    (["--bench", "memory", "--size", "16K,"], "--size: an empty item"),
+    (["--bench", "occupancy", "-t", "dense", "--slots", "1K", "--load", "0.5,,0.9"], "--load: an empty item"),
+    (["--bench", "occupancy", "-t", "dense", "--slots", "1K", "--load", "+0.5"], "--load"),
+    (["-V=1"], "-V: takes no value"),
+    (["-hV"], "-h: takes no value"),
+    (["--version=1"], "--version: takes no value"),
+    (["-t", "noop", "-i", "1^18446744073709551615"], "--initial"),
+    (["-t", "noop", "-i", "0^99999999999"], "--initial"),
+    (["-t", "noop", "-r", "1^65"], "--range"),
+    (["-t", "noop", "--ops", "1^18446744073709551615"], "--ops"),
+    (["-t", "noop", "-i", "18446744073709551616"], "--initial"),
+    (["-t", "noop", "--seed", "18446744073709551616"], "--seed"),
+    (["--bench", "memory", "--size", "1^18446744073709551615"], "--size"),
+]:
+    for validate in ([], ["--validate"]):
+        start = time.monotonic()
+        usage_error([*validate, *args], needle, f"{' '.join(validate + args)!r}")
+        check(time.monotonic() - start < 10, f"{args}: answered at once")
+p = run("--validate", "-t", "noop", "--seed", "18446744073709551615", "-i", "2^10", "-r", "1^64")
+check(p.returncode == 2, "1^64 is a range of 1 key, below --initial 1024: refused as such")
+p = run("--validate", "-t", "noop", "-i", "1^64", "-r", "2^1")
+check(p.returncode == 0, f"B^E with E <= 64 still accepted (rc={p.returncode}, {p.stderr!r})")
+
+if failures:
+    print(f"{failures} of {checks} checks failed")
+    sys.exit(1)
+print(f"all {checks} checks passed")
