@@ -302,6 +302,9 @@ static int check_measurement(struct bench_config *cfg)
  * (measured ~70M keys/s on one thread, --prefill single). */
 #define MAX_PREFILL_KEYS (1ull << 38)
 
+/* Largest range --verify full sweeps: 2^32 keys, minutes at 20-100 M lookups/s a thread. */
+#define MAX_FULL_VERIFY_KEYS (1ull << 32)
+
 static const char *human_bytes(double b, char *buf, size_t len)
 {
     static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
@@ -1013,6 +1016,10 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         if (cfg->range > (1ull << KEYGEN_SPARSE_BITS))
             return usage_error("--keys: sparse needs --range at most 2^61 (got %llu)", (unsigned long long)cfg->range);
     }
+    /* ~20-100 M lookups a second a thread: 2^32 keys is minutes, 2^62 would be centuries */
+    if (cfg->verify == VERIFY_FULL && cfg->range > MAX_FULL_VERIFY_KEYS)
+        return usage_error("--verify: full would look up all %llu keys of the range, more than 2^32 (hours or "
+                           "more): use --verify sample (a 2^20-key sample) or off", (unsigned long long)cfg->range);
     if (cfg->range < cfg->initial)
         return usage_error("--range: %llu is smaller than --initial %llu (the range must hold the prefill)",
                            (unsigned long long)cfg->range, (unsigned long long)cfg->initial);

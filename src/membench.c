@@ -123,13 +123,26 @@ static char *build_cycle(uint64_t bytes, bool thp, uint64_t *lines_out, uint64_t
     for (uint64_t i = 0; i < lines; i++)
         order[i] = (uint32_t)i;
     for (uint64_t i = lines - 1; i > 0; i--) {
+        if (!(i & 65535) && runner_interrupted) {   /* a 1T buffer takes minutes to build */
+            snprintf(err, len, "interrupted");
+            munmap(buf, map);
+            free(order);
+            return NULL;
+        }
         uint64_t j = cht_rng_below(cht_rng_next(&rng), i);
         uint32_t t = order[i];
         order[i] = order[j];
         order[j] = t;
     }
-    for (uint64_t i = 0; i < lines; i++)
+    for (uint64_t i = 0; i < lines; i++) {
+        if (!(i & 65535) && runner_interrupted) {
+            snprintf(err, len, "interrupted");
+            munmap(buf, map);
+            free(order);
+            return NULL;
+        }
         *(char **)(buf + (uint64_t)order[i] * LINE) = buf + (uint64_t)order[(i + 1) % lines] * LINE;
+    }
     for (unsigned j = 0; j < nstart; j++)
         start[j] = order[(uint64_t)j * lines / nstart];
     free(order);
@@ -253,9 +266,13 @@ int membench_main(const struct bench_config *cfg, const struct pin_topology *top
                     if (membench_measure(sizes[si], thp, threads, ks[done], ms, topo, &plans[ti], &pt[done], err,
                                          sizeof err) != 0)
                         break;
+                    if (runner_interrupted)   /* a point cut short is no measurement: no row */
+                        break;
                     if (cfg->csv_out && csv_row(cfg->csv_out, &pt[done]) != 0)
                         status = EXIT_FAILED;
                 }
+                if (runner_interrupted)
+                    break;
                 if (err[0]) {
                     fprintf(stderr, "chtbench: %s\n", err);
                     status = EXIT_FAILED;

@@ -162,6 +162,49 @@ check(p.returncode == 2, "1^64 is a range of 1 key, below --initial 1024: refuse
 p = run("--validate", "-t", "noop", "-i", "1^64", "-r", "2^1")
 check(p.returncode == 0, f"B^E with E <= 64 still accepted (rc={p.returncode}, {p.stderr!r})")
 
+# ---- SIGINT/SIGTERM in every long phase: the documented 130/143 within ~2 s, no row ----
+def interrupted(args, sig, after, what):
+    csv_path = os.path.join(tmp, "sig.csv")
+    p = subprocess.Popen([BIN, *args, "--csv", csv_path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(after)
+    running = p.poll() is None
+    start = time.monotonic()
+    p.send_signal(sig)
+    try:
+        out, err = p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    took = time.monotonic() - start
+    name = "SIGINT" if sig == signal.SIGINT else "SIGTERM"
+    want = 130 if sig == signal.SIGINT else 143
+    rows = 0
+    if os.path.exists(csv_path):
+        with open(csv_path) as f:
+            rows = max(0, len(f.read().splitlines()) - 1)
+        os.unlink(csv_path)
+    check(running and p.returncode == want and took < 2.0 and f"interrupted by {name}" in err and rows == 0,
+          f"{what}: {name} after {after} s ends it in {took:.2f} s with {p.returncode} (want {want}), {rows} rows "
+          f"(still running when signalled: {running}; stderr tail {lines(err)[-1:]})")
+
+
+interrupted(["-t", "noop", "-i", "2^34", "--ops", "1"], signal.SIGINT, 1.0, "prefill of 2^34 keys")
+interrupted(["-t", "noop", "-i", "2^34", "--ops", "1", "-n", "2"], signal.SIGTERM, 1.0, "parallel prefill")
+interrupted(["-t", "clht-lb", "-i", "1000", "-d", "50", "--warmup", "0", "-r", "2^32", "--verify", "full"],
+            signal.SIGTERM, 1.5, "verify sweep of 2^32 keys")
+interrupted(["-t", "clht-lb", "-i", "1000", "--warmup", "86400000", "-d", "100"], signal.SIGINT, 1.0,
+            "warm-up of a day")
+interrupted(["-t", "clht-lb", "-i", "1000", "--dist", "zipf:0.99", "--keybuf", "2^25", "--ops", "2^25"],
+            signal.SIGINT, 0.3, "key-buffer fill")
+interrupted(["--bench", "memory", "--size", "1G", "-d", "10000"], signal.SIGINT, 0.3, "memory bench buffer build")
+interrupted(["--bench", "memory", "--size", "64K", "-d", "86400000"], signal.SIGTERM, 1.0, "memory bench chase")
+interrupted(["--bench", "occupancy", "-t", "dense", "--slots", "2^26", "--load", "0.5,0.9", "--ops", "2^40"],
+            signal.SIGINT, 1.0, "occupancy build and lookups")
+usage_error(["-t", "clht-lb", "-i", "1000", "-d", "100", "-r", "2^62", "--verify", "full"],
+            "--verify: full would look up all 4611686018427387904 keys")
+p = run("--validate", "-t", "clht-lb", "-i", "1000", "-r", "2^62", "--verify", "sample")
+check(p.returncode == 0, "a 2^62 range with --verify sample is fine")
+
 if failures:
     print(f"{failures} of {checks} checks failed")
     sys.exit(1)
