@@ -344,6 +344,18 @@ static int check_sizes(const struct bench_config *cfg)
                                (unsigned long long)cfg->initial, slots, human_bytes(8 * slots, need, sizeof need),
                                human_bytes(mem, have, sizeof have));
     }
+    if (cfg->keybuf_set && cfg->keybuf && pages > 0 && page > 0) {
+        /* every thread draws its own buffer: 8 bytes an op, all threads' at once */
+        unsigned most = 0;
+        for (unsigned n = 0; n < cfg->nthreads; n++)
+            most = cfg->threads[n] > most ? cfg->threads[n] : most;
+        double mem = (double)pages * (double)page, need = 8.0 * (double)cfg->keybuf * most;
+        char needs[32], have[32];
+        if (need > mem)
+            return usage_error("--keybuf: %llu ops x 8 bytes x %u threads need %s, but this machine has %s of memory "
+                               "(lower --keybuf)", (unsigned long long)cfg->keybuf, most,
+                               human_bytes(need, needs, sizeof needs), human_bytes(mem, have, sizeof have));
+    }
     if (cfg->initial > MAX_PREFILL_KEYS)
         return usage_error("--initial: %llu keys would take hours to prefill (at most 2^38 = %llu)",
                            (unsigned long long)cfg->initial, MAX_PREFILL_KEYS);
@@ -927,6 +939,22 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             return usage_error("--lock: not used with --bench memory (only -n, -d, -p, --size, --csv)");
         if (cfg->json)
             return usage_error("--json: not used with --bench memory (use --csv)");
+        /* each of the threads runs up to 32 chases, each starting on its own line: refused here, not after
+         * the smaller k's rows were written */
+        for (unsigned k = 0; cfg->mem_sizes && k < cfg->n_mem_sizes; k++)
+            for (unsigned ti = 0; ti < cfg->nthreads; ti++)
+                if (cfg->mem_sizes[k] < 64ull * 32 * cfg->threads[ti])
+                    return usage_error("--size: %llu bytes hold %llu cache lines, fewer than %u threads x 32 chases "
+                                       "(the largest k) need: with -n %u give sizes of at least %llu bytes",
+                                       (unsigned long long)cfg->mem_sizes[k],
+                                       (unsigned long long)(cfg->mem_sizes[k] / 64), cfg->threads[ti],
+                                       cfg->threads[ti], 64ull * 32 * cfg->threads[ti]);
+        if (!cfg->mem_sizes)
+            for (unsigned ti = 0; ti < cfg->nthreads; ti++)
+                if (16384ull < 64ull * 32 * cfg->threads[ti])
+                    return usage_error("--threads: %u threads x 32 chases need more cache lines than the default "
+                                       "sizes' smallest (16K) holds: give --size, each at least %llu bytes",
+                                       cfg->threads[ti], 64ull * 32 * cfg->threads[ti]);
         return 0;
     }
     if (cfg->mem_sizes)

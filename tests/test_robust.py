@@ -205,6 +205,56 @@ usage_error(["-t", "clht-lb", "-i", "1000", "-d", "100", "-r", "2^62", "--verify
 p = run("--validate", "-t", "clht-lb", "-i", "1000", "-r", "2^62", "--verify", "sample")
 check(p.returncode == 0, "a 2^62 range with --verify sample is fine")
 
+# ---- traces: a pipe keeps its first bytes; a binary count is checked against the file ----
+for body, want in [(b"insert 5\nget 5\nremove 5\n", 3), (b"g 1\n", 1), (b"# c\ni 7\nu 7\nr 7\ng 7\n", 4)]:
+    tr = os.path.join(tmp, "pipe.tr")
+    with open(tr, "wb") as f:
+        f.write(body)
+    with open(tr, "rb") as f:
+        cat = subprocess.Popen(["cat"], stdin=f, stdout=subprocess.PIPE)
+        p = subprocess.run([BIN, "-t", "locked", "-i", "10", "--trace", "/dev/stdin", "--json"], stdin=cat.stdout,
+                           capture_output=True, text=True, timeout=60)
+        cat.wait()
+    ops = [__import__("json").loads(l)["total_ops"] for l in p.stdout.splitlines() if l.startswith("{")]
+    check(p.returncode == 0 and ops == [want], f"a {want}-op text trace through a pipe: {ops} ops (rc={p.returncode})")
+    os.unlink(tr)
+bin_ok = b"CHTTRACE" + struct.pack("<IIQ", 1, 0, 2) + struct.pack("<QQ", (1 << 61) | 4, 4)
+tr = os.path.join(tmp, "ok.bin")
+with open(tr, "wb") as f:
+    f.write(bin_ok)
+with open(tr, "rb") as f:
+    p = subprocess.run([BIN, "-t", "locked", "-i", "10", "--trace", "/dev/stdin", "--json"], stdin=f,
+                       capture_output=True, text=True, timeout=60)
+check(p.returncode == 0 and '"total_ops":2' in p.stdout.replace(" ", ""), f"a binary trace on stdin (rc={p.returncode})")
+os.unlink(tr)
+huge = os.path.join(tmp, "huge.bin")
+with open(huge, "wb") as f:
+    f.write(b"CHTTRACE" + struct.pack("<IIQ", 1, 0, 1 << 34))
+usage_error(["-t", "clht-lb", "-i", "10", "--trace", huge], "truncated trace: the header claims 17179869184 operations",
+            "a 24-byte trace claiming 2^34 ops")
+usage_error(["--validate", "-t", "clht-lb", "-i", "10", "--trace", huge], "truncated trace")
+with open(huge, "rb") as f:
+    p = subprocess.run([BIN, "-t", "clht-lb", "-i", "10", "--trace", "/dev/stdin"], stdin=f, capture_output=True,
+                       text=True, timeout=60)
+check(p.returncode == 2 and "truncated trace" in p.stderr and len(lines(p.stderr)) == 1,
+      f"the same through a pipe: truncated trace, exit 2 (rc={p.returncode}, {lines(p.stderr)})")
+with open(huge, "wb") as f:
+    f.write(b"CHTTRACE" + struct.pack("<IIQ", 1, 0, 3) + struct.pack("<QQ", 1, 2))
+usage_error(["-t", "clht-lb", "-i", "10", "--trace", huge], "the file's 40 bytes hold 2", "a trace one op short")
+os.unlink(huge)
+big = os.path.join(tmp, "bigkey.tr")
+with open(big, "w") as f:
+    f.write(f"insert {1 << 40}\n")
+usage_error(["-t", "clht-lb", "-i", "10", "--trace", big, "--verify", "full"], "--verify: full would look up")
+os.unlink(big)
+
+# ---- memory asked for up front ----
+usage_error(["-t", "noop", "--keybuf", "2^28", "-n", "4096"], "--keybuf: 268435456 ops x 8 bytes x 4096 threads")
+usage_error(["--validate", "-t", "noop", "--keybuf", "2^28", "-n", "1,4096"], "--keybuf")
+usage_error(["--bench", "memory", "--size", "16K", "-n", "64"], "--size: 16384 bytes hold 256 cache lines")
+usage_error(["--bench", "memory", "--size", "1M,16K", "-n", "1,9"], "--size: 16384 bytes")
+usage_error(["--bench", "memory", "-n", "16"], "--threads: 16 threads x 32 chases")
+
 if failures:
     print(f"{failures} of {checks} checks failed")
     sys.exit(1)
