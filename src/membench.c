@@ -291,6 +291,13 @@ int membench_main(const struct bench_config *cfg, const struct pin_topology *top
 
 /* ---------------- the ceiling of a table run, cached per machine ---------------- */
 
+/* A cached ceiling is believed only when it is a plausible measurement: a
+ * finite miss rate in (0, 10^5] Mloads/s (10^11 loads/s is far above any
+ * machine's memory). Anything else - 0, 1e308, a torn or hand-edited line -
+ * is ignored, so the point is measured again and the new value appended
+ * (the last valid line for a key wins). */
+#define CEILING_MAX_MLOADS 1e5
+
 static bool cache_lookup(const char *path, uint64_t bytes, unsigned threads, double *out)
 {
     FILE *f = fopen(path, "r");
@@ -299,10 +306,15 @@ static bool cache_lookup(const char *path, uint64_t bytes, unsigned threads, dou
     char line[256];
     bool found = false;
     while (fgets(line, sizeof line, f)) {
-        unsigned long long b;
-        unsigned t;
+        line[strcspn(line, "\r\n")] = '\0';
+        char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+        if (!c2 || strchr(c2 + 1, ','))
+            continue;
+        *c1 = *c2 = '\0';
+        uint64_t b, t;
         double v;
-        if (sscanf(line, "%llu,%u,%lf", &b, &t, &v) == 3 && b == bytes && t == threads) {
+        if (parse_uint(line, &b) && parse_uint(c1 + 1, &t) && parse_double(c2 + 1, &v) && b == bytes &&
+            t == threads && v > 0 && v <= CEILING_MAX_MLOADS) {
             *out = v;
             found = true;
         }

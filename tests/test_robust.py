@@ -255,6 +255,29 @@ usage_error(["--bench", "memory", "--size", "16K", "-n", "64"], "--size: 16384 b
 usage_error(["--bench", "memory", "--size", "1M,16K", "-n", "1,9"], "--size: 16384 bytes")
 usage_error(["--bench", "memory", "-n", "16"], "--threads: 16 threads x 32 chases")
 
+# ---- --ceiling: a bad cached value is ignored and measured again ----
+import json
+import socket
+cwd = tempfile.mkdtemp(prefix="chtbench-robust-ceiling-")
+os.mkdir(os.path.join(cwd, "results"))
+cache = os.path.join(cwd, "results", f"ceiling-{socket.gethostname()}.csv")
+bad_rows = []
+for e in range(20, 41):
+    for v in ("0", "1e308", "-5", "nan", "inf", "3junk", " 7"):
+        bad_rows.append(f"{1 << e},1,{v}")
+with open(cache, "w") as f:
+    f.write("\n".join(bad_rows) + "\n")
+p = subprocess.run([os.path.abspath(BIN), "-t", "clht-lb", "-i", "64K", "-d", "50", "--warmup", "0", "--ceiling",
+                    "--json"], capture_output=True, text=True, cwd=cwd, timeout=120)
+recs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+with open(cache) as f:
+    added = f.read().splitlines()[len(bad_rows):]
+ok = p.returncode == 0 and len(recs) == 1 and recs[0]["ceiling_mops"] is not None and \
+    0 < recs[0]["ceiling_mops"] < 1e5 and recs[0]["ceiling_frac"] is not None and \
+    abs(recs[0]["ceiling_frac"] - recs[0]["mops"] / recs[0]["ceiling_mops"]) < 1e-3 * recs[0]["ceiling_frac"]
+check(ok and len(added) == 1, f"--ceiling ignores cached 0, 1e308, nan, ... and measures again: "
+      f"{[(r['ceiling_mops'], r['ceiling_frac']) for r in recs]}, appended {added} (rc={p.returncode})")
+
 if failures:
     print(f"{failures} of {checks} checks failed")
     sys.exit(1)
