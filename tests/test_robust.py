@@ -278,6 +278,27 @@ ok = p.returncode == 0 and len(recs) == 1 and recs[0]["ceiling_mops"] is not Non
 check(ok and len(added) == 1, f"--ceiling ignores cached 0, 1e308, nan, ... and measures again: "
       f"{[(r['ceiling_mops'], r['ceiling_frac']) for r in recs]}, appended {added} (rc={p.returncode})")
 
+# ---- --hugepages thp re-executes itself once, whatever GLIBC_TUNABLES holds ----
+env = dict(os.environ)
+env["GLIBC_TUNABLES"] = ":".join(["glibc.malloc.check=0"] * 60)   # 1259 bytes: past the old 1024-byte buffer
+try:
+    p = run("-t", "noop", "-i", "1000", "--ops", "1000", "--hugepages", "thp", "--json", env=env, timeout=30)
+    recs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    check(p.returncode == 0 and len(recs) == 1 and recs[0]["hugepages"] == "thp",
+          f"--hugepages thp with a 1259-byte GLIBC_TUNABLES runs (rc={p.returncode}, {lines(p.stderr)[-1:]})")
+except subprocess.TimeoutExpired:
+    check(False, "--hugepages thp with a 1259-byte GLIBC_TUNABLES re-executes itself forever")
+env["GLIBC_TUNABLES"] = ":".join(["glibc.malloc.check=0"] * 300)
+usage_error(["-t", "noop", "-i", "1000", "--ops", "1000", "--hugepages", "thp"], "--hugepages: GLIBC_TUNABLES is 6299 "
+            "bytes long", "--hugepages thp with a 6299-byte GLIBC_TUNABLES", env=env)
+usage_error(["--validate", "-t", "noop", "--hugepages", "thp"], "--hugepages: GLIBC_TUNABLES", env=env)
+env = dict(os.environ)
+env.pop("GLIBC_TUNABLES", None)
+env["CHTBENCH_HUGEPAGES_REEXEC"] = "1"    # as if re-executed and the tunable lost on the way
+p = run("-t", "noop", "-i", "1000", "--ops", "1000", "--hugepages", "thp", env=env, timeout=30)
+check(p.returncode == 1 and len(lines(p.stderr)) == 1 and "did not arrive" in p.stderr,
+      f"a re-executed --hugepages thp without its tunable stops, once (rc={p.returncode}, {lines(p.stderr)})")
+
 if failures:
     print(f"{failures} of {checks} checks failed")
     sys.exit(1)
