@@ -299,6 +299,21 @@ p = run("-t", "noop", "-i", "1000", "--ops", "1000", "--hugepages", "thp", env=e
 check(p.returncode == 1 and len(lines(p.stderr)) == 1 and "did not arrive" in p.stderr,
       f"a re-executed --hugepages thp without its tunable stops, once (rc={p.returncode}, {lines(p.stderr)})")
 
+# ---- usage errors found late free what the run allocated: under LeakSanitizer (the ASan build of
+# scripts/test, ASAN_OPTIONS=detect_leaks=1) a leak report would make these exit 1 (or abort) with many lines ----
+for args, needle in [
+    (["-t", "clht-lb", "-i", "1", "-r", "2", "--dist", "hotspot:keys=99,ops=50", "--ops", "100"],
+     "--dist: hotspot keys=99% of a range of 2 leaves no cold key"),
+    (["-t", "clht-lb", "-i", "100", "--ops", "100", "--csv", "/no/such/dir/x.csv"], "--csv: cannot open"),
+    (["-t", "clht-lb", "-i", "100", "--ops", "100", "--csv", tmp], "--csv"),
+    (["--bench", "mutex", "--lock", "mcs", "-d", "10", "--csv", "/no/such/dir/x.csv"], "--csv: cannot open"),
+    (["--bench", "occupancy", "-t", "dense", "--slots", "1K", "--load", "0.5", "--csv", "/no/such/dir/x.csv"],
+     "--csv: cannot open"),
+]:
+    for validate in ([], ["--validate"]):
+        p = usage_error([*validate, *args], needle, f"leak-free usage error: {' '.join(validate + args)}")
+        check("LeakSanitizer" not in p.stderr, f"no leak report: {' '.join(validate + args)}")
+
 if failures:
     print(f"{failures} of {checks} checks failed")
     sys.exit(1)
