@@ -49,6 +49,9 @@ struct mb_worker {
     void *sink;
 } __attribute__((aligned(64)));
 
+/* SIGINT/SIGTERM, read from the chasing threads: an atomic load (the handler stores atomically) */
+static inline bool mb_stop(void) { return __atomic_load_n(&runner_interrupted, __ATOMIC_RELAXED) != 0; }
+
 /* K dependent chains, advanced in lock step in chunks of 256 steps until ms
  * have passed; the pointers stay in registers. */
 #define CHASE(K)                                                                     \
@@ -63,7 +66,7 @@ struct mb_worker {
                 for (int j = 0; j < K; j++)                                          \
                     q[j] = *(char **)q[j];                                           \
             steps += 256;                                                            \
-        } while ((t = now_ns()) < end && !runner_interrupted);                      \
+        } while ((t = now_ns()) < end && !mb_stop());                                \
         *ns = t - t0;                                                                \
         uintptr_t x = 0;                                                             \
         for (int j = 0; j < K; j++)                                                  \
