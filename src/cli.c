@@ -879,7 +879,11 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             else if (strcmp(optarg, "locks") == 0)
                 *action = CLI_LIST_LOCKS;
             else
-                return usage_error("--list: expected --list, --list=tables or --list=locks (got '%s')", optarg);
+            {
+                static const char *const what[] = { "tables", "locks", NULL };
+                return usage_error("--list: expected --list, --list=tables or --list=locks (got '%s')%s", optarg,
+                                   near(optarg, what));
+            }
             return 0;
         case 'h':
             *action = CLI_HELP;
