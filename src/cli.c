@@ -302,6 +302,9 @@ static int check_measurement(struct bench_config *cfg)
  * (measured ~70M keys/s on one thread, --prefill single). */
 #define MAX_PREFILL_KEYS (1ull << 38)
 
+/* Largest range --verify full sweeps: 2^32 keys, minutes at 20-100 M lookups/s a thread. */
+#define MAX_FULL_VERIFY_KEYS (1ull << 32)
+
 static const char *human_bytes(double b, char *buf, size_t len)
 {
     static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
@@ -340,6 +343,18 @@ static int check_sizes(const struct bench_config *cfg)
                                "this machine has %s of memory (raise --density or lower --initial)", cfg->density,
                                (unsigned long long)cfg->initial, slots, human_bytes(8 * slots, need, sizeof need),
                                human_bytes(mem, have, sizeof have));
+    }
+    if (cfg->keybuf_set && cfg->keybuf && pages > 0 && page > 0) {
+        /* every thread draws its own buffer: 8 bytes an op, all threads' at once */
+        unsigned most = 0;
+        for (unsigned n = 0; n < cfg->nthreads; n++)
+            most = cfg->threads[n] > most ? cfg->threads[n] : most;
+        double mem = (double)pages * (double)page, need = 8.0 * (double)cfg->keybuf * most;
+        char needs[32], have[32];
+        if (need > mem)
+            return usage_error("--keybuf: %llu ops x 8 bytes x %u threads need %s, but this machine has %s of memory "
+                               "(lower --keybuf)", (unsigned long long)cfg->keybuf, most,
+                               human_bytes(need, needs, sizeof needs), human_bytes(mem, have, sizeof have));
     }
     if (cfg->initial > MAX_PREFILL_KEYS)
         return usage_error("--initial: %llu keys would take hours to prefill (at most 2^38 = %llu)",
@@ -864,7 +879,11 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             else if (strcmp(optarg, "locks") == 0)
                 *action = CLI_LIST_LOCKS;
             else
-                return usage_error("--list: expected --list, --list=tables or --list=locks (got '%s')", optarg);
+            {
+                static const char *const what[] = { "tables", "locks", NULL };
+                return usage_error("--list: expected --list, --list=tables or --list=locks (got '%s')%s", optarg,
+                                   near(optarg, what));
+            }
             return 0;
         case 'h':
             *action = CLI_HELP;
@@ -924,6 +943,22 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             return usage_error("--lock: not used with --bench memory (only -n, -d, -p, --size, --csv)");
         if (cfg->json)
             return usage_error("--json: not used with --bench memory (use --csv)");
+        /* each of the threads runs up to 32 chases, each starting on its own line: refused here, not after
+         * the smaller k's rows were written */
+        for (unsigned k = 0; cfg->mem_sizes && k < cfg->n_mem_sizes; k++)
+            for (unsigned ti = 0; ti < cfg->nthreads; ti++)
+                if (cfg->mem_sizes[k] < 64ull * 32 * cfg->threads[ti])
+                    return usage_error("--size: %llu bytes hold %llu cache lines, fewer than %u threads x 32 chases "
+                                       "(the largest k) need: with -n %u give sizes of at least %llu bytes",
+                                       (unsigned long long)cfg->mem_sizes[k],
+                                       (unsigned long long)(cfg->mem_sizes[k] / 64), cfg->threads[ti],
+                                       cfg->threads[ti], 64ull * 32 * cfg->threads[ti]);
+        if (!cfg->mem_sizes)
+            for (unsigned ti = 0; ti < cfg->nthreads; ti++)
+                if (16384ull < 64ull * 32 * cfg->threads[ti])
+                    return usage_error("--threads: %u threads x 32 chases need more cache lines than the default "
+                                       "sizes' smallest (16K) holds: give --size, each at least %llu bytes",
+                                       cfg->threads[ti], 64ull * 32 * cfg->threads[ti]);
         return 0;
     }
     if (cfg->mem_sizes)
@@ -1013,6 +1048,10 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         if (cfg->range > (1ull << KEYGEN_SPARSE_BITS))
             return usage_error("--keys: sparse needs --range at most 2^61 (got %llu)", (unsigned long long)cfg->range);
     }
+    /* ~20-100 M lookups a second a thread: 2^32 keys is minutes, 2^62 would be centuries */
+    if (cfg->verify == VERIFY_FULL && cfg->range > MAX_FULL_VERIFY_KEYS)
+        return usage_error("--verify: full would look up all %llu keys of the range, more than 2^32 (hours or "
+                           "more): use --verify sample (a 2^20-key sample) or off", (unsigned long long)cfg->range);
     if (cfg->range < cfg->initial)
         return usage_error("--range: %llu is smaller than --initial %llu (the range must hold the prefill)",
                            (unsigned long long)cfg->range, (unsigned long long)cfg->initial);

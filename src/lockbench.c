@@ -210,6 +210,8 @@ static void *worker_main(void *arg)
 static void sleep_ms(uint64_t ms)
 {
     struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L };
+    if (runner_interrupted)   /* the signal came before the sleep */
+        return;
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !runner_interrupted)
         ;
 }

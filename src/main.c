@@ -121,6 +121,24 @@ static void validate_tables(const struct bench_config *cfg)
     }
 }
 
+/* What a loaded trace asks of the run's tables and final check; one line and
+ * nonzero when it cannot be run. */
+static int trace_checks(const struct bench_config *cfg, const struct trace *trace)
+{
+    for (unsigned t = 0; t < cfg->ntables; t++)
+        if (trace->count[TRACE_UPD] && !cfg->table[t].ops->update) {
+            fprintf(stderr, "chtbench: --trace: '%s' has %llu updates and table %s has no update()\n",
+                    cfg->trace_path, (unsigned long long)trace->count[TRACE_UPD], cfg->table[t].ops->name);
+            return -1;
+        }
+    if (cfg->verify == VERIFY_FULL && trace->max_key > (1ull << 32)) {
+        fprintf(stderr, "chtbench: --verify: full would look up every key up to the trace's largest, %llu, more "
+                "than 2^32 (hours or more): use --verify sample or off\n", (unsigned long long)trace->max_key);
+        return -1;
+    }
+    return 0;
+}
+
 /* Writes one repetition's row: CSV, JSON; returns nonzero when the CSV could
  * not be appended. */
 static int emit(const struct bench_config *cfg, const struct record *rec)
@@ -374,6 +392,11 @@ static int run_occupancy(struct bench_config *cfg)
         status = occupancy_run(cfg, &spec);
     }
     close_outputs();
+    if (runner_interrupted && status != EXIT_USAGE) {
+        fprintf(stderr, "chtbench: interrupted by %s: the repetitions that completed were recorded; the interrupted "
+                "one was not\n", runner_interrupted == SIGINT ? "SIGINT" : "SIGTERM");
+        status = interrupted_status();
+    }
     return status;
 }
 
@@ -391,13 +414,10 @@ static int run_all(struct bench_config *cfg)
             fprintf(stderr, "chtbench: %s\n", err);
             return EXIT_USAGE;
         }
-        for (unsigned t = 0; t < cfg->ntables; t++)
-            if (trace.count[TRACE_UPD] && !cfg->table[t].ops->update) {
-                fprintf(stderr, "chtbench: --trace: '%s' has %llu updates and table %s has no update()\n",
-                        cfg->trace_path, (unsigned long long)trace.count[TRACE_UPD], cfg->table[t].ops->name);
-                trace_free(&trace);
-                return EXIT_USAGE;
-            }
+        if (trace_checks(cfg, &trace) != 0) {
+            trace_free(&trace);
+            return EXIT_USAGE;
+        }
         if (trace.max_key > cfg->range) {
             fprintf(stderr, "chtbench: note: --trace: keys up to %llu: the key range (prefill, final check) grows from "
                     "%llu to it\n", (unsigned long long)trace.max_key, (unsigned long long)cfg->range);
@@ -425,12 +445,22 @@ static int run_all(struct bench_config *cfg)
     struct keygen_spec uniform = { .dist = KEYGEN_UNIFORM };
     if (keygen_init(keys, &cfg->dist, cfg->range, cfg->seed, err, sizeof err) != 0 ||
         keygen_init(perm, &uniform, cfg->range, cfg->seed ^ 0x9e3779b97f4a7c15ull, err, sizeof err) != 0 ||
-        keygen_init(vperm, &uniform, cfg->range, cfg->seed ^ 0x632be59bd9b4e019ull, err, sizeof err) != 0) {
-        fprintf(stderr, "chtbench: %s\n", err);
+        keygen_init(vperm, &uniform, cfg->range, cfg->seed ^ 0x632be59bd9b4e019ull, err, sizeof err) != 0 ||
+        (err[0] = '\0', open_outputs(cfg) != 0)) {
+        /* a usage error found this late frees what the run allocated (LeakSanitizer would turn exit 2 into 1) */
+        if (err[0])
+            fprintf(stderr, "chtbench: %s\n", err);
+        for (unsigned i = 0; i < cfg->nthreads; i++)
+            pin_plan_free(&plans[i]);
+        free(plans);
+        pin_topology_free(topo);
+        free(keys);
+        free(perm);
+        free(vperm);
+        if (cfg->trace)
+            trace_free(&trace);
         return EXIT_USAGE;
     }
-    if (open_outputs(cfg) != 0)
-        return EXIT_USAGE;
     if (cfg->latency_every)
         lat_calibrate(&cfg->lat_clock);
     if (cfg->likwid_marker && !marker_init(err, sizeof err))
@@ -660,13 +690,10 @@ static int validate_only(struct bench_config *cfg, enum cli_action action, char 
                 fprintf(stderr, "chtbench: %s\n", err);
                 return EXIT_USAGE;
             }
-            for (unsigned t = 0; t < cfg->ntables; t++)
-                if (trace.count[TRACE_UPD] && !cfg->table[t].ops->update) {
-                    fprintf(stderr, "chtbench: --trace: '%s' has %llu updates and table %s has no update()\n",
-                            cfg->trace_path, (unsigned long long)trace.count[TRACE_UPD], cfg->table[t].ops->name);
-                    trace_free(&trace);
-                    return EXIT_USAGE;
-                }
+            if (trace_checks(cfg, &trace) != 0) {
+                trace_free(&trace);
+                return EXIT_USAGE;
+            }
             if (trace.max_key > cfg->range)
                 cfg->range = trace.max_key;
             trace_free(&trace);

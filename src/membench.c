@@ -49,6 +49,9 @@ struct mb_worker {
     void *sink;
 } __attribute__((aligned(64)));
 
+/* SIGINT/SIGTERM, read from the chasing threads: an atomic load (the handler stores atomically) */
+static inline bool mb_stop(void) { return __atomic_load_n(&runner_interrupted, __ATOMIC_RELAXED) != 0; }
+
 /* K dependent chains, advanced in lock step in chunks of 256 steps until ms
  * have passed; the pointers stay in registers. */
 #define CHASE(K)                                                                     \
@@ -63,7 +66,7 @@ struct mb_worker {
                 for (int j = 0; j < K; j++)                                          \
                     q[j] = *(char **)q[j];                                           \
             steps += 256;                                                            \
-        } while ((t = now_ns()) < end && !runner_interrupted);                      \
+        } while ((t = now_ns()) < end && !mb_stop());                                \
         *ns = t - t0;                                                                \
         uintptr_t x = 0;                                                             \
         for (int j = 0; j < K; j++)                                                  \
@@ -123,13 +126,26 @@ static char *build_cycle(uint64_t bytes, bool thp, uint64_t *lines_out, uint64_t
     for (uint64_t i = 0; i < lines; i++)
         order[i] = (uint32_t)i;
     for (uint64_t i = lines - 1; i > 0; i--) {
+        if (!(i & 65535) && runner_interrupted) {   /* a 1T buffer takes minutes to build */
+            snprintf(err, len, "interrupted");
+            munmap(buf, map);
+            free(order);
+            return NULL;
+        }
         uint64_t j = cht_rng_below(cht_rng_next(&rng), i);
         uint32_t t = order[i];
         order[i] = order[j];
         order[j] = t;
     }
-    for (uint64_t i = 0; i < lines; i++)
+    for (uint64_t i = 0; i < lines; i++) {
+        if (!(i & 65535) && runner_interrupted) {
+            snprintf(err, len, "interrupted");
+            munmap(buf, map);
+            free(order);
+            return NULL;
+        }
         *(char **)(buf + (uint64_t)order[i] * LINE) = buf + (uint64_t)order[(i + 1) % lines] * LINE;
+    }
     for (unsigned j = 0; j < nstart; j++)
         start[j] = order[(uint64_t)j * lines / nstart];
     free(order);
@@ -253,9 +269,13 @@ int membench_main(const struct bench_config *cfg, const struct pin_topology *top
                     if (membench_measure(sizes[si], thp, threads, ks[done], ms, topo, &plans[ti], &pt[done], err,
                                          sizeof err) != 0)
                         break;
+                    if (runner_interrupted)   /* a point cut short is no measurement: no row */
+                        break;
                     if (cfg->csv_out && csv_row(cfg->csv_out, &pt[done]) != 0)
                         status = EXIT_FAILED;
                 }
+                if (runner_interrupted)
+                    break;
                 if (err[0]) {
                     fprintf(stderr, "chtbench: %s\n", err);
                     status = EXIT_FAILED;
@@ -274,6 +294,13 @@ int membench_main(const struct bench_config *cfg, const struct pin_topology *top
 
 /* ---------------- the ceiling of a table run, cached per machine ---------------- */
 
+/* A cached ceiling is believed only when it is a plausible measurement: a
+ * finite miss rate in (0, 10^5] Mloads/s (10^11 loads/s is far above any
+ * machine's memory). Anything else - 0, 1e308, a torn or hand-edited line -
+ * is ignored, so the point is measured again and the new value appended
+ * (the last valid line for a key wins). */
+#define CEILING_MAX_MLOADS 1e5
+
 static bool cache_lookup(const char *path, uint64_t bytes, unsigned threads, double *out)
 {
     FILE *f = fopen(path, "r");
@@ -282,10 +309,15 @@ static bool cache_lookup(const char *path, uint64_t bytes, unsigned threads, dou
     char line[256];
     bool found = false;
     while (fgets(line, sizeof line, f)) {
-        unsigned long long b;
-        unsigned t;
+        line[strcspn(line, "\r\n")] = '\0';
+        char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+        if (!c2 || strchr(c2 + 1, ','))
+            continue;
+        *c1 = *c2 = '\0';
+        uint64_t b, t;
         double v;
-        if (sscanf(line, "%llu,%u,%lf", &b, &t, &v) == 3 && b == bytes && t == threads) {
+        if (parse_uint(line, &b) && parse_uint(c1 + 1, &t) && parse_double(c2 + 1, &v) && b == bytes &&
+            t == threads && v > 0 && v <= CEILING_MAX_MLOADS) {
             *out = v;
             found = true;
         }

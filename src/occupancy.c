@@ -67,6 +67,9 @@ const char *occupancy_csv_header(void)
 
 /* the invocation's run_id (src/report.c); "-" where it is not linked in (tests/test_occupancy.c) */
 const char *report_run_id(void) __attribute__((weak));
+/* SIGINT/SIGTERM (src/runner.c); absent where runner.c is not linked in (tests/test_occupancy.c) */
+extern volatile int runner_interrupted __attribute__((weak));
+static bool interrupted(void) { return &runner_interrupted && runner_interrupted; }
 
 bool occupancy_fixed_capacity(const struct table_choice *c, char *why, size_t len)
 {
@@ -205,12 +208,19 @@ static bool occ_one(const struct bench_config *cfg, const struct table_choice *c
         uint64_t target = (uint64_t)(loads[i] * (double)C + 0.5);
         uint64_t t0 = now_ns(), first = n;
         while (!full && n < target) {
+            if (!(n & 4095) && interrupted())
+                break;
             if (o->insert(t, key_in(n), key_in(n)))
                 n++;
             else
                 full = true;
         }
         uint64_t t1 = now_ns();
+        if (interrupted()) {
+            snprintf(err, elen, "interrupted");
+            ok = false;
+            break;
+        }
         row->keys = n;
         row->load = (double)n / (double)C;
         row->reached = n == target;
@@ -226,6 +236,8 @@ static bool occ_one(const struct bench_config *cfg, const struct table_choice *c
         uint64_t misses = 0, hits = 0;
         t0 = now_ns();
         for (uint64_t q = 0; q < lookups && n; q++) {
+            if (!(q & 65535) && interrupted())
+                break;
             cht_val_t v;
             misses += !o->get(t, key_in(cht_rng_below(cht_rng_next(&r), n)), &v);
         }
@@ -233,6 +245,8 @@ static bool occ_one(const struct bench_config *cfg, const struct table_choice *c
         row->hit_mops = t1 > t0 ? (double)lookups * 1e3 / (double)(t1 - t0) : 0;
         t0 = now_ns();
         for (uint64_t q = 0; q < lookups; q++) {
+            if (!(q & 65535) && interrupted())
+                break;
             cht_val_t v;
             hits += o->get(t, OCC_MISS_BASE + cht_rng_below(cht_rng_next(&r), OCC_MISS_SPAN), &v);
         }
@@ -258,6 +272,11 @@ static bool occ_one(const struct bench_config *cfg, const struct table_choice *c
     }
     /* on to the first refusal: the maximum load */
     while (ok && !full && n < C) {
+        if (!(n & 4095) && interrupted()) {
+            snprintf(err, elen, "interrupted");
+            ok = false;
+            break;
+        }
         if (o->insert(t, key_in(n), key_in(n)))
             n++;
         else
@@ -319,7 +338,7 @@ int occupancy_run(const struct bench_config *cfg, const struct occupancy_spec *s
             "load", "ins_Mops", "hit_Mops", "miss_Mops", "miss_hits", "l_hit", "l_miss", "max_load");
     int status = 0;
     unsigned reps = cfg->reps ? cfg->reps : 1;
-    for (unsigned ti = 0; ti < cfg->ntables; ti++) {
+    for (unsigned ti = 0; ti < cfg->ntables && !interrupted(); ti++) {
         const struct table_choice *c = &cfg->table[ti];
         if (!registry_choice_available(c, why, sizeof why)) {
             fprintf(stderr, "chtbench: table %s is not available here: %s\n", c->ops->name, why);
@@ -328,7 +347,10 @@ int occupancy_run(const struct bench_config *cfg, const struct occupancy_spec *s
         }
         for (unsigned rep = 0; rep < reps; rep++) {
             char err[512] = "";
-            if (!occ_one(cfg, c, sp, loads, rep, rows, err, sizeof err)) {
+            bool done = occ_one(cfg, c, sp, loads, rep, rows, err, sizeof err);
+            if (interrupted())   /* a repetition cut short: no row (main reports the signal) */
+                break;
+            if (!done) {
                 fprintf(stderr, "chtbench: --bench occupancy: %s\n", err[0] ? err : "failed");
                 status = EXIT_FAILED;
                 break;

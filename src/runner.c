@@ -58,7 +58,7 @@ static int *volatile current_stop[2];        /* the run's warm_stop and stop */
 
 static void on_signal(int sig)
 {
-    runner_interrupted = sig;
+    __atomic_store_n(&runner_interrupted, sig, __ATOMIC_RELAXED);
     for (int i = 0; i < 2; i++) {
         int *p = current_stop[i];
         if (p)
@@ -87,6 +87,10 @@ void runner_watch_stop(int *warm_stop, int *stop)
             __atomic_store_n(stop, 1, __ATOMIC_RELAXED);
     }
 }
+
+/* The long phases outside the timed loop (prefill, key buffers, the final
+ * check) look at the signal every 4096 keys: an interrupted run is no result. */
+static inline bool stop_requested(void) { return __atomic_load_n(&runner_interrupted, __ATOMIC_RELAXED) != 0; }
 
 /* Workers leave signals to the main thread, whose sleeps they interrupt. */
 static int spawn_blocked(pthread_t *th, void *(*fn)(void *), void *arg)
@@ -187,6 +191,8 @@ static void prefill_slice(struct worker *w, uint64_t first, uint64_t n)
     bool (*insert)(void *, cht_key_t, cht_val_t) = s->ops->insert;
     uint64_t done = 0;
     for (uint64_t j = first + 1; j <= first + n; j++) {
+        if (!(j & 4095) && stop_requested())
+            break;
         cht_key_t k = keygen_scramble(s->p->perm, j);
         if (s->p->cfg->keys_sparse)
             k = keygen_sparse(k);
@@ -269,6 +275,8 @@ static void opbuf_fill(struct worker *w, uint64_t seed, uint64_t stream)
     const bool uniform = wl == WL_NONE && p->keys->dist == KEYGEN_UNIFORM;
     const uint64_t range = p->keys->range;
     for (uint64_t j = 0; j < n; j++) {
+        if (!(j & 4095) && stop_requested())
+            break;
         uint64_t c;
         cht_key_t k;
         if (uniform) {          /* the in-loop draw (timed_loop_for): the same stream either way */
@@ -565,6 +573,8 @@ static void verify_slice(struct worker *w)
     bool (*get)(void *, cht_key_t, cht_val_t *) = s->ops->get;
     uint64_t found = 0, present = 0, present_found = 0;
     for (uint64_t j = first + 1; j <= first + cnt; j++) {
+        if (!(j & 4095) && stop_requested())
+            break;
         cht_key_t k = s->verify == VERIFY_FULL ? j : keygen_scramble(s->verify_perm, j);
         if (s->p->cfg->keys_sparse)
             k = keygen_sparse(k);
@@ -669,6 +679,8 @@ static void *worker_main(void *arg)
 static void sleep_ms(uint64_t ms)
 {
     struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L };
+    if (stop_requested())   /* the signal came before the sleep (in the prefill): none to wait for */
+        return;
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !runner_interrupted)
         ;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "trace.h"
 
 static int push(struct trace *t, uint64_t *cap, unsigned op, uint64_t key)
@@ -42,10 +43,14 @@ static uint64_t le64(const unsigned char *b)
     return v;
 }
 
+/* After the 8 magic bytes: the rest of the header, then count entries. The
+ * count is checked against the file's size before anything is allocated (a
+ * 24-byte file claiming 2^34 operations is truncated, not a 128 GiB
+ * allocation); from a pipe the array grows with what actually arrives. */
 static int load_binary(FILE *f, const char *path, struct trace *t, char *err, size_t len)
 {
     unsigned char h[24];
-    if (fread(h, 1, sizeof h, f) != sizeof h) {
+    if (fread(h + 8, 1, sizeof h - 8, f) != sizeof h - 8) {
         snprintf(err, len, "--trace: '%s': binary header truncated (expected 24 bytes)", path);
         return -1;
     }
@@ -60,16 +65,22 @@ static int load_binary(FILE *f, const char *path, struct trace *t, char *err, si
                  (unsigned long long)count);
         return -1;
     }
-    t->op = malloc(count * sizeof *t->op);
-    if (!t->op) {
-        snprintf(err, len, "--trace: '%s': out of memory for %llu operations", path, (unsigned long long)count);
-        return -1;
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+        uint64_t held = st.st_size > 24 ? ((uint64_t)st.st_size - 24) / 8 : 0;
+        if (held < count) {
+            snprintf(err, len, "--trace: '%s': truncated trace: the header claims %llu operations, the file's %lld "
+                     "bytes hold %llu", path, (unsigned long long)count, (long long)st.st_size,
+                     (unsigned long long)held);
+            return -1;
+        }
     }
+    uint64_t cap = 0;
     unsigned char b[8];
     for (uint64_t i = 0; i < count; i++) {
         if (fread(b, 1, 8, f) != 8) {
-            snprintf(err, len, "--trace: '%s': binary trace truncated at operation %llu of %llu", path,
-                     (unsigned long long)i + 1, (unsigned long long)count);
+            snprintf(err, len, "--trace: '%s': truncated trace: it ends at operation %llu of the %llu its header "
+                     "claims", path, (unsigned long long)i + 1, (unsigned long long)count);
             return -1;
         }
         uint64_t e = le64(b);
@@ -79,17 +90,37 @@ static int load_binary(FILE *f, const char *path, struct trace *t, char *err, si
                      (unsigned long long)i + 1, op);
             return -1;
         }
-        uint64_t key = (e & (TRACE_KEY_MAX - 1)) + 1;
-        t->op[t->n++] = e;
-        t->count[op]++;
-        if (key > t->max_key)
-            t->max_key = key;
+        if (push(t, &cap, op, (e & (TRACE_KEY_MAX - 1)) + 1) != 0) {
+            snprintf(err, len, "--trace: '%s': out of memory at operation %llu of %llu", path,
+                     (unsigned long long)i + 1, (unsigned long long)count);
+            return -1;
+        }
     }
     if (fread(b, 1, 1, f) != 0) {
         snprintf(err, len, "--trace: '%s': trailing bytes after %llu operations", path, (unsigned long long)count);
         return -1;
     }
     return 0;
+}
+
+/* A text trace from a pipe: the bytes read to look for the binary magic
+ * cannot be put back with rewind(), so the text reader gets a stream that
+ * yields them first, then the rest. */
+struct probed {
+    FILE *f;
+    char head[8];
+    size_t n, at;
+};
+
+static ssize_t probed_read(void *cookie, char *buf, size_t size)
+{
+    struct probed *p = cookie;
+    size_t k = 0;
+    while (k < size && p->at < p->n)
+        buf[k++] = p->head[p->at++];
+    if (k < size)
+        k += fread(buf + k, 1, size - k, p->f);
+    return (ssize_t)k;
 }
 
 static int load_text(FILE *f, const char *path, struct trace *t, char *err, size_t len)
@@ -158,11 +189,22 @@ int trace_load(const char *path, struct trace *t, char *err, size_t len)
         snprintf(err, len, "--trace: cannot open '%s': %s", path, strerror(errno));
         return -1;
     }
-    char magic[8];
-    size_t m = fread(magic, 1, sizeof magic, f);
-    rewind(f);
-    int rc = m == 8 && memcmp(magic, TRACE_MAGIC, 8) == 0 ? load_binary(f, path, t, err, len)
-                                                           : load_text(f, path, t, err, len);
+    struct probed pr = { .f = f };
+    pr.n = fread(pr.head, 1, sizeof pr.head, f);
+    int rc;
+    if (pr.n == 8 && memcmp(pr.head, TRACE_MAGIC, 8) == 0) {
+        rc = load_binary(f, path, t, err, len);
+    } else {
+        cookie_io_functions_t io = { .read = probed_read };
+        FILE *text = fopencookie(&pr, "r", io);
+        if (!text) {
+            snprintf(err, len, "--trace: cannot read '%s': %s", path, strerror(errno));
+            rc = -1;
+        } else {
+            rc = load_text(text, path, t, err, len);
+            fclose(text);
+        }
+    }
     fclose(f);
     if (rc != 0)
         trace_free(t);
