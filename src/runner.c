@@ -15,7 +15,9 @@
  * a sum of per-thread counters, so size()==i+ins-rem holds by construction
  * even if a table loses keys. The verify sweep counts the keys get() finds
  * over the whole key range (or a uniform sample of it when the range is too
- * large to sweep in about a second) and compares with what must be there.
+ * large to sweep in about a second) and compares with what must be there;
+ * it also checks every found value (a hash of the key and a version, run_val)
+ * and, in a full sweep, the sum of the keys found (verify_contents).
  *
  * All table calls come from worker threads after their thread_init (tables
  * with RCU registration need that); size() is called by worker 0.
@@ -161,7 +163,7 @@ struct worker {
  * truth: a bitmap of the keys present, and updates only where they are
  * meaningful: an insert only of an absent key, a remove only of a present
  * one (else counted as a failed insert / remove without calling the
- * table). Updates are done by the key's owner thread ((k - 1) mod n; an
+ * table, and as filter_skipped_ins / _rem). Updates are done by the key's owner thread ((k - 1) mod n; an
  * update drawn for another thread's key goes to the nearest key of this
  * thread's), so the bitmap and the filter never disagree under
  * concurrency. The final check then finds every present key (no false

@@ -152,7 +152,7 @@ with open(torn, "a") as fh:
 p = run("-t", "clht-lb", "-i", "1K", "-d", "10", "--csv", torn)
 lines = open(torn).read().splitlines()
 check(p.returncode == 0 and len(lines) == 4 and lines[2] == "4,partial-row-without-newline" and
-      lines[3].startswith("6,") and len(lines[3].split(",")) == len(lines[0].split(",")),
+      lines[3].startswith("7,") and len(lines[3].split(",")) == len(lines[0].split(",")),
       "a file not ending in a newline: the new row starts on its own line")
 
 # ---- 4. run_id and context on every row of every file; side files join ----
