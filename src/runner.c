@@ -163,9 +163,9 @@ struct worker {
  * truth: a bitmap of the keys present, and updates only where they are
  * meaningful: an insert only of an absent key, a remove only of a present
  * one (else counted as a failed insert / remove without calling the
- * table, and as filter_skipped_ins / _rem). Updates are done by the key's owner thread ((k - 1) mod n; an
- * update drawn for another thread's key goes to the nearest key of this
- * thread's), so the bitmap and the filter never disagree under
+ * table, and as filter_skipped_ins / _rem). Updates are done by the key's
+ * owner thread ((k - 1) mod n; an update drawn for another thread's key goes
+ * to the nearest key of this thread's), so the bitmap and the filter never disagree under
  * concurrency. The final check then finds every present key (no false
  * negatives, exactly) and counts the absent keys answered "present": the
  * false-positive rate. */

@@ -69,7 +69,7 @@ struct run_result {
     uint64_t verified_keys, verify_found, verify_expected;
     bool verify_ok;
     uint64_t verify_bad_values;         /* found keys whose value the run did not write (wrong key, version, torn) */
-    uint64_t bad_key, bad_value;        /* ... the smallest such key and the value read */
+    uint64_t bad_key, bad_value;        /* ... the first such key the sweep met, and the value read */
     unsigned max_version;               /* the versions the run could have written: 0 .. max_version */
     bool keysum_checked, keysum_ok;     /* VERIFY_FULL, exact tables: sum of keys found == keysum_expected */
     uint64_t keysum_found, keysum_expected;   /* mod 2^64: prefill + inserted - removed keys */
