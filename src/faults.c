@@ -6,9 +6,9 @@
 
 static const struct cht_ops *inner_ops;
 static struct cht_ops wrapped;
-static uint64_t drop_every, stale_every, torn_every, pair_from, size_skew;
+static uint64_t drop_every, drop_rem_every, stale_every, torn_every, pair_from, size_skew;
 static bool filter_always;
-static uint64_t inserts, dropped, gets, last_value, removes;
+static uint64_t inserts, dropped, dropped_rem, gets, last_value, removes, removes_all;
 static int pair_phase;           /* 0: waiting, 3: claimed, 1: a remove dropped, 2: the insert dropped too */
 static cht_key_t pair_removed;   /* B: the key whose remove was dropped */
 
@@ -32,6 +32,11 @@ static bool f_insert(void *t, cht_key_t k, cht_val_t v)
 static bool f_remove(void *t, cht_key_t k)
 {
     cht_val_t old;
+    if (drop_rem_every && __atomic_add_fetch(&removes_all, 1, __ATOMIC_RELAXED) % drop_rem_every == 0 &&
+        inner_ops->get(t, k, &old)) {
+        __atomic_add_fetch(&dropped_rem, 1, __ATOMIC_RELAXED);
+        return true;                 /* "removed": counted, but still there */
+    }
     if (pair_from && __atomic_load_n(&pair_phase, __ATOMIC_ACQUIRE) == 0 &&
         __atomic_add_fetch(&removes, 1, __ATOMIC_RELAXED) >= pair_from && inner_ops->get(t, k, &old)) {
         int zero = 0;
@@ -72,12 +77,13 @@ static void f_get_batch(void *t, const cht_key_t *keys, size_t n, cht_val_t *val
 
 static size_t f_size(void *t)
 {
-    return inner_ops->size(t) + __atomic_load_n(&dropped, __ATOMIC_RELAXED) + size_skew;
+    return inner_ops->size(t) + __atomic_load_n(&dropped, __ATOMIC_RELAXED) -
+           __atomic_load_n(&dropped_rem, __ATOMIC_RELAXED) + size_skew;
 }
 
 void fault_reset(void)
 {
-    inserts = dropped = gets = last_value = removes = 0;
+    inserts = dropped = dropped_rem = gets = last_value = removes = removes_all = 0;
     pair_phase = 0;
     pair_removed = 0;
 }
@@ -95,12 +101,13 @@ const struct cht_ops *fault_wrap(const struct cht_ops *inner)
     drop_every = env_count("CHTBENCH_TEST_FAULT_DROP_INSERT");
     if (!drop_every)
         drop_every = env_count("CHTBENCH_FAULT_DROP_INSERT");   /* its first name */
+    drop_rem_every = env_count("CHTBENCH_TEST_FAULT_DROP_REMOVE");
     stale_every = env_count("CHTBENCH_TEST_FAULT_STALE_GET");
     torn_every = env_count("CHTBENCH_TEST_FAULT_TORN_GET");
     pair_from = env_count("CHTBENCH_TEST_FAULT_DROP_PAIR");
     filter_always = env_count("CHTBENCH_TEST_FAULT_FILTER_ALWAYS") != 0;
     size_skew = env_count("CHTBENCH_TEST_FAULT_SIZE_SKEW");
-    if (!drop_every && !stale_every && !torn_every && !pair_from && !filter_always && !size_skew)
+    if (!drop_every && !drop_rem_every && !stale_every && !torn_every && !pair_from && !filter_always && !size_skew)
         return inner;
     inner_ops = inner;
     wrapped = *inner;

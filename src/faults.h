@@ -7,6 +7,8 @@
  *     every N-th insert of an absent key reports success without inserting,
  *     while size() still counts it (per-thread counters that survive a lost
  *     key): the count of keys found catches it.
+ *   CHTBENCH_TEST_FAULT_DROP_REMOVE=N: every N-th remove of a present key
+ *     reports success without removing it, size() agreeing: keys too many.
  *   CHTBENCH_TEST_FAULT_STALE_GET=N: every N-th get that finds its key
  *     returns the value of the previous successful get (of another key, as a
  *     reader of a recycled slot would): the value check catches it.

@@ -304,7 +304,7 @@ static void report_outcome(const struct table_choice *t, unsigned threads, unsig
                          (unsigned long long)(r->verify_expected - r->verify_found),
                          (unsigned long long)r->verify_expected);
             else
-                snprintf(howmany, sizeof howmany, "%llu keys too many (%llu expected)",
+                snprintf(howmany, sizeof howmany, "%llu keys too many, %llu expected",
                          (unsigned long long)(r->verify_found - r->verify_expected),
                          (unsigned long long)r->verify_expected);
             fprintf(stderr,

@@ -154,6 +154,13 @@ check(p.returncode == 1 and r.get("outcome") == "mismatch" and r.get("size_ok") 
       summary_says(p, "VERIFY FAILED"),
       f"lost inserts: 'VERIFY FAILED: ... {exp - found} of {exp} keys missing', no SIZE MISMATCH, no KEY SUM line "
       f"(the count said it): {said(p)}")
+p, r = run("-t", "chain", "-n", "3", "-i", "64K", *BASE, env={"CHTBENCH_TEST_FAULT_DROP_REMOVE": "100"})
+exp, found = r.get("expected_size", 0), r.get("verify_found", 0)
+check(p.returncode == 1 and r.get("outcome") == "mismatch" and r.get("size_ok") == 1 and r.get("verify_ok") == 0 and
+      found > exp and only(p, "VERIFY FAILED") and
+      lines(p, "VERIFY FAILED")[0].startswith(f"chtbench: VERIFY FAILED: chain, 3 threads, rep 0: {found - exp} keys "
+                                              f"too many, {exp} expected (the final check, --verify full"),
+      f"removes that leave the key: 'VERIFY FAILED: ... {found - exp} keys too many, {exp} expected': {said(p)}")
 p, r = run("-t", "cuckoo", "-n", "2", "-i", "64K", *BASE, env={"CHTBENCH_TEST_FAULT_SIZE_SKEW": "3"})
 check(p.returncode == 1 and r.get("outcome") == "mismatch" and r.get("size_ok") == 0 and r.get("verify_ok") == 1 and
       r.get("final_size") == r.get("expected_size") + 3 and only(p, "SIZE MISMATCH") and
