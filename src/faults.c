@@ -6,9 +6,9 @@
 
 static const struct cht_ops *inner_ops;
 static struct cht_ops wrapped;
-static uint64_t drop_every, drop_rem_every, stale_every, torn_every, pair_from, size_skew;
+static uint64_t drop_every, drop_rem_every, stale_every, torn_every, miss_every, pair_from, size_skew;
 static bool filter_always;
-static uint64_t inserts, dropped, dropped_rem, gets, last_value, removes, removes_all;
+static uint64_t inserts, dropped, dropped_rem, gets, misses, last_value, removes, removes_all;
 static int pair_phase;           /* 0: waiting, 3: claimed, 1: a remove dropped, 2: the insert dropped too */
 static cht_key_t pair_removed;   /* B: the key whose remove was dropped */
 
@@ -57,6 +57,8 @@ static bool f_get(void *t, cht_key_t k, cht_val_t *v)
         return true;
     }
     bool found = inner_ops->get(t, k, v);
+    if (found && miss_every && __atomic_add_fetch(&misses, 1, __ATOMIC_RELAXED) % miss_every == 0)
+        return false;                /* a key that is there, answered absent */
     if (!found || !(stale_every || torn_every))
         return found;
     uint64_t n = __atomic_add_fetch(&gets, 1, __ATOMIC_RELAXED);
@@ -83,7 +85,7 @@ static size_t f_size(void *t)
 
 void fault_reset(void)
 {
-    inserts = dropped = dropped_rem = gets = last_value = removes = removes_all = 0;
+    inserts = dropped = dropped_rem = gets = misses = last_value = removes = removes_all = 0;
     pair_phase = 0;
     pair_removed = 0;
 }
@@ -104,10 +106,12 @@ const struct cht_ops *fault_wrap(const struct cht_ops *inner)
     drop_rem_every = env_count("CHTBENCH_TEST_FAULT_DROP_REMOVE");
     stale_every = env_count("CHTBENCH_TEST_FAULT_STALE_GET");
     torn_every = env_count("CHTBENCH_TEST_FAULT_TORN_GET");
+    miss_every = env_count("CHTBENCH_TEST_FAULT_MISS_GET");
     pair_from = env_count("CHTBENCH_TEST_FAULT_DROP_PAIR");
     filter_always = env_count("CHTBENCH_TEST_FAULT_FILTER_ALWAYS") != 0;
     size_skew = env_count("CHTBENCH_TEST_FAULT_SIZE_SKEW");
-    if (!drop_every && !drop_rem_every && !stale_every && !torn_every && !pair_from && !filter_always && !size_skew)
+    if (!drop_every && !drop_rem_every && !stale_every && !torn_every && !miss_every && !pair_from &&
+        !filter_always && !size_skew)
         return inner;
     inner_ops = inner;
     wrapped = *inner;

@@ -12,6 +12,8 @@
  *   CHTBENCH_TEST_FAULT_STALE_GET=N: every N-th get that finds its key
  *     returns the value of the previous successful get (of another key, as a
  *     reader of a recycled slot would): the value check catches it.
+ *   CHTBENCH_TEST_FAULT_MISS_GET=N: every N-th get that finds its key
+ *     answers "absent" (a filter's false negative): the count catches it.
  *   CHTBENCH_TEST_FAULT_TORN_GET=N: every N-th get that finds its key returns
  *     CHT_VAL_TORN, what cht_value_read gives for a half-overwritten block.
  *   CHTBENCH_TEST_FAULT_DROP_PAIR=N: from the N-th remove on, the first

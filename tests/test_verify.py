@@ -188,6 +188,14 @@ for opts, n in [("fp_bits=8", 2), ("fp_bits=12,ways=2", 3), ("fp_bits=4,ways=8",
     check(r.get("filter_skipped_ins") == r.get("ins_fail") > 0 and r.get("filter_skipped_rem") == r.get("rem_fail") > 0,
           f"  skipped ops counted apart: filter_skipped_ins {r.get('filter_skipped_ins')} == ins_fail, "
           f"filter_skipped_rem {r.get('filter_skipped_rem')} == rem_fail")
+p, r = run("-t", "cuckoo-filter", "-n", "2", "-i", "64K", "-u", "20", "-d", "50",
+           env={"CHTBENCH_TEST_FAULT_MISS_GET": "1000"})
+fn = r.get("false_negatives", 0)
+check(p.returncode == 1 and r.get("outcome") == "mismatch" and r.get("verify_ok") == 0 and r.get("size_ok") == 1 and
+      fn > 0 and only(p, "VERIFY FAILED") and
+      lines(p, "VERIFY FAILED")[0] == f"chtbench: VERIFY FAILED: cuckoo-filter, 2 threads, rep 0: {fn} keys present "
+                                      "not found (false negatives) by the final check (--verify full)",
+      f"a filter with false negatives: exit 1, mismatch, 'VERIFY FAILED: ... {fn} keys present not found': {said(p)}")
 p, r = run("-t", "clht-lb", "-i", "1K", "-d", "10")
 check(all(r.get(c) is None for c in ["fp_bound", "fp_limit", "filter_skipped_ins", "filter_skipped_rem"]),
       "exact tables leave the filter columns empty")
