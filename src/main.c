@@ -324,18 +324,19 @@ static void report_outcome(const struct table_choice *t, unsigned threads, unsig
     }
     if (r->verify_bad_values) {
         uint64_t v = r->bad_value;
-        char what[96];
-        if (v == CHT_VAL_TORN)
+        char ver[32] = "", what[96];
+        if (v == CHT_VAL_TORN) {       /* no version to speak of */
             snprintf(what, sizeof what, "torn: words of two writes (cht_value_read)");
-        else
+        } else {
+            snprintf(ver, sizeof ver, " version %llu", (unsigned long long)(v >> RUN_VAL_KEY_BITS));
             snprintf(what, sizeof what, "key bits 0x%012llx, expected 0x%012llx",
                      (unsigned long long)(v & RUN_VAL_KEY_MASK), (unsigned long long)run_val_keybits(r->bad_key));
+        }
         fprintf(stderr,
-                "chtbench: VALUE MISMATCH: %s, %u threads, rep %u: key %llu version %llu read 0x%016llx (%s; versions "
-                "written 0..%u): %llu of the %llu keys found hold a value the run did not write for them\n",
-                name, threads, rep, (unsigned long long)r->bad_key, (unsigned long long)(v >> RUN_VAL_KEY_BITS),
-                (unsigned long long)v, what, r->max_version, (unsigned long long)r->verify_bad_values,
-                (unsigned long long)r->verify_found);
+                "chtbench: VALUE MISMATCH: %s, %u threads, rep %u: key %llu%s read 0x%016llx (%s; versions written "
+                "0..%u): %llu of the %llu keys found hold a value the run did not write for them\n",
+                name, threads, rep, (unsigned long long)r->bad_key, ver, (unsigned long long)v, what, r->max_version,
+                (unsigned long long)r->verify_bad_values, (unsigned long long)r->verify_found);
     }
     if (!r->keysum_ok && r->verify_ok)    /* a wrong count makes a wrong sum: VERIFY FAILED says it */
         fprintf(stderr,
