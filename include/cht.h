@@ -81,6 +81,10 @@ struct cht_stats {
     uint64_t full_failures;  /* inserts refused because the table was full (fixed capacity) */
     uint64_t alloc_failures; /* inserts refused because memory could not be allocated */
     uint64_t tx_begins, tx_commits, tx_aborts, tx_fallbacks; /* RTM tables */
+    /* Fingerprint filters (CHT_CAP_APPROXIMATE): fingerprint bits f and slots
+     * per bucket b, from which the driver bounds the false-positive rate
+     * (two candidate buckets: 1 - (1 - 1/(2^f - 1))^(2b), about 2b/2^f). 0: not stated. */
+    unsigned fp_bits, fp_bucket_slots;
 };
 
 struct cht_ops {

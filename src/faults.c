@@ -1,42 +1,125 @@
-/* faults.c - see faults.h. One run at a time, so the state is global. */
+/* faults.c - see faults.h. One run at a time, so the state is global; the
+ * counters are shared atomics, which is fine for a test hook (never on in a
+ * measurement). */
 #include <stdlib.h>
 #include "faults.h"
 
 static const struct cht_ops *inner_ops;
 static struct cht_ops wrapped;
-static uint64_t drop_every, inserts, dropped;
+static uint64_t drop_every, drop_rem_every, stale_every, torn_every, miss_every, pair_from, size_skew;
+static bool filter_always;
+static uint64_t inserts, dropped, dropped_rem, gets, misses, last_value, removes, removes_all;
+static int pair_phase;           /* 0: waiting, 3: claimed, 1: a remove dropped, 2: the insert dropped too */
+static cht_key_t pair_removed;   /* B: the key whose remove was dropped */
 
-static bool drop_insert(void *t, cht_key_t k, cht_val_t v)
+static bool f_insert(void *t, cht_key_t k, cht_val_t v)
 {
     cht_val_t old;
-    if (__atomic_add_fetch(&inserts, 1, __ATOMIC_RELAXED) % drop_every == 0 && !inner_ops->get(t, k, &old)) {
+    if (drop_every && __atomic_add_fetch(&inserts, 1, __ATOMIC_RELAXED) % drop_every == 0 &&
+        !inner_ops->get(t, k, &old)) {
         __atomic_add_fetch(&dropped, 1, __ATOMIC_RELAXED);
         return true;                 /* "inserted": counted, but not there */
+    }
+    if (pair_from && __atomic_load_n(&pair_phase, __ATOMIC_ACQUIRE) == 1 &&
+        k != __atomic_load_n(&pair_removed, __ATOMIC_RELAXED) && !inner_ops->get(t, k, &old)) {
+        int one = 1;
+        if (__atomic_compare_exchange_n(&pair_phase, &one, 2, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+            return true;             /* A: reported inserted, not there; it offsets B's dropped remove */
     }
     return inner_ops->insert(t, k, v);
 }
 
-static size_t drop_size(void *t)
+static bool f_remove(void *t, cht_key_t k)
 {
-    return inner_ops->size(t) + __atomic_load_n(&dropped, __ATOMIC_RELAXED);
+    cht_val_t old;
+    if (drop_rem_every && __atomic_add_fetch(&removes_all, 1, __ATOMIC_RELAXED) % drop_rem_every == 0 &&
+        inner_ops->get(t, k, &old)) {
+        __atomic_add_fetch(&dropped_rem, 1, __ATOMIC_RELAXED);
+        return true;                 /* "removed": counted, but still there */
+    }
+    if (pair_from && __atomic_load_n(&pair_phase, __ATOMIC_ACQUIRE) == 0 &&
+        __atomic_add_fetch(&removes, 1, __ATOMIC_RELAXED) >= pair_from && inner_ops->get(t, k, &old)) {
+        int zero = 0;
+        if (__atomic_compare_exchange_n(&pair_phase, &zero, 3, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+            /* phase 3 (claimed) holds f_insert off until B is published */
+            __atomic_store_n(&pair_removed, k, __ATOMIC_RELAXED);
+            __atomic_store_n(&pair_phase, 1, __ATOMIC_RELEASE);
+            return true;             /* B: reported removed, still there */
+        }
+    }
+    return inner_ops->remove(t, k);
+}
+
+static bool f_get(void *t, cht_key_t k, cht_val_t *v)
+{
+    if (filter_always) {
+        *v = 0;
+        return true;
+    }
+    bool found = inner_ops->get(t, k, v);
+    if (found && miss_every && __atomic_add_fetch(&misses, 1, __ATOMIC_RELAXED) % miss_every == 0)
+        return false;                /* a key that is there, answered absent */
+    if (!found || !(stale_every || torn_every))
+        return found;
+    uint64_t n = __atomic_add_fetch(&gets, 1, __ATOMIC_RELAXED);
+    cht_val_t mine = *v;
+    if (stale_every && n % stale_every == 0)
+        *v = __atomic_load_n(&last_value, __ATOMIC_RELAXED);
+    else if (torn_every && n % torn_every == 0)
+        *v = CHT_VAL_TORN;
+    __atomic_store_n(&last_value, mine, __ATOMIC_RELAXED);
+    return true;
+}
+
+static void f_get_batch(void *t, const cht_key_t *keys, size_t n, cht_val_t *vals, bool *found)
+{
+    for (size_t i = 0; i < n; i++)
+        found[i] = f_get(t, keys[i], &vals[i]);
+}
+
+static size_t f_size(void *t)
+{
+    return inner_ops->size(t) + __atomic_load_n(&dropped, __ATOMIC_RELAXED) -
+           __atomic_load_n(&dropped_rem, __ATOMIC_RELAXED) + size_skew;
 }
 
 void fault_reset(void)
 {
-    inserts = dropped = 0;
+    inserts = dropped = dropped_rem = gets = misses = last_value = removes = removes_all = 0;
+    pair_phase = 0;
+    pair_removed = 0;
+}
+
+static uint64_t env_count(const char *name)
+{
+    const char *e = getenv(name);
+    char *end;
+    unsigned long long n = e && *e >= '0' && *e <= '9' ? strtoull(e, &end, 10) : 0;
+    return n && !*end ? n : 0;
 }
 
 const struct cht_ops *fault_wrap(const struct cht_ops *inner)
 {
-    const char *e = getenv("CHTBENCH_FAULT_DROP_INSERT");
-    char *end;
-    unsigned long long n = e ? strtoull(e, &end, 10) : 0;
-    if (!n || *end)
+    drop_every = env_count("CHTBENCH_TEST_FAULT_DROP_INSERT");
+    if (!drop_every)
+        drop_every = env_count("CHTBENCH_FAULT_DROP_INSERT");   /* its first name */
+    drop_rem_every = env_count("CHTBENCH_TEST_FAULT_DROP_REMOVE");
+    stale_every = env_count("CHTBENCH_TEST_FAULT_STALE_GET");
+    torn_every = env_count("CHTBENCH_TEST_FAULT_TORN_GET");
+    miss_every = env_count("CHTBENCH_TEST_FAULT_MISS_GET");
+    pair_from = env_count("CHTBENCH_TEST_FAULT_DROP_PAIR");
+    filter_always = env_count("CHTBENCH_TEST_FAULT_FILTER_ALWAYS") != 0;
+    size_skew = env_count("CHTBENCH_TEST_FAULT_SIZE_SKEW");
+    if (!drop_every && !drop_rem_every && !stale_every && !torn_every && !miss_every && !pair_from &&
+        !filter_always && !size_skew)
         return inner;
     inner_ops = inner;
-    drop_every = n;
     wrapped = *inner;
-    wrapped.insert = drop_insert;
-    wrapped.size = drop_size;
+    wrapped.insert = f_insert;
+    wrapped.remove = f_remove;
+    wrapped.get = f_get;
+    if (inner->get_batch)            /* the table's batched lookup would bypass the faulty get */
+        wrapped.get_batch = f_get_batch;
+    wrapped.size = f_size;
     return &wrapped;
 }

@@ -2,6 +2,7 @@
  * main.c - chtbench: parse, plan, run every (table, threads, rep), report.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/prctl.h>
@@ -328,7 +329,8 @@ static uint64_t opbuf_len(const struct bench_config *cfg, unsigned threads)
     return n;
 }
 
-/* One line on stderr for a repetition that is not a clean result. */
+/* One line on stderr for a repetition that is not a clean result; for a
+ * correctness failure, one line per check that failed, named by the check. */
 static void report_outcome(const struct table_choice *t, unsigned threads, unsigned rep, const struct run_result *r)
 {
     const char *name = t->ops->name;
@@ -347,25 +349,97 @@ static void report_outcome(const struct table_choice *t, unsigned threads, unsig
                 "be allocated%s%s\n",
                 name, threads, rep, (unsigned long long)r->stats.alloc_failures, r->error[0] ? "; " : "", r->error);
         return;
-    case OUTCOME_MISMATCH:
+    default:
         break;
     }
     if (!r->size_ok)
         fprintf(stderr,
-                "chtbench: CORRECTNESS FAILURE: %s, %u threads, rep %u: size after prefill %zu (expected %llu), "
+                "chtbench: SIZE MISMATCH: %s, %u threads, rep %u: size after prefill %zu (expected %llu), "
                 "final size %zu, expected %zu = %llu prefilled + %llu inserted - %llu removed%s%s\n",
                 name, threads, rep, r->prefill_size, (unsigned long long)r->prefilled, r->final_size,
                 r->expected_size, (unsigned long long)r->prefilled,
                 (unsigned long long)(r->count[INS_SUC] + r->warmup_count[INS_SUC]),
                 (unsigned long long)(r->count[REM_SUC] + r->warmup_count[REM_SUC]), r->error[0] ? "; " : "",
                 r->error);
-    if (!r->verify_ok)
+    if (!r->verify_ok) {
+        const char *mode = verify_mode_name(r->verify_mode);
+        if (r->false_negatives)
+            fprintf(stderr,
+                    "chtbench: VERIFY FAILED: %s, %u threads, rep %u: %llu keys present not found (false negatives) "
+                    "by the final check (--verify %s)\n",
+                    name, threads, rep, (unsigned long long)r->false_negatives, mode);
+        else if (r->verify_mode == VERIFY_FULL) {
+            bool missing = r->verify_found < r->verify_expected;
+            char howmany[96];
+            if (missing)
+                snprintf(howmany, sizeof howmany, "%llu of %llu keys missing",
+                         (unsigned long long)(r->verify_expected - r->verify_found),
+                         (unsigned long long)r->verify_expected);
+            else
+                snprintf(howmany, sizeof howmany, "%llu keys too many, %llu expected",
+                         (unsigned long long)(r->verify_found - r->verify_expected),
+                         (unsigned long long)r->verify_expected);
+            fprintf(stderr,
+                    "chtbench: VERIFY FAILED: %s, %u threads, rep %u: %s (the final check, --verify full, looked up "
+                    "%llu keys and found %llu; size() says %zu)\n",
+                    name, threads, rep, howmany, (unsigned long long)r->verified_keys,
+                    (unsigned long long)r->verify_found, r->final_size);
+        }
+        else
+            fprintf(stderr,
+                    "chtbench: VERIFY FAILED: %s, %u threads, rep %u: the final check (--verify %s) found %llu of a "
+                    "sample of %llu keys, %llu expected on average: keys %s beyond 6 standard deviations (size() "
+                    "says %zu)\n",
+                    name, threads, rep, mode, (unsigned long long)r->verify_found, (unsigned long long)r->verified_keys,
+                    (unsigned long long)r->verify_expected, r->verify_found < r->verify_expected ? "missing" : "too many",
+                    r->final_size);
+    }
+    if (r->verify_bad_values) {
+        uint64_t v = r->bad_value;
+        char ver[32] = "", what[96];
+        if (v == CHT_VAL_TORN) {       /* no version to speak of */
+            snprintf(what, sizeof what, "torn: words of two writes (cht_value_read)");
+        } else {
+            snprintf(ver, sizeof ver, " version %llu", (unsigned long long)(v >> RUN_VAL_KEY_BITS));
+            snprintf(what, sizeof what, "key bits 0x%012llx, expected 0x%012llx",
+                     (unsigned long long)(v & RUN_VAL_KEY_MASK), (unsigned long long)run_val_keybits(r->bad_key));
+        }
         fprintf(stderr,
-                "chtbench: CORRECTNESS FAILURE: %s, %u threads, rep %u: the final check (--verify %s) looked up %llu "
-                "keys and found %llu, expected %llu%s (size() says %zu)\n",
-                name, threads, rep, verify_mode_name(r->verify_mode), (unsigned long long)r->verified_keys,
-                (unsigned long long)r->verify_found, (unsigned long long)r->verify_expected,
-                r->verify_mode == VERIFY_SAMPLE ? " on average (beyond 6 standard deviations)" : "", r->final_size);
+                "chtbench: VALUE MISMATCH: %s, %u threads, rep %u: key %llu%s read 0x%016llx (%s; versions written "
+                "0..%u): %llu of the %llu keys found hold a value the run did not write for them\n",
+                name, threads, rep, (unsigned long long)r->bad_key, ver, (unsigned long long)v, what, r->max_version,
+                (unsigned long long)r->verify_bad_values, (unsigned long long)r->verify_found);
+    }
+    if (!r->keysum_ok && r->verify_ok)    /* a wrong count makes a wrong sum: VERIFY FAILED says it */
+        fprintf(stderr,
+                "chtbench: KEY SUM MISMATCH: %s, %u threads, rep %u: the keys found sum to 0x%016llx, the prefilled "
+                "+ inserted - removed keys to 0x%016llx (mod 2^64; found - expected = %lld): the count agrees, so a "
+                "key was lost and another that should be gone is there\n",
+                name, threads, rep, (unsigned long long)r->keysum_found, (unsigned long long)r->keysum_expected,
+                (long long)(r->keysum_found - r->keysum_expected));
+    if (r->fp_excess)
+        fprintf(stderr,
+                "chtbench: FP EXCESS: %s, %u threads, rep %u: rate %.4g > bound %.4g + 6 sd (limit %.4g): %llu of "
+                "%llu absent keys answered \"present\" (f = %u fingerprint bits, b = %u slots per bucket)\n",
+                name, threads, rep, r->fp_rate, r->fp_bound, r->fp_limit,
+                (unsigned long long)llround(r->fp_rate * (double)r->fp_checked), (unsigned long long)r->fp_checked,
+                r->stats.fp_bits, r->stats.fp_bucket_slots);
+}
+
+/* The summary's word for a repetition: "ok" or the check that failed first
+ * (in report_outcome's order). */
+static const char *outcome_label(const struct run_result *r)
+{
+    switch (r->outcome) {
+    case OUTCOME_OK: return "ok";
+    case OUTCOME_FULL: return "TABLE FULL";
+    case OUTCOME_OOM: return "OUT OF MEMORY";
+    case OUTCOME_FP_EXCESS: return "FP EXCESS";
+    case OUTCOME_KEYSUM_MISMATCH: return "KEY SUM MISMATCH";
+    case OUTCOME_VALUE_MISMATCH: return "VALUE MISMATCH";
+    case OUTCOME_MISMATCH: break;
+    }
+    return !r->size_ok ? "SIZE MISMATCH" : "VERIFY FAILED";
 }
 
 /* Exit status of a repetition's outcome: 1 for a correctness failure or out
@@ -485,6 +559,7 @@ static int run_all(struct bench_config *cfg)
             if (over)
                 fprintf(stderr, "chtbench: warning: %s: oversubscribed\n", why[0] ? why : "threads share CPUs");
             enum run_outcome worst = OUTCOME_OK;
+            const char *worst_label = "ok";
             unsigned done = 0;
             bool hold = threads == 1 && !one_known && held;
             for (unsigned rep = 0; rep < cfg->reps && !runner_interrupted; rep++) {
@@ -515,7 +590,10 @@ static int run_all(struct bench_config *cfg)
                             "or --ops for an exact stream\n", (unsigned long long)r.opbuf_len);
                 }
                 status = worse(status, outcome_status(r.outcome));
-                worst = r.outcome > worst ? r.outcome : worst;
+                if (r.outcome > worst) {
+                    worst = r.outcome;
+                    worst_label = outcome_label(&r);
+                }
                 mops[done++] = r.mops;
                 completed++;
                 struct record rec = { .cfg = cfg, .table = &cfg->table[t], .threads = threads, .rep = rep,
@@ -557,8 +635,7 @@ static int run_all(struct bench_config *cfg)
             if (!done)
                 continue;
             report_console_summary(human, &cfg->table[t], threads, pin_policy_name(cfg->pin.policy), mops, done,
-                                   worst == OUTCOME_OK ? "ok" : worst == OUTCOME_MISMATCH ? "SIZE MISMATCH"
-                                   : worst == OUTCOME_FULL ? "TABLE FULL" : "OUT OF MEMORY");
+                                   worst_label);
             /* noise: the spread of the repetitions, and a speedup no machine can give */
             double v[done];
             memcpy(v, mops, sizeof v);

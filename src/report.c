@@ -234,6 +234,9 @@ static void put_run_key(struct row *row, const struct record *rec)
 const char *report_outcome_name(enum run_outcome o)
 {
     static const char *const names[] = { [OUTCOME_OK] = "ok", [OUTCOME_FULL] = "full", [OUTCOME_OOM] = "oom",
+                                         [OUTCOME_FP_EXCESS] = "fp_excess",
+                                         [OUTCOME_KEYSUM_MISMATCH] = "keysum_mismatch",
+                                         [OUTCOME_VALUE_MISMATCH] = "value_mismatch",
                                          [OUTCOME_MISMATCH] = "mismatch" };
     return names[o];
 }
@@ -327,6 +330,15 @@ static void build_row(const struct record *rec, struct row *row)
     put_latency(row, &r->lat);
     put_u(row, "value_size", c->value_size);   /* schema 5 */
     put_s(row, "keys", c->keys_sparse ? "sparse" : "dense");   /* schema 6 */
+    /* schema 7: the final check of values and keys, the filter's bound */
+    bool exact = !(rec->table->ops->caps & CHT_CAP_APPROXIMATE) && r->verify_mode != VERIFY_OFF;
+    put_ou(row, "verify_bad_values", exact, r->verify_bad_values);
+    put_ou(row, "verify_keysum_ok", r->keysum_checked, r->keysum_ok);
+    put_od(row, "fp_bound", approx && r->fp_bound > 0, r->fp_bound);
+    put_od(row, "fp_limit", approx && r->fp_bound > 0, r->fp_limit);
+    bool filter = rec->table->ops->caps & CHT_CAP_APPROXIMATE;
+    put_ou(row, "filter_skipped_ins", filter, r->filter_skipped[0]);
+    put_ou(row, "filter_skipped_rem", filter, r->filter_skipped[1]);
     put_context(row);
 }
 

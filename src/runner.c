@@ -15,7 +15,9 @@
  * a sum of per-thread counters, so size()==i+ins-rem holds by construction
  * even if a table loses keys. The verify sweep counts the keys get() finds
  * over the whole key range (or a uniform sample of it when the range is too
- * large to sweep in about a second) and compares with what must be there.
+ * large to sweep in about a second) and compares with what must be there;
+ * it also checks every found value (a hash of the key and a version, run_val)
+ * and, in a full sweep, the sum of the keys found (verify_contents).
  *
  * All table calls come from worker threads after their thread_init (tables
  * with RCU registration need that); size() is called by worker 0.
@@ -117,6 +119,9 @@ struct shared {
     alignas(CHT_CACHE_LINE) uint64_t ycsb_acked; /* YCSB D: every key up to here has been inserted */
     alignas(CHT_CACHE_LINE) uint8_t ycsb_done[YCSB_ACK_WINDOW]; /* D: key k's insert completed (k mod window) */
     uint64_t *shadow;                        /* approximate tables: the keys present, one bit each */
+    struct worker *workers;
+    bool *wrote;                             /* [v]: version v may be in the table (0: prefill; t + 1: worker t
+                                              * inserted or updated); set by thread 0 before the verify sweep */
     int shifter_stop;
     const struct keygen *verify_perm;        /* VERIFY_SAMPLE: the sample is verify_perm(1..verify_n) */
     enum verify_mode verify;
@@ -134,6 +139,12 @@ struct worker {
     uint64_t prefilled;          /* prefill inserts that succeeded */
     uint64_t verify_found;       /* keys of this worker's verify slice that get() found */
     uint64_t verify_present, verify_present_found;   /* approximate tables: present keys, and of them found */
+    uint64_t keysum;             /* sum of the keys this worker's prefill, warm-up and timed inserts added,
+                                  * minus those its removes took away (mod 2^64) */
+    uint64_t verify_keysum;      /* sum of the keys of its verify slice that get() found */
+    uint64_t verify_bad;         /* ... found with a value the run did not write */
+    uint64_t bad_key, bad_value; /* ... the first of them */
+    uint64_t skipped[2];         /* filters: timed inserts of present / removes of absent keys (not sent) */
     uint64_t *opbuf;             /* --keybuf: pre-generated ops, (op << 62) | (key - 1); NULL: in the loop */
     uint64_t opbuf_ns;           /* time to fill it */
     bool opbuf_failed;           /* could not allocate it */
@@ -156,9 +167,9 @@ struct worker {
  * truth: a bitmap of the keys present, and updates only where they are
  * meaningful: an insert only of an absent key, a remove only of a present
  * one (else counted as a failed insert / remove without calling the
- * table). Updates are done by the key's owner thread ((k - 1) mod n; an
- * update drawn for another thread's key goes to the nearest key of this
- * thread's), so the bitmap and the filter never disagree under
+ * table, and as filter_skipped_ins / _rem). Updates are done by the key's
+ * owner thread ((k - 1) mod n; an update drawn for another thread's key goes
+ * to the nearest key of this thread's), so the bitmap and the filter never disagree under
  * concurrency. The final check then finds every present key (no false
  * negatives, exactly) and counts the absent keys answered "present": the
  * false-positive rate. */
@@ -189,23 +200,25 @@ static void prefill_slice(struct worker *w, uint64_t first, uint64_t n)
 {
     const struct shared *s = w->s;
     bool (*insert)(void *, cht_key_t, cht_val_t) = s->ops->insert;
-    uint64_t done = 0;
+    uint64_t done = 0, ks = 0;
     for (uint64_t j = first + 1; j <= first + n; j++) {
         if (!(j & 4095) && stop_requested())
             break;
         cht_key_t k = keygen_scramble(s->p->perm, j);
         if (s->p->cfg->keys_sparse)
             k = keygen_sparse(k);
-        bool ok = insert(s->table, k, k);
+        bool ok = insert(s->table, k, run_val(k, 0));
         if (!ok) {                   /* full or out of memory: the outcome says which; no point going on */
             w->prefill_full = true;
             break;
         }
         done++;
+        ks += k;
         if (s->shadow)
             shadow_set(s->shadow, k, true);
     }
     w->prefilled = done;
+    w->keysum += ks;
 }
 
 static void prefill(struct worker *w)
@@ -352,6 +365,10 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     const uint64_t *opbuf = w->opbuf, opmask = p->cfg->trace ? UINT64_MAX : p->opbuf_len - 1;
     uint64_t opi = 0;
     uint64_t gs = 0, gf = 0, is = 0, inf = 0, rs = 0, rf = 0, us = 0, uf = 0;
+    /* the final check's inputs: values carry this thread's version, and the keys its inserts
+     * added and removes took away are summed (register arithmetic, no memory traffic) */
+    const uint64_t vbits = (uint64_t)(w->tid + 1) << RUN_VAL_KEY_BITS;
+    uint64_t ks = 0, skip_ins = 0, skip_rem = 0;
     bool (*update)(void *, cht_key_t, cht_val_t) = s->ops->update;
     /* LOOP_BATCH: gets queue up to `batch` keys, then one get_batch call; updates stay single */
     void (*get_batch)(void *, const cht_key_t *, size_t, cht_val_t *, bool *) =
@@ -427,13 +444,15 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
             k = owned_key(k, w->tid, nthreads, range);
             bool present = k && shadow_test(shadow, k), ok = false;
             if (c < ins_below) {
-                ok = k && !present && insert(t, k, k);
+                skip_ins += !k || present;
+                ok = k && !present && insert(t, k, run_val(k, vbits));
                 if (ok)
                     shadow_set(shadow, k, true);
                 is += ok;
                 inf += !ok;
                 store = INS_SUC + !ok;
             } else {
+                skip_rem += !present;
                 ok = present && remove(t, k);
                 if (ok)
                     shadow_set(shadow, k, false);
@@ -442,7 +461,8 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
                 store = REM_SUC + !ok;
             }
         } else if (c < ins_below) {
-            bool ok = insert(t, k, k);
+            bool ok = insert(t, k, run_val(k, vbits));
+            ks += k & -(uint64_t)ok;
             is += ok;
             inf += !ok;
             store = INS_SUC + !ok;
@@ -450,13 +470,14 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
                 ycsb_ack(s, k);
         } else if (c < rem_below) {
             bool ok = remove(t, k);
+            ks -= k & -(uint64_t)ok;
             rs += ok;
             rf += !ok;
             store = REM_SUC + !ok;
         } else if (dist == KEYGEN_YCSB && c >= 200) {
-            cht_val_t v = k;
-            /* F: read, then write back a modified value; counted once, as an update */
-            bool ok = (c == 200 || get(t, k, &v)) && update(t, k, v + 1);
+            cht_val_t v;
+            /* F: read, then write back a new value (this thread's version of it); counted once, as an update */
+            bool ok = (c == 200 || get(t, k, &v)) && update(t, k, run_val(k, vbits));
             us += ok;
             uf += !ok;
             store = UPD_SUC + !ok;
@@ -507,6 +528,11 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     w->rng = rng;
     if (!warm && !p->cfg->trace && opi > p->opbuf_len)
         w->opbuf_wrapped = true;
+    w->keysum += ks;
+    if (!warm) {
+        w->skipped[0] = skip_ins;
+        w->skipped[1] = skip_rem;
+    }
     uint64_t *count = warm ? w->warm_count : w->count;
     count[GET_SUC] = gs;
     count[GET_FAIL] = gf;
@@ -571,22 +597,36 @@ static void verify_slice(struct worker *w)
     uint64_t per = s->verify_n / n, extra = s->verify_n % n;
     uint64_t first = w->tid * per + (w->tid < extra ? w->tid : extra), cnt = per + (w->tid < extra);
     bool (*get)(void *, cht_key_t, cht_val_t *) = s->ops->get;
-    uint64_t found = 0, present = 0, present_found = 0;
+    const bool *wrote = s->wrote;
+    const bool check_values = !s->shadow;       /* a filter stores no values */
+    uint64_t found = 0, present = 0, present_found = 0, ks = 0, bad = 0;
     for (uint64_t j = first + 1; j <= first + cnt; j++) {
         if (!(j & 4095) && stop_requested())
             break;
         cht_key_t k = s->verify == VERIFY_FULL ? j : keygen_scramble(s->verify_perm, j);
         if (s->p->cfg->keys_sparse)
             k = keygen_sparse(k);
-        cht_val_t v;
+        cht_val_t v = 0;
         bool f = get(s->table, k, &v);
         found += f;
+        ks += k & -(uint64_t)f;
+        if (f && check_values) {
+            uint64_t ver = v >> RUN_VAL_KEY_BITS;
+            if ((v & RUN_VAL_KEY_MASK) != run_val_keybits(k) || ver > n || !wrote[ver]) {
+                if (!bad++) {
+                    w->bad_key = k;
+                    w->bad_value = v;
+                }
+            }
+        }
         if (s->shadow && k <= s->p->cfg->range) {
             bool in = shadow_test(s->shadow, k);
             present += in;
             present_found += in && f;
         }
     }
+    w->verify_keysum = ks;
+    w->verify_bad = bad;
     w->verify_found = found;
     w->verify_present = present;
     w->verify_present_found = present_found;
@@ -660,6 +700,11 @@ static void *worker_main(void *arg)
     barrier(s);                              /* B4: all stopped */
     if (w->tid == 0) {
         s->final_size = s->ops->size(s->table);
+        s->wrote[0] = true;
+        for (unsigned t = 0; t < p->threads; t++) {
+            const uint64_t *c = s->workers[t].count, *wc = s->workers[t].warm_count;
+            s->wrote[t + 1] = c[INS_SUC] + c[UPD_SUC] + wc[INS_SUC] + wc[UPD_SUC] > 0;
+        }
         if (cfg->workload == WL_YCSB_D && s->verify == VERIFY_FULL)
             s->verify_n = s->ycsb_next;      /* the new keys lie above the range */
     }
@@ -866,6 +911,56 @@ static void verify_judge(const struct shared *s, struct run_result *r, uint64_t 
     }
 }
 
+/* Values and the key sum (docs/cli.md "The final check"). Every found key's
+ * value must be one the run wrote for it: its hash in the low bits, a
+ * version the run wrote (0, or t + 1 for a worker t that inserted or
+ * updated). A value of another key, garbage, or CHT_VAL_TORN (bit 63) fails.
+ * A full sweep of an exact table also sums the keys found: that must be the
+ * prefill's keys + the inserted - the removed ones (mod 2^64), so a lost key
+ * and a key that should be gone cannot cancel in the count. */
+static void verify_contents(const struct shared *s, struct run_result *r, const struct worker *w, unsigned n)
+{
+    uint64_t expect = 0, got = 0;
+    for (unsigned i = 0; i < n; i++) {
+        expect += w[i].keysum;
+        got += w[i].verify_keysum;
+        if (w[i].verify_bad && !r->verify_bad_values) {
+            r->bad_key = w[i].bad_key;
+            r->bad_value = w[i].bad_value;
+        }
+        r->verify_bad_values += w[i].verify_bad;
+        if (s->wrote[i + 1])
+            r->max_version = i + 1;
+    }
+    r->keysum_checked = s->verify == VERIFY_FULL && !s->shadow;
+    r->keysum_expected = expect;
+    r->keysum_found = got;
+    r->keysum_ok = !r->keysum_checked || got == expect;
+}
+
+/* A filter's false positives (docs/cli.md "The cuckoo filter"): with f-bit
+ * fingerprints (values 1 .. 2^f - 1) and b slots in each of an absent key's
+ * two buckets, at most 2b fingerprints can match it, each with probability
+ * 1/(2^f - 1): rate p <= 1 - (1 - 1/(2^f - 1))^(2b), about 2b/2^f. Of the
+ * m absent keys looked up, more than m p + 6 sqrt(m p (1 - p)) + 3 answered
+ * "present" fails the run: 6 binomial standard deviations, and 3 keys more so
+ * that a tiny m p (where the binomial is far from normal) cannot fail a
+ * correct filter by chance (P(Poisson(0.1) >= 4) ~ 4e-6, >= 6 ~ 1e-9). */
+#define FP_SD 6
+#define FP_SLACK 3
+static void filter_bound(struct run_result *r)
+{
+    const struct cht_stats *st = &r->stats;
+    if (!st->fp_bits || !st->fp_bucket_slots || !r->fp_checked)
+        return;
+    double q = 1.0 / (ldexp(1.0, (int)st->fp_bits) - 1);
+    double p = 1 - pow(1 - q, 2.0 * st->fp_bucket_slots), m = (double)r->fp_checked;
+    double limit = m * p + FP_SD * sqrt(m * p * (1 - p)) + FP_SLACK;
+    r->fp_bound = p;
+    r->fp_limit = limit / m;
+    r->fp_excess = r->fp_rate * m > limit;
+}
+
 /* ---------------- memory estimate before a run (docs/cli.md "Memory") ---------------- */
 
 struct probe {
@@ -976,13 +1071,16 @@ int runner_run(const struct run_params *p, struct run_result *r)
     struct worker *w = aligned_alloc(CHT_CACHE_LINE, sizeof *w * p->threads);
     pthread_t *th = calloc(p->threads, sizeof *th);
     unsigned *nodes = calloc(p->threads, sizeof *nodes);
-    if (!s || !w || !th || !nodes) {
+    bool *wrote = calloc(p->threads + 1, sizeof *wrote);
+    if (!s || !w || !th || !nodes || !wrote) {
         snprintf(r->error, sizeof r->error, "out of memory");
         goto out;
     }
     memset(s, 0, sizeof *s);
     memset(w, 0, sizeof *w * p->threads);
     s->p = p;
+    s->workers = w;
+    s->wrote = wrote;
     fault_reset();
     s->ops = fault_wrap(p->table->ops);
     batch_fallback_ops = s->ops;
@@ -1095,6 +1193,8 @@ int runner_run(const struct run_params *p, struct run_result *r)
         found += w[i].verify_found;
         present_seen += w[i].verify_present;
         present_found += w[i].verify_present_found;
+        r->filter_skipped[0] += w[i].skipped[0];
+        r->filter_skipped[1] += w[i].skipped[1];
         r->opbuf_ns += w[i].opbuf_ns;
         r->opbuf_wrapped |= w[i].opbuf_wrapped;
         if (w[i].opbuf_failed && !r->error[0])
@@ -1117,6 +1217,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
     r->size_ok = r->prefill_ok && r->final_size == r->expected_size;
     r->interrupted = runner_interrupted != 0;
     verify_judge(s, r, found, present_seen, present_found);
+    verify_contents(s, r, w, p->threads);
     if (full)
         snprintf(r->error, sizeof r->error, "prefill: the table refused a fresh key after %llu of %llu (each "
                  "prefill thread stops at its first refusal)",
@@ -1128,8 +1229,16 @@ int runner_run(const struct run_params *p, struct run_result *r)
     }
     r->mem_after_prefill = s->mem_after_prefill;
     memstat_take(&r->mem_after_run);
+    if (s->shadow && s->verify != VERIFY_OFF)
+        filter_bound(r);
     if (!r->size_ok || !r->verify_ok)
         r->outcome = OUTCOME_MISMATCH;
+    else if (r->verify_bad_values)
+        r->outcome = OUTCOME_VALUE_MISMATCH;
+    else if (!r->keysum_ok)
+        r->outcome = OUTCOME_KEYSUM_MISMATCH;
+    else if (r->fp_excess)
+        r->outcome = OUTCOME_FP_EXCESS;
     else if (r->stats.alloc_failures)
         r->outcome = OUTCOME_OOM;
     else if (full || r->stats.full_failures)
@@ -1175,5 +1284,6 @@ out:
     free(w);
     free(s);
     free(nodes);
+    free(wrote);
     return rc;
 }

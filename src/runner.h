@@ -26,7 +26,29 @@ enum op_outcome { GET_SUC, GET_FAIL, INS_SUC, INS_FAIL, REM_SUC, REM_FAIL,
 /* What a repetition amounts to (CSV column `outcome`, docs/csv.md). Full and
  * out-of-memory are the table refusing inserts for a stated reason, with the
  * accounting exact: not a correctness failure. */
-enum run_outcome { OUTCOME_OK, OUTCOME_FULL, OUTCOME_OOM, OUTCOME_MISMATCH };
+enum run_outcome { OUTCOME_OK, OUTCOME_FULL, OUTCOME_OOM,
+                   /* correctness failures, exit 1; when several checks fail the row names the last
+                    * in this order (the console prints a line for each) */
+                   OUTCOME_FP_EXCESS,       /* a filter's false positives above its bound */
+                   OUTCOME_KEYSUM_MISMATCH, /* the keys found are not the keys written (counts agree) */
+                   OUTCOME_VALUE_MISMATCH,  /* a found key's value is not one the run wrote for it */
+                   OUTCOME_MISMATCH };      /* size() or the count of keys found disagrees */
+
+/* The value the run writes for key k (docs/cli.md "The final check"):
+ * bits 0..47 a hash of k, bits 48..62 a version: 0 for the prefill, tid + 1
+ * for worker tid's inserts and updates (at most MAX_THREADS < 2^15, so bit
+ * 63 stays clear and CHT_VAL_TORN is never a value written). One multiply
+ * and an or with a register in the timed loop. */
+#define RUN_VAL_KEY_BITS 48
+#define RUN_VAL_KEY_MASK ((1ull << RUN_VAL_KEY_BITS) - 1)
+static inline uint64_t run_val_keybits(uint64_t k)
+{
+    return (k * 0x9e3779b97f4a7c15ull) >> (64 - RUN_VAL_KEY_BITS);
+}
+static inline uint64_t run_val(uint64_t k, uint64_t version_bits)
+{
+    return run_val_keybits(k) | version_bits;
+}
 
 /* Set from a signal handler (SIGINT/SIGTERM): the signal number, 0 if none.
  * The current run stops at once; its repetition is not recorded. */
@@ -46,6 +68,11 @@ struct run_result {
     enum verify_mode verify_mode;       /* VERIFY_FULL, VERIFY_SAMPLE or VERIFY_OFF, as done */
     uint64_t verified_keys, verify_found, verify_expected;
     bool verify_ok;
+    uint64_t verify_bad_values;         /* found keys whose value the run did not write (wrong key, version, torn) */
+    uint64_t bad_key, bad_value;        /* ... the first such key the sweep met, and the value read */
+    unsigned max_version;               /* the versions the run could have written: 0 .. max_version */
+    bool keysum_checked, keysum_ok;     /* VERIFY_FULL, exact tables: sum of keys found == keysum_expected */
+    uint64_t keysum_found, keysum_expected;   /* mod 2^64: prefill + inserted - removed keys */
     double verify_s;
     enum run_outcome outcome;
     bool interrupted;           /* stopped by a signal: not a result */
@@ -55,6 +82,10 @@ struct run_result {
     uint64_t fp_checked;        /* approximate tables: absent keys the final check asked */
     double fp_rate;             /* ... the share of them answered "present" */
     uint64_t false_negatives;   /* ... present keys not found (must be 0) */
+    double fp_bound;            /* ... the table's theoretical false-positive rate (0: it states none) */
+    double fp_limit;            /* ... the rate above which the run fails: bound + 6 sd (+3 keys) */
+    bool fp_excess;             /* ... fp_rate > fp_limit */
+    uint64_t filter_skipped[2]; /* ... inserts of present keys, removes of absent keys: not sent to the filter */
     uint64_t opbuf_ns;          /* time all threads spent filling them (off the clock) */
     bool opbuf_wrapped;         /* some thread's timed loop went round its buffer */
     struct cht_stats stats;     /* of the table at the end (if it has stats()) */

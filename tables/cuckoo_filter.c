@@ -602,6 +602,8 @@ static void cf_stats(void *tp, struct cht_stats *s)
         s->bytes += nstripes * sizeof *t->stripe;
     s->buckets = (size_t)(t->mask + 1) * t->ways;      /* slot capacity: size/buckets = load factor */
     s->full_failures = __atomic_load_n(&t->full_failures, __ATOMIC_RELAXED);
+    s->fp_bits = t->fp_bits;
+    s->fp_bucket_slots = t->ways;
 }
 
 const struct cht_ops cht_table_cuckoo_filter = {
