@@ -33,7 +33,7 @@
  *           process's allocated bytes (jemalloc's stats.allocated, glibc's
  *           mallinfo2 uordblks + hblkhd, or the sanitizer allocator's count)
  *           must stay within 64 KB + 1/8 of their value after the first round
- *           (issue 22: hotring's RCU update kept every old version of a head
+ *           (+ 256 x (value size + 64) bytes per thread with 4 threads) (issue 22: hotring's RCU update kept every old version of a head
  *           item linked while only updates ran).
  *
  *   test_conformance MODE TABLE[:opts] [VALUE_SIZE]
@@ -587,6 +587,12 @@ static void steady_phase(unsigned n)
     if (bursts < 4)
         bursts = 4;
     size_t b0 = 0, a0 = 0, bmax = 0, amax = 0, bfirst = 0, afirst = 0;
+    /* the stated bound: 64 KB + 1/8 of the first round's value, and with
+     * several threads 256 objects of value size + 64 per thread: what
+     * per-thread free lists and reclamation batches may hold (their fill
+     * when a round ends depends on the interleaving). A leak of one object
+     * per update adds a round's update count of them. */
+    size_t slack = 65536 + (n > 1 ? (size_t)n * 256 * (value_size + 64) : 0);
     const char *src = "none";
     bool have_a = false;
     char trace[512] = "";
@@ -624,7 +630,7 @@ static void steady_phase(unsigned n)
             size_t a2 = 0;
             have_a = allocated_bytes(&a2, &src);
             bool settled = round == 0 ? tries > 0 && st.bytes >= b && a2 >= a
-                                      : st.bytes <= b0 + 65536 + b0 / 8 && (!have_a || a2 <= a0 + 65536 + a0 / 8);
+                                      : st.bytes <= b0 + slack + b0 / 8 && (!have_a || a2 <= a0 + slack + a0 / 8);
             if (tries == 0 || st.bytes < b)
                 b = st.bytes;
             if (tries == 0 || a2 < a)
@@ -644,7 +650,7 @@ static void steady_phase(unsigned n)
             tl += (size_t)snprintf(trace + tl, sizeof trace - tl, "%s%zu/%zu", round ? " " : "", b / 1024,
                                    a / 1024);
     }
-    size_t bbound = b0 + 65536 + b0 / 8, abound = a0 + 65536 + a0 / 8;
+    size_t bbound = b0 + slack + b0 / 8, abound = a0 + slack + a0 / 8;
     t_init(t, 0);
     CHECK(ops->size(t) == STEADY_KEYS, "steady: size() %zu, expected %d", ops->size(t), STEADY_KEYS);
     for (cht_key_t k = 1; k <= STEADY_KEYS; k++) {
