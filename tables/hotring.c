@@ -767,9 +767,8 @@ retry:
 
 /* The RCU update's CAS has killed c (its word: new version | DEAD, final).
  * Unlinks c (this thread, or another that meets it first) and returns the
- * live item that preceded it: the item the update wrote through (seed 254);
- * NULL if none was seen. p: c's live predecessor when c was found (NULL: c
- * was the head item). Without p, or when p died or p.next changed (an insert
+ * live item before c's place: the item the update wrote through (seed 254).
+ * p: c's live predecessor when c was found (NULL: c was the head item). Without p, or when p died or p.next changed (an insert
  * between p and c), the walk starts at the bucket's sentinel: c lies in its
  * order position on the way from there to its new version (items of c's order
  * that are live come after every dead one: a search unlinks the dead items it
