@@ -42,7 +42,11 @@
  *    seed clears the active bit instead. Increments by threads that saw the
  *    round active just before it ended are left in the counters; the next
  *    round's finish counts them (a little noise).
- *    RCU updates count the updated item's predecessor (seed 254).
+ *    An RCU update is a request like a get (it records, and on an R-th
+ *    cold request starts a round) for the item it writes through: the old
+ *    version's predecessor (seed 254), so the head settles on the predecessor
+ *    of a write-hot item and its update needs no ring walk; the new version
+ *    inherits the old one's counter. (Random moves the head to the new version.)
  *  - none: the head is never moved by a strategy (a plain ordered ring; the
  *    ablation). Default: random - see "Default strategy" below.
  * Hotspot inheritance (seed 255-257) falls out of how a dead head is replaced:
@@ -82,6 +86,13 @@
  * HR_BATCH pointers and each full batch is one ebr_retire (the retire call
  * takes a mutex and a membarrier, so batching amortises it), partial batches
  * are retired by thread_exit. Old tables are retired the same way.
+ * An RCU update unlinks the old version itself right after the CAS that
+ * killed it, before any head move onto the new version: through the
+ * predecessor its search found, or (the old version was the head item) by a
+ * walk from the sentinel. Left to later searches, the old versions of a head
+ * item were never unlinked, since every search of that key starts at the new
+ * version and none walks back over them (issue 22: 1M updates of one key grew
+ * its ring to 1M items).
  *
  * Sentinels (deviation). Each bucket of each table generation has a sentinel
  * item (key 0, order (lowest tag of the bucket, 0)) in its ring: the seed's
@@ -164,8 +175,9 @@
  *
  * Implementation notes: orders are compared tag first, the key only when the
  * tags are equal. Items (32 bytes) come from a slab of 32-byte-aligned slots
- * in 64 KB chunks: reclaimed items are pooled and reused, chunks are freed by
- * destroy (memory is not returned to malloc before); malloc's 48-byte chunks
+ * in 64 KB chunks: reclaimed items are pooled (by batch: a thread takes one
+ * batch at a time) and reused, chunks are freed by destroy (memory is not
+ * returned to malloc before; stats() bytes count the chunks); malloc's 48-byte chunks
  * let a quarter of the items straddle two cache lines and measured ~1.5x
  * slower walks. Under AddressSanitizer items are malloc'ed one by one.
  */
@@ -249,10 +261,11 @@ struct hotring {
     uint32_t r, samples;
     uint64_t resizes, alloc_failures;
     uint64_t nbuckets;        /* buckets of cur (read without entering EBR: stats, load guard) */
-    /* item slab: reclaimed items (pushed by EBR free functions) and all chunks */
+    /* item slab: reclaimed batches of items (pushed by EBR free functions) and all chunks */
     pthread_mutex_t pool_mu;
     struct hr_item *pool;
     struct hr_chunk *chunks;
+    size_t item_store;        /* bytes of item storage allocated: slab chunks, or malloc'ed items (ASan) */
     /* rehash thread */
     pthread_t thread;
     bool thread_started;
@@ -378,6 +391,8 @@ static struct hr_item *item_alloc(struct hotring *hr, struct hr_thread *th)
             free(x);
             x = NULL;
         }
+        if (x)
+            __atomic_fetch_add(&hr->item_store, hr->item_bytes, __ATOMIC_RELAXED);
         return x;
     }
     if ((x = th->free_list)) {
@@ -391,8 +406,11 @@ static struct hr_item *item_alloc(struct hotring *hr, struct hr_thread *th)
     }
     pthread_mutex_lock(&hr->pool_mu);
     if (hr->pool) {
+        /* one reclaimed batch, not the whole pool: a thread that took it all
+         * left the others an empty pool, and they took new chunks (the slab
+         * then grew with the op count under several writer threads) */
         th->free_list = hr->pool;
-        hr->pool = NULL;
+        hr->pool = (struct hr_item *)(uintptr_t)__atomic_load_n(&hr->pool->h, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&hr->pool_mu);
         return item_alloc(hr, th);
     }
@@ -408,6 +426,7 @@ static struct hr_item *item_alloc(struct hotring *hr, struct hr_thread *th)
     }
     c->next = hr->chunks;
     hr->chunks = c;
+    __atomic_fetch_add(&hr->item_store, bytes, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&hr->pool_mu);
     th->bump = (char *)c + hdr + hr->item_bytes;
     th->bump_end = (char *)c + bytes;
@@ -415,12 +434,13 @@ static struct hr_item *item_alloc(struct hotring *hr, struct hr_thread *th)
 }
 
 /* an item this thread allocated and never published */
-static void item_unused(struct hr_thread *th, struct hr_item *x)
+static void item_unused(struct hotring *hr, struct hr_thread *th, struct hr_item *x)
 {
     if (!x)
         return;
     if (!HR_SLAB) {
         free(x);
+        __atomic_fetch_sub(&hr->item_store, hr->item_bytes, __ATOMIC_RELAXED);
         return;
     }
     __atomic_store_n(&x->next, (uint64_t)(uintptr_t)th->free_list, __ATOMIC_RELAXED);
@@ -435,12 +455,16 @@ static void batch_free(struct ebr_node *n)
     if (!HR_SLAB) {
         for (unsigned i = 0; i < b->n; i++)
             free(b->item[i]);
+        __atomic_fetch_sub(&b->hr->item_store, b->n * b->hr->item_bytes, __ATOMIC_RELAXED);
     } else if (b->n) {
+        /* the pool is a stack of batches: items linked by next (NULL-ended),
+         * batches by their first item's h */
         for (unsigned i = 0; i + 1 < b->n; i++)
             __atomic_store_n(&b->item[i]->next, (uint64_t)(uintptr_t)b->item[i + 1], __ATOMIC_RELAXED);
+        __atomic_store_n(&b->item[b->n - 1]->next, 0, __ATOMIC_RELAXED);
         struct hotring *hr = b->hr;
         pthread_mutex_lock(&hr->pool_mu);
-        __atomic_store_n(&b->item[b->n - 1]->next, (uint64_t)(uintptr_t)hr->pool, __ATOMIC_RELAXED);
+        __atomic_store_n(&b->item[0]->h, (uint64_t)(uintptr_t)hr->pool, __ATOMIC_RELAXED);
         hr->pool = b->item[0];
         pthread_mutex_unlock(&hr->pool_mu);
     }
@@ -738,6 +762,73 @@ retry:
             pw = cw;
             p_lt = rc < 0;
         }
+    }
+}
+
+/* The RCU update's CAS has killed c (its word: new version | DEAD, final).
+ * Unlinks c (this thread, or another that meets it first) and returns the
+ * live item before c's place: the item the update wrote through (seed 254).
+ * p: c's live predecessor when c was found (NULL: c was the head item). Without p, or when p died or p.next changed (an insert
+ * between p and c), the walk starts at the bucket's sentinel: c lies in its
+ * order position on the way from there to its new version (items of c's order
+ * that are live come after every dead one: a search unlinks the dead items it
+ * passes before inserting or finding). With c as the head item this is the
+ * ring walk the seed's RCU update of a head pays for (seed 254). */
+static struct hr_item *unlink_old(struct hotring *hr, struct hr_gen *G, uint64_t j, struct hr_item *p,
+                                  struct hr_item *c, hr_ord t, unsigned *hops)
+{
+    uint64_t cw = ld(&c->next);
+    unsigned spins = 0;
+    while (p) {
+        uint64_t pw = ld(&p->next);
+        if (!DEADW(pw) && ITEM(pw) == ITEM(cw))
+            return p;                   /* another thread unlinked c */
+        if (DEADW(pw) || ITEM(pw) != c)
+            break;
+        if (OCCW(pw)) {
+            hr_pause(&spins);
+            continue;
+        }
+        if (unlink_item(hr, p, pw, c, cw))
+            return p;
+        /* the CAS failed: p's counter bits or next changed, or p died: look again */
+    }
+    struct hr_item *S = &G->sent[j];
+    for (;;) {
+        struct hr_item *P = S;
+        uint64_t pw = ld(&S->next);
+        for (;;) {
+            if (OCCW(pw)) {
+                hr_pause(&spins);
+                pw = ld(&P->next);
+                continue;
+            }
+            if (DEADW(pw))
+                break;                  /* P died: from the sentinel again */
+            struct hr_item *C = ITEM(pw);
+            ++*hops;
+            if (arc_end(G, j, C))
+                return P;               /* past the arc: c is gone */
+            uint64_t xw = ld(&C->next);
+            int r = rel(C, ldr(&C->h), t);
+            if (r > 0)
+                return P;               /* past c's place: c is gone */
+            if (C == c || DEADW(xw)) {  /* c, or another dead item on the way: unlink it */
+                if (unlink_item(hr, P, pw, C, xw)) {
+                    if (C == c)
+                        return P;
+                    pw = (pw & HR_CNT_MASK) | (xw & HR_ADDR);
+                } else {
+                    pw = ld(&P->next);
+                }
+                continue;
+            }
+            if (r == 0)
+                return P;               /* a live version of c's key: c was before it, so it is gone */
+            P = C;
+            pw = xw;
+        }
+        hr_pause(&spins);
     }
 }
 
@@ -1322,7 +1413,7 @@ static bool hr_insert(void *tp, cht_key_t k, cht_val_t v)
         cht_thread_counter_add(&th->count, 1);
         load_check(hr, th);
     } else {
-        item_unused(th, fresh);         /* never published */
+        item_unused(hr, th, fresh);         /* never published */
     }
     account(hr, th, G, hops);
     return added;
@@ -1415,21 +1506,25 @@ static bool hr_update(void *tp, cht_key_t k, cht_val_t v)
                 else
                     cht_value_fill(&fresh->val, hr->vwords, v);
             }
-            __atomic_store_n(&fresh->next, cw & HR_ADDR, __ATOMIC_RELAXED);
+            /* the new version inherits the old one's access counter: a sampling
+             * round would otherwise lose what it counted for a replaced item */
+            __atomic_store_n(&fresh->next, cw & (HR_ADDR | HR_CNT_MASK), __ATOMIC_RELAXED);
             if (cas(&pos.c->next, cw, ADDRW(fresh) | HR_DEAD)) {
                 done = true;
                 break;
             }
         }
         if (done) {
-            /* seed 254: an RCU update makes the predecessor hot */
-            struct hr_item *p = pos.p;
-            if (hr->strategy == HR_SAMPLE && p && (ld(&G->head[j]) & HR_ACTIVE))
-                sample_record(G, j, p);
-            strategy_hook(hr, th, G, j, hw, hr->strategy == HR_SAMPLE ? NULL : fresh);
-            find(hr, G, j, t, &pos, &hops);     /* unlink the old version */
+            /* the old version is unlinked here, before any head move: a later
+             * search that starts at the new version (the head after inheritance
+             * or a move) never walks back over it (issue 22's leak) */
+            struct hr_item *p = unlink_old(hr, G, j, pos.p, pos.c, t, &hops);
+            /* seed 254: the item an RCU update writes through is the old
+             * version's predecessor, so sample counts p (and a round starts when
+             * p is not the head); random moves the head to the new version */
+            strategy_hook(hr, th, G, j, ld(&G->head[j]), hr->strategy == HR_SAMPLE ? p : fresh);
         } else {
-            item_unused(th, fresh);
+            item_unused(hr, th, fresh);
         }
     }
     ebr_exit(hr->ebr, hr_tid);
@@ -1447,8 +1542,9 @@ static void hr_stats(void *tp, struct cht_stats *s)
 {
     struct hotring *hr = tp;
     uint64_t nb = __atomic_load_n(&hr->nbuckets, __ATOMIC_RELAXED);
+    /* items as allocated (slab chunks, free slots included), not size() x item: a leak shows */
     s->bytes = sizeof *hr + (hr->nthreads + 1) * sizeof *hr->th + nb * (sizeof(uint64_t) + sizeof(struct hr_item)) +
-               hr_size(hr) * hr->item_bytes;
+               __atomic_load_n(&hr->item_store, __ATOMIC_RELAXED);
     s->buckets = nb;
     s->resizes = __atomic_load_n(&hr->resizes, __ATOMIC_RELAXED);
     s->alloc_failures = __atomic_load_n(&hr->alloc_failures, __ATOMIC_RELAXED);
