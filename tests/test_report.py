@@ -341,6 +341,8 @@ def main():
             ("HotRing" not in page and "Concurrent Hashing on Multi-core Systems" in page and
              "PhD thesis, Hunan University, 2017; fig. 3.6", "the citation of the work, not a file"),
             ("Test CPU 3000", "the machine (machine.json)"),
+            ("Marks are medians over 3 repetitions of each cell; error bars run from the smallest to the largest "
+             "value.</figcaption>", "the caption explaining the error bars"),
             ("Build: abc1234 (release, gcc, sanitizer none", "the build and its git revision"),
             ("2026-11-24 10:00 – 2026-11-24 10:02 UTC", "when it ran"),
             ('<span class="badge warnb">mixed builds/hosts</span> the data mixes 2 builds/hosts', "the warning "

@@ -327,8 +327,8 @@ def caption(fig, df):
     bars = "from the smallest to the largest value" if fig["plot"].get("err", "minmax") == "minmax" \
         else "over the interquartile range (25th to 75th percentile)"
     kind = "Bars" if fig["plot"].get("kind") == "bar" else "Marks"
-    return (f"*{fig['title']}, after {full.rstrip('.')}. {kind} are medians over {over} of each cell; "
-            f"error bars run {bars}.*")
+    return (f"**Figure.** {fig['title']}, after {full.rstrip('.')}. {kind} are medians over {over} of each "
+            f"cell; error bars run {bars}.")
 
 
 def medians_table(agg, labels=None):

@@ -35,7 +35,7 @@ def parse_page(text):
     """NAME.md -> {title, source, claim, verdicts [(text, word, detail)], skipped, medians (header,
     rows), medians_title, build [lines], run, machine, notes}."""
     out = {"title": "", "source": "", "claim": "", "verdicts": [], "skipped": None, "medians": None,
-           "medians_title": "", "build": [], "run": "", "machine": "", "notes": ""}
+           "medians_title": "", "build": [], "run": "", "machine": "", "notes": "", "caption": ""}
     section = None
     lines = text.splitlines()
     claim, notes = [], []
@@ -48,6 +48,8 @@ def parse_page(text):
                 out["medians_title"] = section
         elif line.startswith("Source:") and section is None:
             out["source"] = line[len("Source:"):].split("; cited lines:")[0].strip()
+        elif line.startswith("**Figure.**"):
+            out["caption"] = line[len("**Figure.**"):].strip()
         elif section == "Claim (source)":
             claim.append(line)
         elif section == "Notes":
@@ -178,7 +180,7 @@ th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .warnb{background:#fff0c2;color:#6b4a00}
 section.figure{border-top:2px solid #ddd;padding-top:1em;margin-top:2em}
 .cite{color:#444;font-size:.92em}.meta{color:#555;font-size:.88em}
-img.plot{max-width:100%;height:auto;border:1px solid #eee}
+img.plot{max-width:100%;height:auto;border:1px solid #eee}figure{margin:.5em 0}
 ul.verdicts{padding-left:1.2em}ul.verdicts li{margin:.25em 0}
 .cmp{display:grid;grid-template-columns:1fr 1fr;gap:1.2em}.cmp>div{min-width:0}
 .missing{color:#777;font-style:italic}
@@ -245,8 +247,9 @@ def provenance_html(fig, out_dir):
 
 
 def figure_body(fig, out_dir):
-    img = (f'<img class="plot" src="{_href(fig["png"], out_dir)}" alt="{html.escape(fig["title"])}">'
-           if fig["png"] else '<p class="missing">No image (the figure was not drawn on this machine).</p>')
+    cap = f'<figcaption class="meta">{inline(fig["caption"])}</figcaption>' if fig["caption"] else ""
+    img = (f'<figure><img class="plot" src="{_href(fig["png"], out_dir)}" alt="{html.escape(fig["title"])}">'
+           f'{cap}</figure>' if fig["png"] else '<p class="missing">No image (the figure was not drawn on this machine).</p>')
     claim = f'<p><strong>Claim.</strong> {inline(fig["claim"])}</p>' if fig["claim"] else ""
     notes = f'<p class="meta"><strong>Notes.</strong> {inline(fig["notes"])}</p>' if fig["notes"] else ""
     return (img + claim + "<h3>Verdict on this machine</h3>" + verdicts_html(fig) + medians_html(fig)
