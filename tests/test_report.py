@@ -277,7 +277,7 @@ def style_checks():
     groups = [["clht-lb", "clht-lf", "cuckoo", "hopscotch", "urcu", "tbb"], ["hotring", "chain", "clht-lb", "dense"],
               ["ticket", "mcs", "clh", "tas", "ttas", "pthread-mutex", "waiter"],
               ["mcs", "htm-retry", "slr-mcs", "scm-ttas", "slr-scm-mcs"],
-              ["c-rw-np", "c-rw-rp", "c-rw-rp-opt", "c-rw-wp", "pthread-rwlock"]]
+              ["c-rw-np", "c-rw-rp", "c-rw-rp-opt", "c-rw-wp", "pthread-rwlock", "mcs"]]
     for g in groups:
         check(len({style.PALETTE[n][0] for n in g}) == len(g), f"distinct colours within {g[:3]}...")
     check(style.styles(["clht-rtm:lock=mcs"])["clht-rtm:lock=mcs"][:2] == style.PALETTE["mcs"]

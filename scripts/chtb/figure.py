@@ -331,14 +331,18 @@ def caption(fig, df):
             f"cell; error bars run {bars}.")
 
 
-def medians_table(agg, labels=None):
+def medians_table(agg, labels=None, xlabel=None):
     t = agg.copy()
     t["series"] = t["series"].map(style.series_labels(list(dict.fromkeys(t["series"])), labels))
+    t["facet"] = t["facet"].map(style.panel_titles(list(dict.fromkeys(t["facet"])), agg.attrs.get("facet"),
+                                                   agg.attrs.get("y", [])))
     idx = ["facet", "x"] if (t["facet"] != "").any() else ["x"]
     piv = t.pivot_table(index=idx, columns="series", values="median", sort=False)
     piv.columns.name = None
     xname = agg.attrs.get("x", "x")
-    return piv.rename_axis(index={"x": xname, "facet": "panel"})
+    if xname == "dist":
+        piv = piv.rename(index=style.dist_words, level="x")
+    return piv.rename_axis(index={"x": xlabel or plot.label(xname), "facet": "panel"})
 
 
 def counters_section(df, fig):
@@ -418,8 +422,8 @@ def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, 
         for text, ok, detail in verdicts(df, fig):
             word = "**holds**" if ok else ("**does not hold**" if ok is False else "**not measurable here**")
             lines.append(f"- {text}: {word} ({detail})")
-        lines += ["", f"![{name}]({name}.png)", "", caption(fig, df), "", f"## Medians ({plot.label(agg.attrs['y'][0]) if len(agg.attrs['y']) == 1 else 'values'})",
-                  "", md_table(medians_table(agg, fig.get("labels"))), ""]
+        lines += ["", f"![{name}]({name}.png)", "", caption(fig, df), "", f"## Medians ({fig['plot'].get('ylabel') or (plot.label(agg.attrs['y'][0]) if len(agg.attrs['y']) == 1 else 'values')})",
+                  "", md_table(medians_table(agg, fig.get("labels"), fig["plot"].get("xlabel"))), ""]
         if fig.get("counters"):
             lines += ["## Counters", "", counters_section(df, fig), ""]
         if summary is not None:

@@ -27,7 +27,7 @@ LABELS = {
     "threads": "threads", "mops": "throughput (Mops/s)", "update": "update ratio (%)",
     "initial": "initial size i (keys)", "range": "key range r", "dist": "key distribution",
     "pin": "thread pinning", "table": "table", "table_spec": "table", "lock": "lock",
-    "acq_per_s": "acquisitions/s", "macq_per_s": "throughput (M acquisitions/s)",
+    "acq_per_s": "acquisitions/s", "macq_per_s": "acquisitions (M/s)",
     "write_pct": "write ratio (%)", "speedup": "speedup over 1 thread",
     "bytes_per_key": "table bytes per key", "duration_ms": "duration (ms)",
     "rss_delta_mb": "RSS after prefill − before create (MB)", "table_mb": "table bytes after prefill (MB)",
@@ -218,11 +218,13 @@ def _plain(v, _pos=None):
 
 
 def _log_ticks(axis, lo, hi):
-    """Labelled ticks a reader can read values from: 1-2-5 per decade over up to three decades,
-    every decade labelled (and unlabelled 2..9 minors) over more."""
+    """Labelled ticks a reader can read values from: 1-2-3-5-7 under one decade, 1-2-5 per decade up
+    to three decades, every decade (with unlabelled 2..9 minors) over more."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     decades = math.log10(hi / lo) if lo > 0 and hi > 0 else 99
-    if decades <= 3:
+    if decades < 1:   # under one decade 1-2-5 may leave a single label
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0, 7.0)))
+    elif decades <= 3:
         axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     else:
         axis.set_major_locator(LogLocator(base=10))
@@ -250,8 +252,10 @@ def _ylabel(agg, fac, ylabel):
     if ylabel:
         return ylabel
     units = {label(y).rsplit("(", 1)[-1] for y in ys if "(" in label(y)}
-    if all(style.metric_words(y) for y in ys) and len(units) == 1:
-        return "latency (" + units.pop()
+    words = [style.metric_words(y) for y in ys]
+    if all(words) and len(units) == 1:
+        stat = {w[0] for w in words}   # a statistic all panels share is named here, not in the titles
+        return (stat.pop() + " " if len(stat) == 1 else "") + "latency (" + units.pop()
     return label(fac.split(" ", 1)[0])
 
 

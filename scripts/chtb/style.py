@@ -66,7 +66,7 @@ PALETTE = {
     # RTM elision
     "htm-retry": (SKY, "X"), "slr-mcs": (GREEN, "h"), "scm-ttas": (PURPLE, "<"), "slr-scm-mcs": (VERMILLION, ">"),
     # reader-writer locks
-    "c-rw-np": (BLUE, "h"), "c-rw-rp": (ORANGE, "D"), "c-rw-rp-opt": (GREEN, "s"), "c-rw-wp": (VERMILLION, "o"),
+    "c-rw-np": (BLUE, "h"), "c-rw-rp": (PURPLE, "D"), "c-rw-rp-opt": (GREEN, "s"), "c-rw-wp": (VERMILLION, "o"),
     "pthread-rwlock": (BLACK, "v"),
 }
 NAMES = list(PALETTE)
