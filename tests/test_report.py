@@ -408,9 +408,9 @@ def main():
                            capture_output=True, text=True, timeout=120)
         cmp_page = open(cmp_out, encoding="utf-8").read() if r.returncode == 0 else ""
         check(r.returncode == 0 and cmp_page.count('<div class="cmp">') == 3
-              and cmp_page.count("Not in these results.") == 1
+              and cmp_page.count("Not in these results.") == 1 and cmp_page.count("<strong>Claim.</strong>") == 3
               and 'src="../figures-b/fig3.6-threads/fig3.6-threads.png"' in cmp_page,
-              f"--compare: three figures side by side, one absent in B (exit {r.returncode})")
+              f"--compare: three figures side by side (the claim once each), one absent in B (exit {r.returncode})")
         res3, errors3 = inspect(exe, "file://" + cmp_out, os.path.join(tmp, "profile3"))
         check(len(res3["images"]) == 3 and not [p for p in problems(res3, errors3, figs_dir)
                                                 if not p.startswith("verdicts")],

@@ -2,8 +2,8 @@
 
 scripts/figures/NAME.toml holds one figure of the source documents:
 
-    title = "..."                 # one line
-    source = "seed 000, fig. 3.6"
+    title = "..."                 # one line: what the figure shows (the work is added from `source`)
+    source = "seed 000, fig. 3.6" # the work (its key in docs/references.md), then its figure number
     cite = ["000_7a5564d72d74d689.txt:796-800"]   # seed file:lines the claim rests on
     claim = "..."                 # what the source found, in our words
     requires = ["rtm"]            # optional: what the machine must have (else the page says why skipped)
@@ -16,9 +16,11 @@ scripts/figures/NAME.toml holds one figure of the source documents:
                                   # ylabel, logx, logy, err (minmax|iqr), derive {name = expr}, where
     [[check]]                     # computed verdicts, see CHECKS below
     kind = "best"  ...
+    [labels]                      # optional: series name -> label in the figure and its tables
 
 The sweep's CSV (results-SCALE.csv) lives in results/figures/NAME/ with machine.json; cells already
-complete there are reused. NAME.png, NAME.pdf and NAME.md go beside it.
+complete there are reused. NAME.png/.pdf/.svg (7 in wide), NAME-1col.png/.pdf/.svg (3.5 in) and NAME.md
+go beside it.
 """
 import argparse
 import glob

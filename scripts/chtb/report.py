@@ -246,11 +246,15 @@ def provenance_html(fig, out_dir):
             + (f'<p class="meta">Files: {" · ".join(links)}</p>' if links else ""))
 
 
-def figure_body(fig, out_dir):
+def claim_html(fig):
+    return f'<p><strong>Claim.</strong> {inline(fig["claim"])}</p>' if fig["claim"] else ""
+
+
+def figure_body(fig, out_dir, with_claim=True):
     cap = f'<figcaption class="meta">{inline(fig["caption"])}</figcaption>' if fig["caption"] else ""
     img = (f'<figure><img class="plot" src="{_href(fig["png"], out_dir)}" alt="{html.escape(fig["title"])}">'
            f'{cap}</figure>' if fig["png"] else '<p class="missing">No image (the figure was not drawn on this machine).</p>')
-    claim = f'<p><strong>Claim.</strong> {inline(fig["claim"])}</p>' if fig["claim"] else ""
+    claim = claim_html(fig) if with_claim else ""
     notes = f'<p class="meta"><strong>Notes.</strong> {inline(fig["notes"])}</p>' if fig["notes"] else ""
     return (img + claim + "<h3>Verdict on this machine</h3>" + verdicts_html(fig) + medians_html(fig)
             + provenance_html(fig, out_dir) + notes)
@@ -319,11 +323,11 @@ def render_compare(root_a, root_b, out):
         cell = (lambda f: summary_badges(f) if f else '<span class="badge na">absent</span>')
         rows += (f'<tr><td><a href="#fig-{html.escape(n)}">{html.escape(n)}</a></td>'
                  f'<td>{inline(any_f["cite_short"])}</td><td>{cell(fa)}</td><td>{cell(fb)}</td></tr>')
-        side = (lambda f, lab: f"<div><h3>{lab}</h3>" + (figure_body(f, out_dir) if f else
+        side = (lambda f, lab: f"<div><h3>{lab}</h3>" + (figure_body(f, out_dir, with_claim=False) if f else
                                                          '<p class="missing">Not in these results.</p>') + "</div>")
         sections += (f'<section class="figure" id="fig-{html.escape(n)}" data-name="{html.escape(n)}">'
                      f'<h2>{inline(any_f["title"])}</h2><p class="cite">After {inline(any_f["cite_full"])}</p>'
-                     f'<div class="cmp">{side(fa, "A")}{side(fb, "B")}</div></section>')
+                     f'{claim_html(any_f)}<div class="cmp">{side(fa, "A")}{side(fb, "B")}</div></section>')
     head = (f'<p class="meta">A: <code>{lab_a}</code><br>B: <code>{lab_b}</code><br>page written '
             f'{time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())} by <code>scripts/report --compare</code>.</p>'
             "<h3>Machines of A</h3>" + machines_html(list(a.values()))
