@@ -86,7 +86,8 @@ def read_figure(d):
     pages = sorted(glob.glob(os.path.join(d, "*.md")))
     if not pages:
         return None
-    page = pages[0]
+    own = os.path.join(d, os.path.basename(os.path.normpath(d)) + ".md")   # scripts/figure's NAME/NAME.md
+    page = own if own in pages else pages[0]
     name = os.path.splitext(os.path.basename(page))[0]
     with open(page, encoding="utf-8") as f:
         fig = parse_page(f.read())
@@ -96,7 +97,9 @@ def read_figure(d):
         p = os.path.join(d, f"{name}.{ext}")
         if os.path.exists(p):
             fig["png"] = p
-    fig["others"] = [p for p in (os.path.join(d, f"{name}.{e}") for e in ("pdf", "svg")) if os.path.exists(p)]
+    fig["others"] = [p for p in (os.path.join(d, f"{name}{v}.{e}") for v, e in
+                                 (("", "pdf"), ("", "svg"), ("-1col", "pdf"), ("-1col", "svg"), ("-1col", "png")))
+                     if os.path.exists(p)]
     fig["csvs"] = sorted(p for p in glob.glob(os.path.join(d, "*.csv")))
     toml = os.path.join(REPO, "scripts", "figures", name + ".toml")
     if os.path.exists(toml):
