@@ -317,6 +317,12 @@ def style_checks():
                        if t.get_text() and ax.get_ylim()[0] <= t.get_position()[1] <= ax.get_ylim()[1]]
             check(ylabels == ["0.2", "0.5", "1", "2", "5", "10", "20"],
                   f"log axis 0.18..33: labels 1-2-5 per decade as plain numbers: {ylabels}")
+            r = f.canvas.get_renderer()
+            leg = f.legends[0].get_window_extent(r)
+            axb = ax.get_tightbbox(r)
+            check(leg.y0 >= 0 and leg.y1 <= axb.y0 + 1,
+                  f"the legend lies inside the figure, below the axes' labels ({leg.y0:.0f}..{leg.y1:.0f} px, "
+                  f"axes from {axb.y0:.0f} px)")
             legend = [t.get_text() for t in f.legends[0].get_texts()]
             check(legend == ["ticket", "waiter-count"], f"legend in words: {legend}")
             import matplotlib.pyplot as plt

@@ -281,7 +281,7 @@ def _draw_one(agg, width, kind, xlabel, ylabel, logx, logy, title, err, ylim0, l
     import textwrap
     facets = list(dict.fromkeys(agg["facet"]))
     n = len(facets)
-    cols = min(n, 3 if width >= 7 else 2)
+    cols = min(n, 3 if width >= 7 else 1 if n <= 2 else 2)   # single column: two panels stack
     rows = math.ceil(n / cols)
     xs, numeric = _ordered(agg["x"])
     series = list(dict.fromkeys(agg["series"]))
@@ -299,7 +299,8 @@ def _draw_one(agg, width, kind, xlabel, ylabel, logx, logy, title, err, ylim0, l
     title_lines = textwrap.wrap(title.split("\n")[0], wrap) + textwrap.wrap(
         title.split("\n", 1)[1], wrap) if title and "\n" in title else (textwrap.wrap(title, wrap) if title else [])
     top_in = 0.14 * len(title_lines) + (0.05 if title_lines else 0)
-    leg_in = 0.16 * leg_rows + (0.12 if leg_rows else 0)
+    has_title = isinstance(agg.attrs.get("series"), str)   # the legend title takes a row too
+    leg_in = 0.16 * (leg_rows + has_title) + 0.12 if leg_rows else 0
     height = rows * panel_h + top_in + leg_in + 0.35
     fig, axes = plt.subplots(rows, cols, figsize=(width, height), squeeze=False)
     handles = {}
@@ -314,7 +315,7 @@ def _draw_one(agg, width, kind, xlabel, ylabel, logx, logy, title, err, ylim0, l
             d = d.set_index("x").reindex([v for v in xs if v in set(d["x"])])
             lo, hi = (d["min"], d["max"]) if err == "minmax" else (d["q1"], d["q3"])
             yerr = [(d["median"] - lo).clip(lower=0), (hi - d["median"]).clip(lower=0)]
-            colour, marker, filled = look[s]
+            colour, marker, filled, ls = look[s]
             if kind == "bar":
                 pos = [xs.index(v) + (j - (len(series) - 1) / 2) * w for v in d.index]
                 # the hatch (from the series' marker) keeps bars apart in greyscale: white lines on
@@ -325,7 +326,9 @@ def _draw_one(agg, width, kind, xlabel, ylabel, logx, logy, title, err, ylim0, l
             else:
                 xv = pd.to_numeric(pd.Series(d.index), errors="coerce") if numeric else \
                     [xs.index(v) for v in d.index]
-                h = ax.errorbar(xv, d["median"], yerr=yerr, marker=marker, capsize=1.5, color=colour,
+                # about a dozen marks per line: a timeline's 30 points would bury the lines
+                h = ax.errorbar(xv, d["median"], yerr=yerr, marker=marker, capsize=1.5, color=colour, ls=ls,
+                                markevery=max(1, len(d) // 12), errorevery=max(1, len(d) // 12),
                                 markerfacecolor=colour if filled else "white", markeredgewidth=0.8,
                                 elinewidth=0.6, label=names[s] or None)
             handles.setdefault(s, h)
@@ -353,8 +356,9 @@ def _draw_one(agg, width, kind, xlabel, ylabel, logx, logy, title, err, ylim0, l
                 _log_ticks(ax.yaxis, vals.min(), vals.max())
         elif ylim0:
             ax.set_ylim(bottom=0)
-        ax.set_xlabel(xlabel or label(xcol))
-        ax.set_ylabel(_ylabel(agg, fac, ylabel))
+        # labels wrap to the panel (8 pt: about 0.075 in per character)
+        ax.set_xlabel("\n".join(textwrap.wrap(xlabel or label(xcol), max(16, int((panel_w - 0.5) / 0.075)))))
+        ax.set_ylabel("\n".join(textwrap.wrap(_ylabel(agg, fac, ylabel), max(16, int((panel_h - 0.5) / 0.075)))))
         if fac:
             ax.set_title(titles.get(fac, fac))
         ax.grid(True, alpha=0.35)
@@ -363,7 +367,7 @@ def _draw_one(agg, width, kind, xlabel, ylabel, logx, logy, title, err, ylim0, l
         axes[k // cols][k % cols].set_visible(False)
     if title_lines:
         fig.suptitle("\n".join(title_lines), y=1 - 0.04 / height)
-    fig.tight_layout(rect=[0, leg_in / height, 1, 1], h_pad=0.6, w_pad=0.8)   # it makes room for the suptitle
+    fig.tight_layout(rect=[0, leg_in / height, 1, 1], h_pad=1.0, w_pad=0.8)   # it makes room for the suptitle
     if any(handles):
         leg_title = agg.attrs.get("series")
         fig.legend([handles[s] for s in handles], [names[s] for s in handles], loc="lower center",

@@ -100,10 +100,14 @@ def style_key(series):
     return _opts(series).get("lock") or _base(series)
 
 
+LINESTYLES = ["-", "--", ":", "-."]
+
+
 def styles(series_list):
-    """{series: (colour, marker, filled)}. A table or lock keeps its colour and marker in every
-    figure (PALETTE); a table shown with several option sets (HotRing-s and -r) keeps its colour,
-    and its variants after the first are hollow with another marker."""
+    """{series: (colour, marker, filled, linestyle)}. A table or lock keeps its colour and marker in
+    every figure (PALETTE); a table shown with several option sets (HotRing-s and -r) keeps its
+    colour, and its variants after the first are hollow, with another marker and a dashed or dotted
+    line."""
     out, seen = {}, {}
     for s in series_list:
         b = style_key(s)
@@ -112,7 +116,7 @@ def styles(series_list):
         seen[b] = k + 1
         if k:
             marker = MARKERS[(MARKERS.index(marker) + 5 * k) % len(MARKERS)]
-        out[s] = (colour, marker, k == 0)
+        out[s] = (colour, marker, k == 0, LINESTYLES[k % len(LINESTYLES)])
     return out
 
 
