@@ -356,9 +356,9 @@ def _draw_one(agg, width, kind, xlabel, ylabel, logx, logy, title, err, ylim0, l
                 _log_ticks(ax.yaxis, vals.min(), vals.max())
         elif ylim0:
             ax.set_ylim(bottom=0)
-        # labels wrap to the panel (8 pt: about 0.075 in per character)
-        ax.set_xlabel("\n".join(textwrap.wrap(xlabel or label(xcol), max(16, int((panel_w - 0.5) / 0.075)))))
-        ax.set_ylabel("\n".join(textwrap.wrap(_ylabel(agg, fac, ylabel), max(16, int((panel_h - 0.5) / 0.075)))))
+        # labels wrap to the panel (8 pt: about 0.07 in per character)
+        ax.set_xlabel("\n".join(textwrap.wrap(xlabel or label(xcol), max(16, int((panel_w - 0.4) / 0.07)))))
+        ax.set_ylabel("\n".join(textwrap.wrap(_ylabel(agg, fac, ylabel), max(16, int((panel_h - 0.2) / 0.07)))))
         if fac:
             ax.set_title(titles.get(fac, fac))
         ax.grid(True, alpha=0.35)
