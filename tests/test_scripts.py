@@ -28,7 +28,7 @@ sys.path.insert(0, SCRIPTS)
 
 import pandas as pd  # noqa: E402
 
-from chtb import config, figure, sweep  # noqa: E402
+from chtb import config, figure, style, sweep  # noqa: E402
 
 PY = "/usr/bin/python3"
 failures = 0
@@ -222,6 +222,11 @@ def case_figure(chtbench, tmp):
     data = open(pdf, "rb").read() if os.path.exists(pdf) else b""
     check(data.startswith(b"%PDF") and b"/FontFile2" in data and b"/Type3" not in data,
           "PDF with embedded TrueType fonts (FontFile2, no Type 3)")
+    for v in ("tiny.svg", "tiny-1col.png", "tiny-1col.pdf", "tiny-1col.svg"):
+        p = os.path.join(out, v)
+        head = open(p, "rb").read(400) if os.path.exists(p) else b""
+        check(head.startswith({"svg": b"<?xml", "png": b"\x89PNG", "pdf": b"%PDF"}[v.rsplit(".", 1)[1]])
+              and (not v.endswith(".svg") or b"<svg" in head), f"{v} written")
     df = pd.read_csv(os.path.join(out, "results-quick.csv"), dtype=str, keep_default_na=False)
     check(len(df) == 8 and sorted(set(df["table"])) == ["clht-lb", "locked"], f"{len(df)} rows: 2 tables x 2 threads x 2 reps")
     df["mops"] = pd.to_numeric(df["mops"])
@@ -232,7 +237,7 @@ def case_figure(chtbench, tmp):
     check(f"clht-lb is the fastest table at every thread count: {word}" in text,
           f"NAME.md verdict computed from the CSV: {word}")
     for t in med.index:
-        row = f"| {t} | {med.loc[t, 'clht-lb']:.3g} | {med.loc[t, 'locked']:.3g} |"
+        row = f"| {t} | {style.fmt_num(med.loc[t, 'clht-lb'])} | {style.fmt_num(med.loc[t, 'locked'])} |"
         check(row in text, f"NAME.md medians row {row}")
     check("CLHT is the fastest table" in text and "000_7a5564d72d74d689.txt:798-800" in text, "claim and citation")
     # the same CSV again: nothing reruns
@@ -244,7 +249,7 @@ def case_figure(chtbench, tmp):
     rev = set(df["git_rev"])
     text = open(md).read()
     check(len(rev) == 1 and f"Build: {rev.pop()} (" in text and "## Speedup" in text
-          and re.search(r"\| clht-lb \| 1 \| [0-9.]+ \|", text),
+          and re.search(r"\| clht-lb \| 1\.00 \| [0-9.]+ \|", text),
           "the page names the build and has a speedup table (T(n)/T(1) per table)")
     # a "rebuild at a new commit": the rows now claim another git_rev, so nothing may be reused
     data = open(os.path.join(out, "results-quick.csv")).read()

@@ -2,7 +2,8 @@
 
 Modules: config (TOML sweep configs, cartesian product), sweep (running cells,
 progress, resume), machine (machine.json), plot (medians + error bars),
-figure (scripts/figures/NAME.toml -> PNG/PDF/NAME.md), slurm (job arrays),
+figure (scripts/figures/NAME.toml -> PNG/PDF/SVG + NAME.md), style (palette, labels,
+citations), report (one HTML page of every figure), slurm (job arrays),
 perfcheck + stats (the CI performance-regression gate), trace (--trace files).
 Run with /usr/bin/python3 (Debian's pandas and matplotlib).
 """

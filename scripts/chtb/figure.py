@@ -2,8 +2,8 @@
 
 scripts/figures/NAME.toml holds one figure of the source documents:
 
-    title = "..."                 # one line
-    source = "seed 000, fig. 3.6"
+    title = "..."                 # one line: what the figure shows (the work is added from `source`)
+    source = "seed 000, fig. 3.6" # the work (its key in docs/references.md), then its figure number
     cite = ["000_7a5564d72d74d689.txt:796-800"]   # seed file:lines the claim rests on
     claim = "..."                 # what the source found, in our words
     requires = ["rtm"]            # optional: what the machine must have (else the page says why skipped)
@@ -16,9 +16,11 @@ scripts/figures/NAME.toml holds one figure of the source documents:
                                   # ylabel, logx, logy, err (minmax|iqr), derive {name = expr}, where
     [[check]]                     # computed verdicts, see CHECKS below
     kind = "best"  ...
+    [labels]                      # optional: series name -> label in the figure and its tables
 
 The sweep's CSV (results-SCALE.csv) lives in results/figures/NAME/ with machine.json; cells already
-complete there are reused. NAME.png, NAME.pdf and NAME.md go beside it.
+complete there are reused. NAME.png/.pdf/.svg (7 in wide), NAME-1col.png/.pdf/.svg (3.5 in) and NAME.md
+go beside it.
 """
 import argparse
 import glob
@@ -31,7 +33,7 @@ import tomllib
 
 import pandas as pd
 
-from . import REPO, config, default_chtbench, machine, plot, sweep
+from . import REPO, config, default_chtbench, machine, plot, style, sweep
 
 FIG_DIR = os.path.join(REPO, "scripts", "figures")
 
@@ -315,19 +317,34 @@ def md_table(frame):
 
 def _fmt(v):
     if isinstance(v, float):
-        if pd.isna(v):
-            return "—"
-        return f"{v:.3g}" if abs(v) < 1e5 else f"{v:.4g}"
+        return style.fmt_num(v)
     return str(v)
 
 
-def medians_table(agg):
+def caption(fig, df):
+    """The caption under the image: the work, and what the marks and error bars are."""
+    _, full = style.citation(fig.get("source", ""))
+    reps = pd.to_numeric(df["rep"], errors="coerce").max() + 1 if "rep" in df.columns else None
+    over = f"{reps:.0f} repetitions" if reps == reps and reps else "the repetitions"
+    bars = "from the smallest to the largest value" if fig["plot"].get("err", "minmax") == "minmax" \
+        else "over the interquartile range (25th to 75th percentile)"
+    kind = "Bars" if fig["plot"].get("kind") == "bar" else "Marks"
+    return (f"**Figure.** {fig['title']}, after {full.rstrip('.')}. {kind} are medians over {over} of each "
+            f"cell; error bars run {bars}.")
+
+
+def medians_table(agg, labels=None, xlabel=None):
     t = agg.copy()
+    t["series"] = t["series"].map(style.series_labels(list(dict.fromkeys(t["series"])), labels))
+    t["facet"] = t["facet"].map(style.panel_titles(list(dict.fromkeys(t["facet"])), agg.attrs.get("facet"),
+                                                   agg.attrs.get("y", [])))
     idx = ["facet", "x"] if (t["facet"] != "").any() else ["x"]
     piv = t.pivot_table(index=idx, columns="series", values="median", sort=False)
     piv.columns.name = None
     xname = agg.attrs.get("x", "x")
-    return piv.rename_axis(index={"x": xname, "facet": "panel"})
+    if xname == "dist":
+        piv = piv.rename(index=style.dist_words, level="x")
+    return piv.rename_axis(index={"x": xlabel or plot.label(xname), "facet": "panel"})
 
 
 def counters_section(df, fig):
@@ -392,8 +409,9 @@ def build_section(df, runs=None):
 
 def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, wall=None, csv=None,
                dropped=(), summary=None, runs=None):
-    lines = [f"# {fig['title']}", "", f"Source: {fig.get('source', '')}; cited lines: "
-             + ", ".join(f"`{c}`" for c in fig.get("cite", [])), "",
+    short, full = style.citation(fig.get("source", ""))
+    lines = [f"# {fig['title']}", "", f"After {full}", "",
+             "Lines of the source text the claim rests on: " + ", ".join(f"`{c}`" for c in fig.get("cite", [])), "",
              "## Claim (source)", "", fig["claim"].strip(), ""]
     lines += ["## Reproduce", "", "```sh", f"scripts/figure {name} --scale {scale}", "```", ""]
     if skipped:
@@ -404,10 +422,10 @@ def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, 
     else:
         lines += ["## Verdict on this machine (computed from the CSV)", ""]
         for text, ok, detail in verdicts(df, fig):
-            word = "**holds**" if ok else ("**does not hold**" if ok is False else "**unknown**")
+            word = "**holds**" if ok else ("**does not hold**" if ok is False else "**not measurable here**")
             lines.append(f"- {text}: {word} ({detail})")
-        lines += ["", f"![{name}]({name}.png)", "", f"## Medians ({plot.label(agg.attrs['y'][0]) if len(agg.attrs['y']) == 1 else 'values'})",
-                  "", md_table(medians_table(agg)), ""]
+        lines += ["", f"![{name}]({name}.png)", "", caption(fig, df), "", f"## Medians ({fig['plot'].get('ylabel') or (plot.label(agg.attrs['y'][0]) if len(agg.attrs['y']) == 1 else 'values')})",
+                  "", md_table(medians_table(agg, fig.get("labels"), fig["plot"].get("xlabel"))), ""]
         if fig.get("counters"):
             lines += ["## Counters", "", counters_section(df, fig), ""]
         if summary is not None:
@@ -427,6 +445,12 @@ def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, 
         lines += ["## Notes", "", fig["notes"].strip(), ""]
     with open(path, "w") as f:
         f.write("\n".join(lines))
+
+
+def figure_title(fig):
+    """The image's title: what it shows, then the work it reproduces (short form)."""
+    short, _ = style.citation(fig.get("source", ""))
+    return fig["title"] + (f"\nafter {short}" if short else "")
 
 
 def no_such_figure(name):
@@ -491,8 +515,18 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
     for cell in sw.cells:
         keep |= sweep._mask(df, config.match_key(sw, cell))
     df = df[keep]
+    rc2 = finish(name, fig, df, out, scale, csv, dropped=dropped, wall=None if reused else time.monotonic() - t0,
+                 stream=stream)
+    return rc2 if rc2 else rc
+
+
+def finish(name, fig, df, out, scale, csv, dropped=(), wall=None, stream=sys.stdout):
+    """Draws figure NAME from its rows (df) into out/ and writes NAME.md; returns an exit code.
+    make() calls it after the sweep; tests call it with synthetic rows."""
+    t0 = time.monotonic()
     try:
-        agg, paths = plot.plot_spec(df.copy(), fig["plot"], os.path.join(out, name), title=fig["title"])
+        agg, paths = plot.plot_spec(df.copy(), fig["plot"], os.path.join(out, name), title=figure_title(fig),
+                                    labels=fig.get("labels"))
     except (ValueError, KeyError) as e:
         print(f"figure {name}: cannot plot: {e}", file=sys.stderr)
         return 1
@@ -508,10 +542,11 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
     summ = sweep.read_csv(sweep.summary_name(csv))
     if summ is not None:
         summ["speedup"] = pd.to_numeric(summ["speedup"], errors="coerce")
-    write_page(page, name, fig, scale, agg=agg, df=df, m=m, wall=None if reused else time.monotonic() - t0,
-               csv=csv, dropped=dropped, summary=summ, runs=runs)
-    print(f"figure {name}: {paths[0]}, {paths[1]}, {page} ({time.monotonic() - t0:.0f} s)", file=stream)
-    return rc
+    page = os.path.join(out, name + ".md")
+    write_page(page, name, fig, scale, agg=agg, df=df, m=m, wall=wall, csv=csv, dropped=dropped, summary=summ,
+               runs=runs)
+    print(f"figure {name}: {', '.join(paths)}, {page} ({(wall or 0) + time.monotonic() - t0:.0f} s)", file=stream)
+    return 0
 
 
 def list_figures(chtbench, stream=sys.stdout):

@@ -1,5 +1,7 @@
 """Plots of chtbench CSVs: medians with min-max (or IQR) error bars, one line (or bar group) per
-series, one panel per facet, PNG + PDF (TrueType fonts embedded: pdf.fonttype 42).
+series, one panel per facet, PNG + PDF (TrueType fonts embedded: pdf.fonttype 42) + SVG, each
+double-column (OUT.*, 7 in) and single-column (OUT-1col.*, 3.5 in); colours, markers and series
+labels from chtb.style.
 
 scripts/plot CSV [CSV...] [--x threads] [--y mops] [--series table] [--facet update] [--kind line|bar]
              [--logx] [--logy] [--err minmax|iqr] [--where 'update == 10'] [--latest] [--out results/plot]
@@ -15,6 +17,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from . import style  # noqa: E402
+
 matplotlib.rcParams["pdf.fonttype"] = 42
 matplotlib.rcParams["ps.fonttype"] = 42
 
@@ -23,12 +27,13 @@ LABELS = {
     "threads": "threads", "mops": "throughput (Mops/s)", "update": "update ratio (%)",
     "initial": "initial size i (keys)", "range": "key range r", "dist": "key distribution",
     "pin": "thread pinning", "table": "table", "table_spec": "table", "lock": "lock",
-    "acq_per_s": "acquisitions/s", "macq_per_s": "throughput (M acquisitions/s)",
+    "acq_per_s": "acquisitions/s", "macq_per_s": "acquisitions (M/s)",
     "write_pct": "write ratio (%)", "speedup": "speedup over 1 thread",
     "bytes_per_key": "table bytes per key", "duration_ms": "duration (ms)",
     "rss_delta_mb": "RSS after prefill − before create (MB)", "table_mb": "table bytes after prefill (MB)",
     "abort_rate": "transaction abort rate (%)", "tx_begins": "transactions started",
-    "max_share": "largest per-thread share",
+    "max_share": "largest per-thread share", "workload": "YCSB workload",
+    "interval_mops": "throughput per interval (Mops/s)", "t": "time (ms)", "t_ms": "time (ms)",
 }
 
 
@@ -192,32 +197,117 @@ def aggregate(df, x, y, series=None, facet=None, where=None):
     return agg
 
 
-def _tick(v):
-    """1000000 -> $10^{6}$ (sizes read better as powers of ten), anything else as is."""
+def _tick(v, col=None):
+    """1000000 -> $10^{6}$ (sizes read better as powers of ten), Zipf specs in words, anything else
+    as is."""
     t = str(v)
     if t.isdigit() and len(t) >= 4 and t.strip("0") == "1":
         return f"$10^{{{len(t) - 1}}}$"
+    if col == "dist":
+        return style.dist_words(t)
     return t
 
 
+def _plain(v, _pos=None):
+    """A log-axis tick as a plain number: 0.2, 5, 1,000 (never 10^-1 or 2e+03)."""
+    if v <= 0:
+        return ""
+    if v >= 1:
+        return f"{v:,.0f}"
+    return f"{v:.6f}".rstrip("0").rstrip(".")
+
+
+def _log_ticks(axis, lo, hi):
+    """Labelled ticks a reader can read values from: 1-2-3-5-7 under one decade, 1-2-5 per decade up
+    to three decades, every decade (with unlabelled 2..9 minors) over more."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    decades = math.log10(hi / lo) if lo > 0 and hi > 0 else 99
+    if decades < 1:   # under one decade 1-2-5 may leave a single label
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0, 7.0)))
+    elif decades <= 3:
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    else:
+        axis.set_major_locator(LogLocator(base=10))
+    axis.set_minor_locator(LogLocator(base=10, subs=tuple(range(2, 10))))
+    axis.set_major_formatter(FuncFormatter(_plain))
+    axis.set_minor_formatter(NullFormatter())
+
+
+# Sizes for a paper: NAME.* is double-column (7 in wide), NAME-1col.* single-column (3.5 in); the
+# figure is drawn at print size, so text stays at these point sizes (>= 7 pt) when printed.
+SIZES = {"": 7.0, "-1col": 3.5}
+RC = {"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "xtick.labelsize": 7, "ytick.labelsize": 7,
+      "legend.fontsize": 7, "legend.title_fontsize": 7, "figure.titlesize": 8, "font.family": "DejaVu Sans",
+      "axes.linewidth": 0.6, "grid.linewidth": 0.4, "lines.linewidth": 1.1, "lines.markersize": 4,
+      "xtick.major.width": 0.6, "ytick.major.width": 0.6, "hatch.linewidth": 0.5, "pdf.fonttype": 42, "ps.fonttype": 42}
+HATCH = {"o": "", "s": "////", "D": "...", "^": "xxx", "v": "\\\\\\\\", "P": "+++", "X": "xx", "<": "---",
+         ">": "|||", "h": "///", "*": "\\\\\\", "p": ".."}
+
+
+def _ylabel(agg, fac, ylabel):
+    ys = agg.attrs.get("y", [])
+    if agg.attrs.get("facet") != "metric" and not (isinstance(agg.attrs.get("facet"), list)
+                                                   and "metric" in agg.attrs["facet"]):
+        return ylabel or (label(ys[0]) if len(ys) == 1 else "value")
+    if ylabel:
+        return ylabel
+    units = {label(y).rsplit("(", 1)[-1] for y in ys if "(" in label(y)}
+    words = [style.metric_words(y) for y in ys]
+    if all(words) and len(units) == 1:
+        stat = {w[0] for w in words}   # a statistic all panels share is named here, not in the titles
+        return (stat.pop() + " " if len(stat) == 1 else "") + "latency (" + units.pop()
+    return label(fac.split(" ", 1)[0])
+
+
 def draw(agg, out_base, kind="line", xlabel=None, ylabel=None, logx=False, logy=False, title=None,
-         err="minmax", ylim0=False):
-    """Writes out_base.png and out_base.pdf; returns the two paths."""
+         err="minmax", ylim0=False, labels=None):
+    """Writes out_base.{png,pdf,svg} (7 in wide) and out_base-1col.{png,pdf,svg} (3.5 in); returns
+    the paths, the double-column PNG and PDF first."""
+    paths = []
+    with matplotlib.rc_context(RC):
+        for suffix, width in SIZES.items():
+            fig = _draw_one(agg, width, kind, xlabel, ylabel, logx, logy, title, err, ylim0, labels)
+            os.makedirs(os.path.dirname(os.path.abspath(out_base)), exist_ok=True)
+            for ext in ("png", "pdf", "svg"):
+                p = f"{out_base}{suffix}.{ext}"
+                fig.savefig(p, dpi=200 if ext == "png" else None, bbox_inches="tight", pad_inches=0.03,
+                            metadata={"Date": None} if ext == "svg" else None)
+                paths.append(p)
+            plt.close(fig)
+    return paths
+
+
+def _draw_one(agg, width, kind, xlabel, ylabel, logx, logy, title, err, ylim0, labels):
+    import textwrap
     facets = list(dict.fromkeys(agg["facet"]))
     n = len(facets)
-    cols = min(n, 3)
+    cols = min(n, 3 if width >= 7 else 1 if n <= 2 else 2)   # single column: two panels stack
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.4 * rows), squeeze=False)
     xs, numeric = _ordered(agg["x"])
     series = list(dict.fromkeys(agg["series"]))
-    cmap = plt.get_cmap("tab10" if len(series) <= 10 else "tab20")
-    markers = "osD^v<>phX*"
-    handles = {}
+    look = style.styles(series)
+    names = style.series_labels(series, labels)
     ys = agg.attrs.get("y", [])
+    xcol = agg.attrs.get("x", "x")
+    titles = style.panel_titles(facets, agg.attrs.get("facet"), ys)
+    # room: panels, then the legend below them, the title above
+    ncol = max(1, min(len(series), 4 if width >= 7 else 2))
+    leg_rows = math.ceil(len(series) / ncol) if any(series) else 0
+    panel_w = width / cols
+    panel_h = min(2.3 if cols > 1 else 2.8, max(1.55, 0.72 * panel_w))
+    wrap = int(width * 15)
+    title_lines = textwrap.wrap(title.split("\n")[0], wrap) + textwrap.wrap(
+        title.split("\n", 1)[1], wrap) if title and "\n" in title else (textwrap.wrap(title, wrap) if title else [])
+    top_in = 0.14 * len(title_lines) + (0.05 if title_lines else 0)
+    has_title = isinstance(agg.attrs.get("series"), str)   # the legend title takes a row too
+    leg_in = 0.16 * (leg_rows + has_title) + 0.12 if leg_rows else 0
+    height = rows * panel_h + top_in + leg_in + 0.35
+    fig, axes = plt.subplots(rows, cols, figsize=(width, height), squeeze=False)
+    handles = {}
     for k, fac in enumerate(facets):
         ax = axes[k // cols][k % cols]
         sub = agg[agg["facet"] == fac]
-        width = 0.8 / max(1, len(series))
+        w = 0.8 / max(1, len(series))
         for j, s in enumerate(series):
             d = sub[sub["series"] == s]
             if d.empty:
@@ -225,57 +315,68 @@ def draw(agg, out_base, kind="line", xlabel=None, ylabel=None, logx=False, logy=
             d = d.set_index("x").reindex([v for v in xs if v in set(d["x"])])
             lo, hi = (d["min"], d["max"]) if err == "minmax" else (d["q1"], d["q3"])
             yerr = [(d["median"] - lo).clip(lower=0), (hi - d["median"]).clip(lower=0)]
+            colour, marker, filled, ls = look[s]
             if kind == "bar":
-                pos = [xs.index(v) + (j - (len(series) - 1) / 2) * width for v in d.index]
-                h = ax.bar(pos, d["median"], width=width, yerr=yerr, capsize=2, color=cmap(j % cmap.N),
-                           label=s or None, error_kw={"elinewidth": 0.8})
+                pos = [xs.index(v) + (j - (len(series) - 1) / 2) * w for v in d.index]
+                # the hatch (from the series' marker) keeps bars apart in greyscale: white lines on
+                # a filled bar, coloured ones on a hollow variant
+                h = ax.bar(pos, d["median"], width=w, yerr=yerr, capsize=1.5, color=colour if filled else "white",
+                           edgecolor="white" if filled else colour, linewidth=0.5, hatch=HATCH.get(marker, ""),
+                           label=names[s] or None, error_kw={"elinewidth": 0.6, "capthick": 0.6, "ecolor": "#333"})
             else:
                 xv = pd.to_numeric(pd.Series(d.index), errors="coerce") if numeric else \
                     [xs.index(v) for v in d.index]
-                h = ax.errorbar(xv, d["median"], yerr=yerr, marker=markers[j % len(markers)], ms=4,
-                                capsize=2, lw=1.3, color=cmap(j % cmap.N), label=s or None)
+                # about a dozen marks per line: a timeline's 30 points would bury the lines
+                h = ax.errorbar(xv, d["median"], yerr=yerr, marker=marker, capsize=1.5, color=colour, ls=ls,
+                                markevery=max(1, len(d) // 12), errorevery=max(1, len(d) // 12),
+                                markerfacecolor=colour if filled else "white", markeredgewidth=0.8,
+                                elinewidth=0.6, label=names[s] or None)
             handles.setdefault(s, h)
         if kind == "bar" or not numeric:
             ax.set_xticks(range(len(xs)))
-            ax.set_xticklabels([_tick(v) for v in xs], rotation=30 if len(xs) > 6 else 0)
+            ticks = [_tick(v, xcol) for v in xs]
+            # rotate when the labels would not fit side by side (7 pt: about 0.06 in per character)
+            tilt = max(len(t) for t in ticks) * 0.06 > 0.85 * (panel_w - 0.55) / len(xs)
+            ax.set_xticklabels(ticks, rotation=30 if tilt else 0, ha="right" if tilt else "center",
+                               rotation_mode="anchor" if tilt else "default")
         elif logx:
-            ax.set_xscale("log", base=2 if agg.attrs.get("x") == "threads" else 10)
-        if numeric and kind != "bar" and agg.attrs.get("x") == "threads":
+            ax.set_xscale("log", base=2 if xcol == "threads" else 10)
+            if xcol != "threads":
+                vals = pd.to_numeric(pd.Series(xs), errors="coerce")
+                _log_ticks(ax.xaxis, vals.min(), vals.max())
+        if numeric and kind != "bar" and xcol == "threads":
             ax.set_xticks([float(v) for v in xs])
             ax.set_xticklabels([str(v) for v in xs])
+            ax.minorticks_off() if not logy else None
         if logy:
             ax.set_yscale("log")
+            vals = pd.concat([sub["min"], sub["max"], sub["median"]])
+            vals = vals[vals > 0]
+            if len(vals):
+                _log_ticks(ax.yaxis, vals.min(), vals.max())
         elif ylim0:
             ax.set_ylim(bottom=0)
-        ax.set_xlabel(xlabel or label(agg.attrs.get("x", "x")))
-        if fac == "" or agg.attrs.get("facet") != "metric":
-            ax.set_ylabel(ylabel or (label(ys[0]) if len(ys) == 1 else "value"))
-        else:
-            ax.set_ylabel(label(fac))
+        # labels wrap to the panel (8 pt: about 0.07 in per character)
+        ax.set_xlabel("\n".join(textwrap.wrap(xlabel or label(xcol), max(16, int((panel_w - 0.4) / 0.07)))))
+        ax.set_ylabel("\n".join(textwrap.wrap(_ylabel(agg, fac, ylabel), max(16, int((panel_h - 0.2) / 0.07)))))
         if fac:
-            ax.set_title(fac if agg.attrs.get("facet") != "metric" else label(fac), fontsize=10)
-        ax.grid(True, alpha=0.3)
+            ax.set_title(titles.get(fac, fac))
+        ax.grid(True, alpha=0.35)
+        ax.spines[["top", "right"]].set_visible(False)
     for k in range(n, rows * cols):
         axes[k // cols][k % cols].set_visible(False)
-    if title:
-        fig.suptitle(title, fontsize=11)
+    if title_lines:
+        fig.suptitle("\n".join(title_lines), y=1 - 0.04 / height)
+    fig.tight_layout(rect=[0, leg_in / height, 1, 1], h_pad=1.0, w_pad=0.8)   # it makes room for the suptitle
     if any(handles):
         leg_title = agg.attrs.get("series")
-        fig.legend([handles[s] for s in handles], list(handles), loc="center left",
-                   bbox_to_anchor=(1.0, 0.5), frameon=False,
+        fig.legend([handles[s] for s in handles], [names[s] for s in handles], loc="lower center",
+                   bbox_to_anchor=(0.5, 0.0), ncol=ncol, frameon=False, columnspacing=1.2, handletextpad=0.4,
                    title=label(leg_title) if isinstance(leg_title, str) else None)
-    fig.tight_layout()
-    os.makedirs(os.path.dirname(os.path.abspath(out_base)), exist_ok=True)
-    paths = []
-    for ext in ("png", "pdf"):
-        p = f"{out_base}.{ext}"
-        fig.savefig(p, dpi=130, bbox_inches="tight")
-        paths.append(p)
-    plt.close(fig)
-    return paths
+    return fig
 
 
-def plot_spec(df, spec, out_base, title=None):
+def plot_spec(df, spec, out_base, title=None, labels=None):
     """Draws a figure's [plot] table from a DataFrame; returns (aggregate, paths)."""
     df = derive(relabel(df, spec.get("relabel")), spec.get("derive"))
     agg = aggregate(df, spec["x"], spec["y"], spec.get("series"), spec.get("facet"), spec.get("where"))
@@ -283,7 +384,7 @@ def plot_spec(df, spec, out_base, title=None):
         raise ValueError("nothing to plot: no numeric values in the selected rows")
     paths = draw(agg, out_base, kind=spec.get("kind", "line"), xlabel=spec.get("xlabel"),
                  ylabel=spec.get("ylabel"), logx=spec.get("logx", False), logy=spec.get("logy", False),
-                 title=title, err=spec.get("err", "minmax"), ylim0=spec.get("ylim0", True))
+                 title=title, err=spec.get("err", "minmax"), ylim0=spec.get("ylim0", True), labels=labels)
     return agg, paths
 
 
