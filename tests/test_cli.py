@@ -14,18 +14,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 BIN = sys.argv[1]
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if cond:
-        print(f"ok   {what}")
-    else:
-        failures += 1
-        print(f"FAIL {what}")
+from checks import check, finish  # noqa: E402 (tests/checks.py)
 
 
 def run(*args, timeout=120):
@@ -358,5 +347,4 @@ for doc in ["README.md"] + ["docs/" + f for f in sorted(os.listdir(os.path.join(
 check(not outside and os.path.exists(os.path.join(root, "docs", "design.md")),
       f"README and docs link only files inside the repository (bad: {outside})")
 
-print(f"{checks - failures} passed, {failures} failed")
-sys.exit(1 if failures else 0)
+finish()

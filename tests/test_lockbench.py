@@ -22,15 +22,7 @@ import sys
 import tempfile
 
 BIN, DOC = sys.argv[1], sys.argv[2]
-failures = checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures += 1
+from checks import check, finish  # noqa: E402 (tests/checks.py)
 
 
 def run(*args, env=None, timeout=120):
@@ -203,5 +195,4 @@ text = open(csvp).read().splitlines()
 check(p.returncode == 0 and sum(1 for l in text if l.startswith("schema,")) == 1 and len(text) == 10,
       "a second run appends rows under the same header")
 
-print(f"{checks - failures} passed, {failures} failed")
-sys.exit(1 if failures else 0)
+finish()

@@ -17,15 +17,7 @@ import sys
 import tempfile
 
 BIN, DOC = sys.argv[1], sys.argv[2]
-failures = checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures += 1
+from checks import check, finish  # noqa: E402 (tests/checks.py)
 
 
 def run(*args, timeout=300):
@@ -181,5 +173,4 @@ check(recs[0]["threads"] == 2 and recs[0]["speedup"] is None and recs[1]["speedu
 recs, _ = records("-t", "locked", "-n", "2", "--ops", "20000", "-i", "1000")
 check(recs[0]["speedup"] is None, "no 1 in the list: no speedup")
 
-print(f"{checks - failures} passed, {failures} failed")
-sys.exit(1 if failures else 0)
+finish()

@@ -15,18 +15,7 @@ import tempfile
 import time
 
 BIN = sys.argv[1]
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if cond:
-        print(f"ok   {what}")
-    else:
-        failures += 1
-        print(f"FAIL {what}")
+from checks import check, finish  # noqa: E402 (tests/checks.py)
 
 
 def run(*args, timeout=60, env=None, cwd=None, stdin=None):
@@ -210,19 +199,25 @@ def interrupted(args, sig, after, what):
 tsan = "sanitizer: thread" in run("--version").stdout
 if tsan:
     print("skip the signal cases: ThreadSanitizer delays signal handlers until an interceptor runs")
-    interrupted = lambda *a: None   # noqa: E731
-interrupted(["-t", "noop", "-i", "2^34", "--ops", "1"], signal.SIGINT, 1.0, "prefill of 2^34 keys")
-interrupted(["-t", "noop", "-i", "2^34", "--ops", "1", "-n", "2"], signal.SIGTERM, 1.0, "parallel prefill")
-interrupted(["-t", "clht-lb", "-i", "1000", "-d", "50", "--warmup", "0", "-r", "2^32", "--verify", "full"],
-            signal.SIGTERM, 1.5, "verify sweep of 2^32 keys")
-interrupted(["-t", "clht-lb", "-i", "1000", "--warmup", "86400000", "-d", "100"], signal.SIGINT, 1.0,
-            "warm-up of a day")
-interrupted(["-t", "clht-lb", "-i", "1000", "--dist", "zipf:0.99", "--keybuf", "2^25", "--ops", "2^25"],
-            signal.SIGINT, 0.3, "key-buffer fill")
-interrupted(["--bench", "memory", "--size", "1G", "-d", "10000"], signal.SIGINT, 0.3, "memory bench buffer build")
-interrupted(["--bench", "memory", "--size", "64K", "-d", "86400000"], signal.SIGTERM, 1.0, "memory bench chase")
-interrupted(["--bench", "occupancy", "-t", "dense", "--slots", "2^24", "--load", "0.5,0.9", "--ops", "2^40"],
-            signal.SIGINT, 1.0, "occupancy build and lookups")
+
+
+def signal_case(*args):
+    if not tsan:
+        interrupted(*args)
+
+
+signal_case(["-t", "noop", "-i", "2^34", "--ops", "1"], signal.SIGINT, 1.0, "prefill of 2^34 keys")
+signal_case(["-t", "noop", "-i", "2^34", "--ops", "1", "-n", "2"], signal.SIGTERM, 1.0, "parallel prefill")
+signal_case(["-t", "clht-lb", "-i", "1000", "-d", "50", "--warmup", "0", "-r", "2^32", "--verify", "full"],
+             signal.SIGTERM, 1.5, "verify sweep of 2^32 keys")
+signal_case(["-t", "clht-lb", "-i", "1000", "--warmup", "86400000", "-d", "100"], signal.SIGINT, 1.0,
+             "warm-up of a day")
+signal_case(["-t", "clht-lb", "-i", "1000", "--dist", "zipf:0.99", "--keybuf", "2^25", "--ops", "2^25"],
+             signal.SIGINT, 0.3, "key-buffer fill")
+signal_case(["--bench", "memory", "--size", "1G", "-d", "10000"], signal.SIGINT, 0.3, "memory bench buffer build")
+signal_case(["--bench", "memory", "--size", "64K", "-d", "86400000"], signal.SIGTERM, 1.0, "memory bench chase")
+signal_case(["--bench", "occupancy", "-t", "dense", "--slots", "2^24", "--load", "0.5,0.9", "--ops", "2^40"],
+             signal.SIGINT, 1.0, "occupancy build and lookups")
 usage_error(["-t", "clht-lb", "-i", "1000", "-d", "100", "-r", "2^62", "--verify", "full"],
             "--verify: full would look up all 4611686018427387904 keys")
 p = run("--validate", "-t", "clht-lb", "-i", "1000", "-r", "2^62", "--verify", "sample")
@@ -337,7 +332,4 @@ for args, needle in [
         p = usage_error([*validate, *args], needle, f"leak-free usage error: {' '.join(validate + args)}")
         check("LeakSanitizer" not in p.stderr, f"no leak report: {' '.join(validate + args)}")
 
-if failures:
-    print(f"{failures} of {checks} checks failed")
-    sys.exit(1)
-print(f"all {checks} checks passed")
+finish()

@@ -25,16 +25,7 @@ import tempfile
 import time
 
 BIN = sys.argv[1]
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures += 1
+from checks import check, finish  # noqa: E402 (tests/checks.py)
 
 
 def run(*args, env=None, timeout=300):
@@ -406,5 +397,4 @@ for line in listing:
     check(p.returncode == 1 and "needs about" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
           f"ulimit -v 1 GB, {name} -i 512M: one-line refusal, exit 1 (got {p.returncode}: {p.stderr.strip()[:100]})")
 
-print(f"{checks - failures} passed, {failures} failed")
-sys.exit(1 if failures else 0)
+finish()

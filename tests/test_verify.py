@@ -22,16 +22,7 @@ import subprocess
 import sys
 
 BIN = sys.argv[1]
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures += 1
+from checks import check, finish  # noqa: E402 (tests/checks.py)
 
 
 def run(*args, env=None, timeout=300):
@@ -212,5 +203,4 @@ check(p.returncode == 1 and r.get("outcome") == "fp_excess" and r.get("fp_rate")
       f"a filter answering 'present' to everything: exit 1, outcome fp_excess, one FP EXCESS line "
       f"(exit {p.returncode}: {said(p)})")
 
-print(f"{checks - failures} passed, {failures} failed")
-sys.exit(1 if failures else 0)
+finish()
