@@ -110,7 +110,7 @@ static void validate_tables(const struct bench_config *cfg)
 {
     for (unsigned t = 0; t < cfg->ntables; t++) {
         struct cht_config tc = { .initial = 16, .density = cfg->density, .range = 32, .max_threads = 1,
-                                 .numa_nodes = 1, .value_size = cfg->value_size };
+                                 .numa_nodes = 1, .value_size = cfg->value_size, .hugepages = cfg->hugepages };
         registry_apply_choice(&cfg->table[t], &tc);
         char err[512] = "";
         void *table = cfg->table[t].ops->create(&tc, err, sizeof err);
