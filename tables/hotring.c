@@ -306,6 +306,7 @@ static const struct cht_option_spec hr_options[] = {
     { "ratio", "2..16: initial keys per bucket, buckets = initial/ratio rounded to a power of two (default 8)" },
     { "rehash", "0|1: lock-free rehash when access cost or load grows (default 1)" },
     { "update", "inplace|rcu: update values in place, or replace the item (RCU, large values) (default inplace; rcu with --value-size > 8)" },
+    { "fence", "0|1: 1 = EBR enters with a locked exchange instead of relying on membarrier (default 0; ebr.h)" },
     CHT_HASH_OPTION,
     { NULL, NULL },
 };
@@ -1227,7 +1228,7 @@ static void *rehash_main(void *arg)
 static void *hr_create(const struct cht_config *cfg, char *err, size_t len)
 {
     unsigned hash = CHT_HASH_DEFAULT, strategy = HR_RANDOM, upd = 0;
-    uint64_t r = 5, samples = 0, ratio = 8, rh = 1;
+    uint64_t r = 5, samples = 0, ratio = 8, rh = 1, fence = 0;
     const struct cht_option *o = cfg->options;
     if (!cht_option_enum(o, "hotring", "hash", cht_hash_names, &hash, err, len) ||
         !cht_option_enum(o, "hotring", "strategy", hr_strategy_names, &strategy, err, len) ||
@@ -1235,7 +1236,8 @@ static void *hr_create(const struct cht_config *cfg, char *err, size_t len)
         !cht_option_uint(o, "hotring", "r", 1, 1000000, &r, err, len) ||
         !cht_option_uint(o, "hotring", "samples", 0, HR_HCNT_MAX, &samples, err, len) ||
         !cht_option_uint(o, "hotring", "ratio", 2, 16, &ratio, err, len) ||
-        !cht_option_uint(o, "hotring", "rehash", 0, 1, &rh, err, len))
+        !cht_option_uint(o, "hotring", "rehash", 0, 1, &rh, err, len) ||
+        !cht_option_uint(o, "hotring", "fence", 0, 1, &fence, err, len))
         return NULL;
     size_t vwords = cht_value_words(cfg);
     if (vwords > 1) {
@@ -1273,7 +1275,7 @@ static void *hr_create(const struct cht_config *cfg, char *err, size_t len)
     hr->cur = gen_new(bits, hr->hugepages);
     hr->nbuckets = 1ull << bits;
     hr->th = cht_alloc_zeroed((hr->nthreads + 1) * sizeof *hr->th);
-    hr->ebr = ebr_create(hr->nthreads + 1);
+    hr->ebr = ebr_create(hr->nthreads + 1, fence != 0);
     if (!hr->cur || !hr->th || !hr->ebr) {
         snprintf(err, len, "out of memory (%llu buckets)", 1ull << bits);
         gen_free(hr->cur);
