@@ -98,6 +98,7 @@
 #include <sched.h>
 #include <stdalign.h>
 #include "cht.h"
+#include "cht_env.h"
 #include "cht_hash.h"
 #include "ebr.h"
 #include "lock.h"
@@ -609,13 +610,13 @@ static inline __attribute__((always_inline)) bool lb_get_impl(struct clht_lb *h,
 {
 #if CHTBENCH_INJECT_GET_DELAY
     /* Test-only fixed extra cost (meson -Dinject_get_delay=N, docs/perfcheck.md): N rounds of a
-     * dependent multiply-add chain; CHTBENCH_INJECT_GET_DELAY=M in the environment overrides N. */
+     * dependent multiply-add chain; the test hook CHTBENCH_TEST_INJECT_GET_DELAY=M overrides N. */
     {
         static unsigned inj_n;                  /* rounds + 1; 0 = not read yet */
         unsigned n = __atomic_load_n(&inj_n, __ATOMIC_RELAXED);
         if (!n) {
-            const char *e = getenv("CHTBENCH_INJECT_GET_DELAY");
-            n = 1 + (e ? (unsigned)strtoul(e, NULL, 10) : CHTBENCH_INJECT_GET_DELAY);
+            const struct cht_env *e = cht_env();
+            n = 1 + (e->inject_get_delay_set ? e->inject_get_delay : CHTBENCH_INJECT_GET_DELAY);
             __atomic_store_n(&inj_n, n, __ATOMIC_RELAXED);
         }
         uint64_t x = k;
