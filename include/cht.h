@@ -72,6 +72,9 @@ struct cht_config {
     const struct cht_option *options; /* validated against cht_ops.options */
     size_t   value_size;     /* --value-size bytes; 0 or 8: the 8-byte value inline, as always.
                               * > 8 only for CHT_CAP_VALUE_OOL tables: see cht_value_fill below */
+    bool     hugepages;      /* --hugepages thp: ask for transparent huge pages on the table's large
+                              * arrays (pass it to cht_alloc_large, tables/table_support.h); false
+                              * (off): the driver has disabled THP for the whole process */
 };
 
 struct cht_stats {

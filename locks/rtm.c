@@ -71,7 +71,7 @@
  *
  * Availability: CPUID.(EAX=7,ECX=0):EBX bit 11, then up to 64 trial
  * transactions of which one must commit (with TSX disabled by microcode,
- * XBEGIN always aborts); CHT_RTM_DISABLE=1 in the environment forces "no",
+ * XBEGIN always aborts); the test hook CHTBENCH_TEST_RTM_DISABLE=1 forces "no",
  * and so does a ThreadSanitizer build (TSan cannot model transactions: it
  * would report every speculative critical section as a race).
  * available() reports the reason. XBEGIN is never executed when unavailable:
@@ -85,6 +85,7 @@
 #include <string.h>
 #include "lock_internal.h"
 #include "rtm.h"
+#include "cht_env.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #define RTM_X86 1
@@ -152,9 +153,8 @@ bool cht_rtm_cpuid(void)
 
 static void detect(void)
 {
-    const char *env = getenv("CHT_RTM_DISABLE");
-    if (env && *env && strcmp(env, "0") != 0) {
-        snprintf(detect_why, sizeof detect_why, "RTM disabled by CHT_RTM_DISABLE=%s", env);
+    if (cht_env()->rtm_disable) {   /* test hook: the "no RTM" paths on a CPU that has it */
+        snprintf(detect_why, sizeof detect_why, "RTM disabled by CHTBENCH_TEST_RTM_DISABLE");
         return;
     }
 #if RTM_UNDER_TSAN

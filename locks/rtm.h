@@ -19,9 +19,10 @@
 
 /* Whether this CPU executes RTM transactions: CPUID.(EAX=7,ECX=0):EBX[11]
  * and at least one of a few trial transactions commits (on CPUs where TSX is
- * disabled by microcode, XBEGIN always aborts). Environment CHT_RTM_DISABLE=1
- * forces "unavailable", and so does a ThreadSanitizer build (TSan cannot
- * model hardware transactions). The result is computed once; why gets the reason. */
+ * disabled by microcode, XBEGIN always aborts). The test hook
+ * CHTBENCH_TEST_RTM_DISABLE=1 (include/cht_env.h) forces "unavailable", and
+ * so does a ThreadSanitizer build (TSan cannot model hardware transactions).
+ * The result is computed once; why gets the reason. */
 bool cht_rtm_available(char *why, size_t len);
 
 /* Just the CPUID bit (no trial transaction), for tests. */

@@ -3,6 +3,7 @@
  * measurement). */
 #include <stdlib.h>
 #include "faults.h"
+#include "cht_env.h"
 
 static const struct cht_ops *inner_ops;
 static struct cht_ops wrapped;
@@ -90,26 +91,17 @@ void fault_reset(void)
     pair_removed = 0;
 }
 
-static uint64_t env_count(const char *name)
-{
-    const char *e = getenv(name);
-    char *end;
-    unsigned long long n = e && *e >= '0' && *e <= '9' ? strtoull(e, &end, 10) : 0;
-    return n && !*end ? n : 0;
-}
-
 const struct cht_ops *fault_wrap(const struct cht_ops *inner)
 {
-    drop_every = env_count("CHTBENCH_TEST_FAULT_DROP_INSERT");
-    if (!drop_every)
-        drop_every = env_count("CHTBENCH_FAULT_DROP_INSERT");   /* its first name */
-    drop_rem_every = env_count("CHTBENCH_TEST_FAULT_DROP_REMOVE");
-    stale_every = env_count("CHTBENCH_TEST_FAULT_STALE_GET");
-    torn_every = env_count("CHTBENCH_TEST_FAULT_TORN_GET");
-    miss_every = env_count("CHTBENCH_TEST_FAULT_MISS_GET");
-    pair_from = env_count("CHTBENCH_TEST_FAULT_DROP_PAIR");
-    filter_always = env_count("CHTBENCH_TEST_FAULT_FILTER_ALWAYS") != 0;
-    size_skew = env_count("CHTBENCH_TEST_FAULT_SIZE_SKEW");
+    const struct cht_env *e = cht_env();
+    drop_every = e->fault_drop_insert;
+    drop_rem_every = e->fault_drop_remove;
+    stale_every = e->fault_stale_get;
+    torn_every = e->fault_torn_get;
+    miss_every = e->fault_miss_get;
+    pair_from = e->fault_drop_pair;
+    filter_always = e->fault_filter_always != 0;
+    size_skew = e->fault_size_skew;
     if (!drop_every && !drop_rem_every && !stale_every && !torn_every && !miss_every && !pair_from &&
         !filter_always && !size_skew)
         return inner;

@@ -1,9 +1,10 @@
 /*
  * faults.h - fault injection for testing the harness' own checks (docs/cli.md
- * "Testing the final check"). Each hook is an environment variable; the
+ * "Testing the final check", "Test hooks"). Each hook is an environment
+ * variable, read through cht_env() (include/cht_env.h); the
  * wrapped table misbehaves in one way that exactly one check must catch:
  *
- *   CHTBENCH_TEST_FAULT_DROP_INSERT=N (old name CHTBENCH_FAULT_DROP_INSERT):
+ *   CHTBENCH_TEST_FAULT_DROP_INSERT=N:
  *     every N-th insert of an absent key reports success without inserting,
  *     while size() still counts it (per-thread counters that survive a lost
  *     key): the count of keys found catches it.

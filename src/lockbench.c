@@ -39,6 +39,7 @@
 #include <string.h>
 #include <errno.h>
 #include <time.h>
+#include "cht_env.h"
 #include "lockbench.h"
 #include "runner.h"
 #include "report.h"
@@ -78,14 +79,13 @@ static inline uint64_t lb_work(uint64_t x, uint64_t n)
     return x;
 }
 
-/* CHTBENCH_LOCKBENCH_NO_LOCK=1 (tests only, docs/cli.md): every lock call is
+/* CHTBENCH_TEST_LOCKBENCH_NO_LOCK=1 (docs/cli.md "Test hooks"): every lock call is
  * this no-op, so the critical sections race and the invariant must fail. */
 static void no_lock(void *l, void *ctx) { (void)l, (void)ctx; }
 
 static bool lock_disabled(void)
 {
-    const char *e = getenv("CHTBENCH_LOCKBENCH_NO_LOCK");
-    return e && strcmp(e, "1") == 0;
+    return cht_env()->lockbench_no_lock;
 }
 
 static inline void bump(uint64_t *p, uint64_t d)

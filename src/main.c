@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cht_env.h"
 #include "cli.h"
 #include "marker.h"
 #include "memstat.h"
@@ -110,7 +111,7 @@ static void validate_tables(const struct bench_config *cfg)
 {
     for (unsigned t = 0; t < cfg->ntables; t++) {
         struct cht_config tc = { .initial = 16, .density = cfg->density, .range = 32, .max_threads = 1,
-                                 .numa_nodes = 1, .value_size = cfg->value_size };
+                                 .numa_nodes = 1, .value_size = cfg->value_size, .hugepages = cfg->hugepages };
         registry_apply_choice(&cfg->table[t], &tc);
         char err[512] = "";
         void *table = cfg->table[t].ops->create(&tc, err, sizeof err);
@@ -676,32 +677,28 @@ static int run_all(struct bench_config *cfg)
 
 /* --hugepages (docs/cli.md "Huge pages"): one policy for every table's memory.
  * off: prctl(PR_SET_THP_DISABLE) - no huge pages, whatever the system setting.
- * thp: MADV_HUGEPAGE on the tables' own mapped arrays (table_support.h reads
- * CHTBENCH_HUGEPAGES) and glibc's glibc.malloc.hugetlb=1 for everything that
+ * thp: MADV_HUGEPAGE on the tables' own mapped arrays (cht_config.hugepages,
+ * passed to cht_alloc_large) and glibc's glibc.malloc.hugetlb=1 for everything that
  * is malloc'ed (the library tables' nodes and arrays too); a glibc tunable is
  * read at start-up only, so chtbench re-executes itself with it set - once:
  * HUGEPAGES_REEXEC marks the re-executed process, which refuses to go round
  * again when the tunable did not arrive. Returns 0, EXIT_USAGE or EXIT_FAILED;
  * with check_only, only says whether the re-execution could be done. */
-#define HUGEPAGES_REEXEC "CHTBENCH_HUGEPAGES_REEXEC"
+#define HUGEPAGES_REEXEC CHT_ENV_HUGEPAGES_REEXEC
 #define HUGEPAGES_TUNABLE "glibc.malloc.hugetlb=1"
 #define TUNABLES_MAX 4096   /* longer GLIBC_TUNABLES are not ours to extend */
 
 static int apply_hugepages(const struct bench_config *cfg, char **argv, bool check_only)
 {
     if (!cfg->hugepages) {
-        if (!check_only) {
-            setenv("CHTBENCH_HUGEPAGES", "off", 1);
+        if (!check_only)
             prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
-        }
         return 0;
     }
-    const char *tun = getenv("GLIBC_TUNABLES");
-    bool again = getenv(HUGEPAGES_REEXEC) != NULL;
-    if (!check_only) {
-        setenv("CHTBENCH_HUGEPAGES", "thp", 1);
+    const char *tun = cht_env()->glibc_tunables;   /* read at start-up, before our setenv below */
+    bool again = cht_env()->hugepages_reexec;
+    if (!check_only)
         unsetenv(HUGEPAGES_REEXEC);
-    }
     if (tun && strstr(tun, HUGEPAGES_TUNABLE))
         return 0;
     if (again) {

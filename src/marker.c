@@ -3,6 +3,7 @@
  * later call inert; we check the environment ourselves and skip the calls. */
 #include <stdio.h>
 #include <stdlib.h>
+#include "cht_env.h"
 #include "marker.h"
 #ifdef HAVE_LIKWID
 #define LIKWID_PERFMON
@@ -23,7 +24,7 @@ bool marker_built(void)
 bool marker_init(char *note, size_t len)
 {
 #ifdef HAVE_LIKWID
-    if (!getenv("LIKWID_MODE") || !getenv("LIKWID_EVENTS") || !getenv("LIKWID_FILEPATH")) {
+    if (!cht_env()->likwid_marker_env) {   /* set by likwid-perfctr -m */
         snprintf(note, len, "--likwid-marker: not running under likwid-perfctr -m: the marker regions are inactive");
         return false;
     }

@@ -1033,7 +1033,8 @@ int runner_check_memory(const struct bench_config *cfg, const struct table_choic
     if (cfg->initial <= PROBE_KEYS || !ops->stats || (ops->caps & CHT_CAP_NO_DATA))
         return 0;
     struct cht_config tc = { .initial = PROBE_KEYS, .density = cfg->density, .range = 2 * PROBE_KEYS,
-                             .max_threads = 1, .numa_nodes = 1, .value_size = cfg->value_size };
+                             .max_threads = 1, .numa_nodes = 1, .value_size = cfg->value_size,
+                             .hugepages = cfg->hugepages };
     registry_apply_choice(t, &tc);
     char cerr[256] = "";
     struct probe pr = { .ops = ops, .n = PROBE_KEYS };
@@ -1090,7 +1091,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
     struct cht_config tc = {
         .initial = cfg->initial, .density = cfg->density, .range = cfg->range,
         .max_threads = p->threads, .numa_nodes = p->plan->numa_nodes ? p->plan->numa_nodes : 1,
-        .thread_node = nodes, .value_size = cfg->value_size,
+        .thread_node = nodes, .value_size = cfg->value_size, .hugepages = cfg->hugepages,
     };
     registry_apply_choice(p->table, &tc);
     if (cfg->latency_every) {

@@ -384,8 +384,8 @@ static void *cb_create(const struct cht_config *cfg, char *err, size_t len)
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    t->node = cht_alloc_large(node_bytes, &t->node_mapped);
-    t->head = cht_alloc_large(head_bytes, &t->head_mapped);
+    t->node = cht_alloc_large(node_bytes, cfg->hugepages, &t->node_mapped);
+    t->head = cht_alloc_large(head_bytes, cfg->hugepages, &t->head_mapped);
     t->th = cht_alloc_zeroed(threads * sizeof *t->th);
     if (!t->node || !t->head || !t->th) {
         snprintf(err, len, "out of memory: %llu nodes of %zu bytes", (unsigned long long)cap,

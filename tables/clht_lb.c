@@ -98,6 +98,7 @@
 #include <sched.h>
 #include <stdalign.h>
 #include "cht.h"
+#include "cht_env.h"
 #include "cht_hash.h"
 #include "ebr.h"
 #include "lock.h"
@@ -154,6 +155,7 @@ struct clht_lb {
     uint64_t resizes;
     uint64_t full_failures;     /* inserts refused: out of memory for an overflow bucket */
     size_t retired_bytes;       /* old tables waiting for reclamation */
+    bool hugepages;             /* cht_config.hugepages, for the tables a resize maps */
 };
 
 static __thread unsigned lb_tid __attribute__((tls_model("initial-exec")));
@@ -180,7 +182,7 @@ static inline void spin_wait(unsigned *spins)
 /* Buckets per table are capped at 2^34 (1 TiB): anything larger is refused. */
 #define LB_MAX_BUCKETS (1ull << 34)
 
-static struct lb_table *table_new(size_t nb)
+static struct lb_table *table_new(size_t nb, bool huge)
 {
     if (nb == 0 || nb > LB_MAX_BUCKETS)
         return NULL;
@@ -188,7 +190,7 @@ static struct lb_table *table_new(size_t nb)
     if (!T)
         return NULL;
     size_t bytes = nb * sizeof(struct lb_bucket);
-    T->b = cht_alloc_large(bytes, &T->mmapped);
+    T->b = cht_alloc_large(bytes, huge, &T->mmapped);
     if (!T->b) {
         free(T);
         return NULL;
@@ -453,7 +455,8 @@ static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
     h->nthreads = threads;
     h->count = cht_thread_counters_new(threads);
     h->rc = reclaim_create(threads);
-    struct lb_table *T = table_new(nb);
+    h->hugepages = cfg->hugepages;
+    struct lb_table *T = table_new(nb, h->hugepages);
     if (!h->count || !h->rc || !T) {
         snprintf(err, len, "out of memory (%llu buckets of 64 bytes)", (unsigned long long)nb);
         free(h->count);
@@ -533,7 +536,7 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     uint64_t nb = cht_pow2_at_least((n * 2 + 2) / 3, 1);   /* 1.5 keys per bucket */
     if (nb < T->nb)
         nb = T->nb;
-    struct lb_table *N = table_new(nb);
+    struct lb_table *N = table_new(nb, h->hugepages);
     union lb_aux *aux = N ? calloc(nb, sizeof *aux) : NULL;
     if (!aux)
         goto fail;
@@ -607,13 +610,13 @@ static inline __attribute__((always_inline)) bool lb_get_impl(struct clht_lb *h,
 {
 #if CHTBENCH_INJECT_GET_DELAY
     /* Test-only fixed extra cost (meson -Dinject_get_delay=N, docs/perfcheck.md): N rounds of a
-     * dependent multiply-add chain; CHTBENCH_INJECT_GET_DELAY=M in the environment overrides N. */
+     * dependent multiply-add chain; the test hook CHTBENCH_TEST_INJECT_GET_DELAY=M overrides N. */
     {
         static unsigned inj_n;                  /* rounds + 1; 0 = not read yet */
         unsigned n = __atomic_load_n(&inj_n, __ATOMIC_RELAXED);
         if (!n) {
-            const char *e = getenv("CHTBENCH_INJECT_GET_DELAY");
-            n = 1 + (e ? (unsigned)strtoul(e, NULL, 10) : CHTBENCH_INJECT_GET_DELAY);
+            const struct cht_env *e = cht_env();
+            n = 1 + (e->inject_get_delay_set ? e->inject_get_delay : CHTBENCH_INJECT_GET_DELAY);
             __atomic_store_n(&inj_n, n, __ATOMIC_RELAXED);
         }
         uint64_t x = k;

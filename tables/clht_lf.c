@@ -150,6 +150,7 @@ struct clht_lf {
     uint64_t resizes;
     uint64_t full_failures;
     size_t retired_bytes;
+    bool hugepages;             /* cht_config.hugepages, for the tables a resize maps */
 };
 
 static __thread unsigned lf_tid __attribute__((tls_model("initial-exec")));
@@ -187,7 +188,7 @@ static inline void spin_wait(unsigned *spins)
 
 #define LF_MAX_BUCKETS (1ull << 34)
 
-static struct lf_table *table_new(size_t nb)
+static struct lf_table *table_new(size_t nb, bool huge)
 {
     if (nb == 0 || nb > LF_MAX_BUCKETS)
         return NULL;
@@ -195,7 +196,7 @@ static struct lf_table *table_new(size_t nb)
     if (!T)
         return NULL;
     size_t bytes = nb * sizeof(struct lf_bucket);
-    T->b = cht_alloc_large(bytes, &T->mmapped);
+    T->b = cht_alloc_large(bytes, huge, &T->mmapped);
     if (!T->b) {
         free(T);
         return NULL;
@@ -390,7 +391,8 @@ static void *lf_create(const struct cht_config *cfg, char *err, size_t len)
     h->nthreads = threads;
     h->count = cht_thread_counters_new(threads);
     h->rc = reclaim_create(threads);
-    struct lf_table *T = table_new(nb);
+    h->hugepages = cfg->hugepages;
+    struct lf_table *T = table_new(nb, h->hugepages);
     if (!h->count || !h->rc || !T) {
         snprintf(err, len, "out of memory (%llu buckets of 64 bytes)", (unsigned long long)nb);
         free(h->count);
@@ -520,7 +522,7 @@ static void lf_resize(struct clht_lf *h, struct lf_table *seen)
     uint64_t nb = cht_pow2_at_least((n * 2 + 2) / 3, 1);
     if (nb < T->nb)
         nb = T->nb;
-    struct lf_table *N = table_new(nb);
+    struct lf_table *N = table_new(nb, h->hugepages);
     struct placer *pl = N ? calloc(nb, sizeof *pl) : NULL;
     if (!pl)
         goto fail;

@@ -547,7 +547,7 @@ static void *cf_create(const struct cht_config *cfg, char *err, size_t len)
         free(t);
         return NULL;
     }
-    t->slots = cht_alloc_large(t->slot_bytes < 64 ? 64 : t->slot_bytes, &t->mapped);
+    t->slots = cht_alloc_large(t->slot_bytes < 64 ? 64 : t->slot_bytes, cfg->hugepages, &t->mapped);
     t->count = cht_thread_counters_new(t->threads);
     t->stripe = cfg->lock ? NULL : cht_alloc_zeroed(stripes * sizeof *t->stripe);
     if (!t->slots || !t->count || (!cfg->lock && !t->stripe)) {

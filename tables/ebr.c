@@ -17,9 +17,6 @@ static int membarrier_ok;
 static void membarrier_probe(void)
 {
 #if defined(__linux__) && defined(__NR_membarrier)
-    const char *env = getenv("CHT_EBR_FENCE");
-    if (env && env[0] && env[0] != '0')
-        return;
     long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     if (cmds >= 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
         syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
@@ -52,7 +49,7 @@ static inline void full_barrier(void)
 #endif
 }
 
-struct ebr *ebr_create(unsigned max_threads)
+struct ebr *ebr_create(unsigned max_threads, bool fence)
 {
     unsigned n = max_threads ? max_threads : 1;
     struct ebr *e = aligned_alloc(64, sizeof *e);
@@ -67,8 +64,9 @@ struct ebr *ebr_create(unsigned max_threads)
     memset(e->slot, 0, sizeof *e->slot * n);
     e->nslots = n;
     e->epoch = 1;
-    pthread_once(&membarrier_once, membarrier_probe);
-    e->asym = (uint32_t)membarrier_ok;
+    if (!fence)
+        pthread_once(&membarrier_once, membarrier_probe);
+    e->asym = !fence && membarrier_ok;
     pthread_mutex_init(&e->lock, NULL);
     return e;
 }

@@ -22,7 +22,8 @@
  *     unlinked has left it.
  *
  * API (all functions are thread safe unless noted):
- *   ebr_create(n)          a domain for thread ids 0..n-1; NULL when out of memory.
+ *   ebr_create(n, fence)   a domain for thread ids 0..n-1; NULL when out of memory.
+ *                          fence: ebr_enter uses a locked exchange (see below).
  *   ebr_destroy(e)         runs every pending free function and frees the domain.
  *                          No thread may be inside a critical section (quiescent).
  *   ebr_enter(e, tid)      start of a critical section (an operation). Not nestable.
@@ -45,9 +46,9 @@
  * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) before it reads the slots, which
  * runs a full barrier on every CPU running one of our threads, so ebr_enter is
  * a plain store plus a compiler barrier (the technique of liburcu's "memb"
- * flavour). Where membarrier is missing (old kernel, seccomp), or with
- * CHT_EBR_FENCE=1 in the environment, ebr_enter falls back to a locked
- * exchange (a full barrier). Measured (clht-lb, hash=identity, u=10, 2-vCPU
+ * flavour). Where membarrier is missing (old kernel, seccomp), or when the
+ * domain is created with fence=true (hotring:fence=1), ebr_enter falls back
+ * to a locked exchange (a full barrier). Measured (clht-lb, hash=identity, u=10, 2-vCPU
  * VM shared with other jobs, medians of 7 interleaved runs): the locked
  * exchange costs 0-6% (i=1K: +0.7% at 1 thread, -5.8% at 2; i=1M: -4.4% and
  * -2.2%), not the third of the throughput an earlier comment here claimed.
@@ -95,7 +96,7 @@ struct ebr {
     struct ebr_slot *slot;
 };
 
-struct ebr *ebr_create(unsigned max_threads);
+struct ebr *ebr_create(unsigned max_threads, bool fence);
 void ebr_destroy(struct ebr *e);
 void ebr_retire(struct ebr *e, struct ebr_node *node, void (*free_fn)(struct ebr_node *));
 void ebr_collect(struct ebr *e);
@@ -239,7 +240,7 @@ static __thread uint32_t reclaim_left_ __attribute__((unused, tls_model("initial
 
 #if defined(CHT_RECLAIM_EBR)
 #define reclaim ebr
-#define reclaim_create ebr_create
+#define reclaim_create(n) ebr_create((n), false)
 #define reclaim_destroy ebr_destroy
 #define reclaim_retire ebr_retire
 #define reclaim_pending ebr_pending

@@ -260,6 +260,7 @@ struct hotring {
     size_t item_bytes;        /* 32, or 24 + 8 x vwords rounded up to 64 */
     uint32_t r, samples;
     uint64_t resizes, alloc_failures;
+    bool hugepages;           /* cht_config.hugepages, for the generations a rehash maps */
     uint64_t nbuckets;        /* buckets of cur (read without entering EBR: stats, load guard) */
     /* item slab: reclaimed batches of items (pushed by EBR free functions) and all chunks */
     pthread_mutex_t pool_mu;
@@ -305,6 +306,7 @@ static const struct cht_option_spec hr_options[] = {
     { "ratio", "2..16: initial keys per bucket, buckets = initial/ratio rounded to a power of two (default 8)" },
     { "rehash", "0|1: lock-free rehash when access cost or load grows (default 1)" },
     { "update", "inplace|rcu: update values in place, or replace the item (RCU, large values) (default inplace; rcu with --value-size > 8)" },
+    { "fence", "0|1: 1 = EBR enters with a locked exchange instead of relying on membarrier (default 0; ebr.h)" },
     CHT_HASH_OPTION,
     { NULL, NULL },
 };
@@ -523,7 +525,7 @@ static void gen_free_node(struct ebr_node *n)
 
 /* a generation of 2^bits buckets whose sentinels are initialised (next: self)
  * and whose heads point at them; NULL when out of memory */
-static struct hr_gen *gen_new(unsigned bits)
+static struct hr_gen *gen_new(unsigned bits, bool huge)
 {
     uint64_t nb = 1ull << bits;
     double bytes = (double)nb * (sizeof(uint64_t) + sizeof(struct hr_item));
@@ -536,8 +538,8 @@ static struct hr_gen *gen_new(unsigned bits)
     G->shift = 64 - bits;
     G->head_bytes = (nb * sizeof(uint64_t) + CHT_CACHE_LINE - 1) & ~(size_t)(CHT_CACHE_LINE - 1);
     G->sent_bytes = (nb * sizeof(struct hr_item) + CHT_CACHE_LINE - 1) & ~(size_t)(CHT_CACHE_LINE - 1);
-    G->head = cht_alloc_large(G->head_bytes, &G->head_mapped);
-    G->sent = G->head ? cht_alloc_large(G->sent_bytes, &G->sent_mapped) : NULL;
+    G->head = cht_alloc_large(G->head_bytes, huge, &G->head_mapped);
+    G->sent = G->head ? cht_alloc_large(G->sent_bytes, huge, &G->sent_mapped) : NULL;
     if (!G->head || !G->sent || ((uintptr_t)G->sent + G->sent_bytes) >> 48) {
         gen_free(G);
         return NULL;
@@ -1135,7 +1137,7 @@ static void rehash(struct hotring *hr)
     struct hr_gen *G = __atomic_load_n(&hr->cur, __ATOMIC_SEQ_CST);   /* only this thread replaces it */
     if (G->bits >= HR_MAX_BITS)
         return;
-    struct hr_gen *N = gen_new(G->bits + 1);
+    struct hr_gen *N = gen_new(G->bits + 1, hr->hugepages);
     if (!N) {
         __atomic_fetch_add(&hr->alloc_failures, 1, __ATOMIC_RELAXED);
         return;
@@ -1226,7 +1228,7 @@ static void *rehash_main(void *arg)
 static void *hr_create(const struct cht_config *cfg, char *err, size_t len)
 {
     unsigned hash = CHT_HASH_DEFAULT, strategy = HR_RANDOM, upd = 0;
-    uint64_t r = 5, samples = 0, ratio = 8, rh = 1;
+    uint64_t r = 5, samples = 0, ratio = 8, rh = 1, fence = 0;
     const struct cht_option *o = cfg->options;
     if (!cht_option_enum(o, "hotring", "hash", cht_hash_names, &hash, err, len) ||
         !cht_option_enum(o, "hotring", "strategy", hr_strategy_names, &strategy, err, len) ||
@@ -1234,7 +1236,8 @@ static void *hr_create(const struct cht_config *cfg, char *err, size_t len)
         !cht_option_uint(o, "hotring", "r", 1, 1000000, &r, err, len) ||
         !cht_option_uint(o, "hotring", "samples", 0, HR_HCNT_MAX, &samples, err, len) ||
         !cht_option_uint(o, "hotring", "ratio", 2, 16, &ratio, err, len) ||
-        !cht_option_uint(o, "hotring", "rehash", 0, 1, &rh, err, len))
+        !cht_option_uint(o, "hotring", "rehash", 0, 1, &rh, err, len) ||
+        !cht_option_uint(o, "hotring", "fence", 0, 1, &fence, err, len))
         return NULL;
     size_t vwords = cht_value_words(cfg);
     if (vwords > 1) {
@@ -1268,10 +1271,11 @@ static void *hr_create(const struct cht_config *cfg, char *err, size_t len)
     hr->ratio = (unsigned)ratio;
     hr->r = (uint32_t)r;
     hr->samples = (uint32_t)samples;
-    hr->cur = gen_new(bits);
+    hr->hugepages = cfg->hugepages;
+    hr->cur = gen_new(bits, hr->hugepages);
     hr->nbuckets = 1ull << bits;
     hr->th = cht_alloc_zeroed((hr->nthreads + 1) * sizeof *hr->th);
-    hr->ebr = ebr_create(hr->nthreads + 1);
+    hr->ebr = ebr_create(hr->nthreads + 1, fence != 0);
     if (!hr->cur || !hr->th || !hr->ebr) {
         snprintf(err, len, "out of memory (%llu buckets)", 1ull << bits);
         gen_free(hr->cur);

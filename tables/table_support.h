@@ -107,8 +107,9 @@ static inline void *cht_alloc_zeroed(size_t bytes)
 /* bytes zeroed, CHT_CACHE_LINE-aligned, for big arrays: from CHT_MAP_THRESHOLD
  * on an anonymous mapping (the kernel zeroes pages lazily, on first touch),
  * below it cht_alloc_zeroed. NULL when out of memory. *mapped says which, for
- * cht_free_large. */
-static inline void *cht_alloc_large(size_t bytes, bool *mapped)
+ * cht_free_large. huge: the table's cht_config.hugepages (kept by the table
+ * for the arrays it maps at a resize). */
+static inline void *cht_alloc_large(size_t bytes, bool huge, bool *mapped)
 {
     *mapped = bytes >= CHT_MAP_THRESHOLD;
     if (!*mapped)
@@ -117,9 +118,8 @@ static inline void *cht_alloc_large(size_t bytes, bool *mapped)
     if (p == MAP_FAILED)
         return NULL;
     /* chtbench --hugepages thp: huge pages for every table's large arrays alike (malloc'ed ones get
-     * them from glibc's glibc.malloc.hugetlb=1 tunable, which the driver sets with this variable) */
-    const char *hp = getenv("CHTBENCH_HUGEPAGES");
-    if (hp && strcmp(hp, "thp") == 0)
+     * them from glibc's glibc.malloc.hugetlb=1 tunable, which the driver sets at start-up) */
+    if (huge)
         madvise(p, bytes, MADV_HUGEPAGE);
     return p;
 }

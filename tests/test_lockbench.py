@@ -7,7 +7,7 @@ Checks: exact shared counters (invariant_ok=1, every counter == acquisitions)
 for several locks at 1, 2 and 8 threads; RWBench's sum stays 0 with no reader
 violation, reads + writes == acquisitions and the write share follows --write;
 fairness shares bracket 1/threads; the invariant check does fail when the
-locking is switched off (CHTBENCH_LOCKBENCH_NO_LOCK=1); RTM locks are usage
+locking is switched off (CHTBENCH_TEST_LOCKBENCH_NO_LOCK=1); RTM locks are usage
 errors with the reason where the CPU has no RTM; the --lock shorthand for
 table runs; usage errors (one line naming the flag, exit 2, nothing written);
 the lock-bench CSV header equals docs/csv.md "Lock-bench CSV".
@@ -27,7 +27,7 @@ from checks import check, finish  # noqa: E402 (tests/checks.py)
 
 def run(*args, env=None, timeout=120):
     e = dict(os.environ)
-    e.pop("CHTBENCH_LOCKBENCH_NO_LOCK", None)
+    e.pop("CHTBENCH_TEST_LOCKBENCH_NO_LOCK", None)
     e.update(env or {})
     return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=timeout, env=e)
 
@@ -94,7 +94,7 @@ for bench, extra in [("mutex", []), ("rwlock", ["--write", "50"])]:
         if os.path.exists(csvp):
             os.unlink(csvp)
         p = run("--bench", bench, "--lock", "ticket", "-n", "8", "-d", str(300 * (attempt + 1)), *extra, "--csv", csvp, "--json",
-                env={"CHTBENCH_LOCKBENCH_NO_LOCK": "1"})
+                env={"CHTBENCH_TEST_LOCKBENCH_NO_LOCK": "1"})
         if p.returncode == 1:
             break
     r = records(p)

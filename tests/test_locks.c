@@ -26,7 +26,7 @@
  * trylock  trylock fails on a lock held by another thread (and, for RW locks,
  *          on a read-held lock), succeeds on a free one, and 8 threads that
  *          acquire only by trylock still exclude each other (exact counter).
- * rtm      RTM locks: available() agrees with CPUID and CHT_RTM_DISABLE;
+ * rtm      RTM locks: available() agrees with CPUID and CHTBENCH_TEST_RTM_DISABLE;
  *          where RTM runs, the mutex test with exact statistics; on every
  *          CPU, the retry/SCM/fallback paths in the abort-simulation mode
  *          with the abort-cause counters checked against the simulated
@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "cht_env.h"
 #include "lock.h"
 #include "registry.h"
 #include "rtm.h"
@@ -625,8 +626,11 @@ static int mode_rtm(uint64_t iters)
     bool avail = cht_rtm_available(why, sizeof why);
     bool lock_avail = ops->available(why2, sizeof why2);
     bool cpuid = cht_rtm_cpuid();
-    const char *env = getenv("CHT_RTM_DISABLE");
+    /* read here too, not only through cht_env(): the hook must reach the lock from the environment */
+    const char *env = getenv("CHTBENCH_TEST_RTM_DISABLE");
     bool disabled = env && *env && strcmp(env, "0") != 0;
+    CHECK(cht_env()->rtm_disable == disabled, "CHTBENCH_TEST_RTM_DISABLE='%s' but cht_env() says %d",
+          env ? env : "(unset)", cht_env()->rtm_disable);
     printf("RTM: CPUID bit %s, available %s%s%s\n", cpuid ? "set" : "clear", avail ? "yes" : "no",
            avail ? "" : ": ", avail ? "" : why);
     CHECK(avail == lock_avail, "%s: available() %d but RTM detection %d", ops->name, lock_avail, avail);
@@ -635,13 +639,13 @@ static int mode_rtm(uint64_t iters)
     if (avail)
         CHECK(cpuid, "RTM available although CPUID says no");
     if (UNDER_TSAN)     /* a TSan build never uses RTM (locks/rtm.c) */
-        CHECK(!avail && (disabled ? strstr(why, "CHT_RTM_DISABLE") : strstr(why, "ThreadSanitizer")),
+        CHECK(!avail && (disabled ? strstr(why, "CHTBENCH_TEST_RTM_DISABLE") : strstr(why, "ThreadSanitizer")),
               "ThreadSanitizer build, but available=%d why='%s'", avail, why);
     else if (!cpuid)
-        CHECK(!avail && (disabled ? strstr(why, "CHT_RTM_DISABLE") : strstr(why, "CPUID")),
+        CHECK(!avail && (disabled ? strstr(why, "CHTBENCH_TEST_RTM_DISABLE") : strstr(why, "CPUID")),
               "no RTM in CPUID, but available=%d why='%s'", avail, why);
     if (disabled)
-        CHECK(!avail && strstr(why, "CHT_RTM_DISABLE"), "CHT_RTM_DISABLE set but available=%d why='%s'",
+        CHECK(!avail && strstr(why, "CHTBENCH_TEST_RTM_DISABLE"), "CHTBENCH_TEST_RTM_DISABLE set but available=%d why='%s'",
               avail, why);
 
     if (avail && !UNDER_TSAN) {

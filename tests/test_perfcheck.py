@@ -3,7 +3,7 @@
 and detection rates), usage errors, build failures, stored baselines, and short A/A and
 injected-regression runs of the smoke suite against a build of its own configured with
 -Dinject_get_delay=4 (clht-lb's get does 4 extra rounds of a dependent multiply-add; the
-environment variable CHTBENCH_INJECT_GET_DELAY overrides the rounds at run time).
+test hook CHTBENCH_TEST_INJECT_GET_DELAY overrides the rounds at run time).
 
 usage: test_perfcheck.py CHTBENCH SOURCE_ROOT INJECT_BUILD_DIR
        test_perfcheck.py --usage CHTBENCH SOURCE_ROOT   (seconds: statistics and usage errors only,
@@ -229,10 +229,10 @@ def main():
             js = os.path.join(tmp, f"{name}.json")
             md = os.path.join(tmp, f"{name}.md")
             t0 = time.time()
-            args = ["--base-bin", inj, "--head-bin", inj, "--base-env", "CHTBENCH_INJECT_GET_DELAY=0",
+            args = ["--base-bin", inj, "--head-bin", inj, "--base-env", "CHTBENCH_TEST_INJECT_GET_DELAY=0",
                     "--suite", "smoke", "--json", js, "--markdown", md] + list(extra)
             if head_env is not None:
-                args += ["--head-env", f"CHTBENCH_INJECT_GET_DELAY={head_env}"]
+                args += ["--head-env", f"CHTBENCH_TEST_INJECT_GET_DELAY={head_env}"]
             rc, out, err = pc(*args)
             if rc == 2:
                 print(err)

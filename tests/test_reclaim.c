@@ -7,6 +7,10 @@
  *                                a quiescent point (or went offline), and then
  *                                by the next collect; the per-op countdown
  *                                announces exactly every QSBR_EVERY ops.
+ *   test_reclaim ebr-fence       EBR with fence=true (hotring:fence=1) and
+ *                                without: the fenced domain never relies on
+ *                                membarrier, and both wait for a reader that
+ *                                is inside a critical section, then free.
  *   test_reclaim qsbr-stress     readers dereference a shared pointer (and
  *                                check a canary) while a writer keeps replacing
  *                                and retiring it: a premature free is a canary
@@ -290,6 +294,35 @@ static void test_resizes(const char *spec, unsigned runs)
     printf("%s: %u runs, %u with a spurious resize\n", spec, runs, spurious_runs);
 }
 
+/* Deterministic EBR semantics in one OS thread playing two ids, for a domain
+ * with and one without the locked-exchange fence: the fence choice changes
+ * only how ebr_enter orders its store, never when an object may be freed. */
+static void test_ebr_fence(void)
+{
+    for (int fence = 0; fence <= 1; fence++) {
+        struct ebr *e = ebr_create(2, fence);
+        CHECK(e != NULL, "ebr_create(2, %d)", fence);
+        if (!e)
+            return;
+        if (fence)
+            CHECK(e->asym == 0, "fence=1: the domain still relies on membarrier (asym=%u)", e->asym);
+        printf("ebr fence=%d: asym=%u\n", fence, e->asym);
+        int freed = 0;
+        ebr_enter(e, 0);
+        ebr_retire(e, &obj_new(&freed)->node, obj_free);
+        ebr_collect(e);
+        ebr_collect(e);
+        CHECK(freed == 0 && ebr_pending(e) == 1, "fence=%d: freed while thread 0 is inside (freed %d)", fence,
+              freed);
+        ebr_exit(e, 0);
+        ebr_collect(e);
+        ebr_collect(e);
+        CHECK(freed == 1 && ebr_pending(e) == 0, "fence=%d: not freed after the reader left (freed %d, pending %zu)",
+              fence, freed, ebr_pending(e));
+        ebr_destroy(e);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *env = getenv("CHT_TEST_SCALE");
@@ -297,12 +330,14 @@ int main(int argc, char **argv)
         scale_pct = (unsigned)atoi(env);
     if (argc >= 2 && strcmp(argv[1], "qsbr") == 0)
         test_qsbr();
+    else if (argc >= 2 && strcmp(argv[1], "ebr-fence") == 0)
+        test_ebr_fence();
     else if (argc >= 2 && strcmp(argv[1], "qsbr-stress") == 0)
         test_qsbr_stress();
     else if (argc >= 3 && strcmp(argv[1], "resizes") == 0)
         test_resizes(argv[2], argc >= 4 ? (unsigned)atoi(argv[3]) : 20);
     else {
-        fprintf(stderr, "usage: test_reclaim qsbr | qsbr-stress | resizes TABLE [RUNS]\n");
+        fprintf(stderr, "usage: test_reclaim qsbr | ebr-fence | qsbr-stress | resizes TABLE [RUNS]\n");
         return 2;
     }
     if (failures)

@@ -47,7 +47,7 @@ def path(name):
 
 
 # ---- 1. the final check can fail: one insert in a million silently lost ----
-drop = {"CHTBENCH_FAULT_DROP_INSERT": "1000000"}
+drop = {"CHTBENCH_TEST_FAULT_DROP_INSERT": "1000000"}
 f = path("drop.csv")
 p = run("-t", "clht-lb", "-n", "2", "-i", "1M", "-d", "100", "--csv", f, env=drop)
 r = rows(f)
@@ -72,7 +72,7 @@ p = run("-t", "clht-lb", "-i", "64K", "-r", "16M", "-d", "50", "--verify", "samp
 rec = json.loads(p.stdout.splitlines()[0])
 check(p.returncode == 0 and rec["verify"] == "sample" and rec["verified_keys"] == 1 << 20 and rec["verify_ok"] == 1,
       "--verify sample: 2^20 sampled keys, within bounds")
-p = run("-t", "clht-lb", "-i", "1M", "-r", "32M", "-d", "50", "--json", env={"CHTBENCH_FAULT_DROP_INSERT": "10"})
+p = run("-t", "clht-lb", "-i", "1M", "-r", "32M", "-d", "50", "--json", env={"CHTBENCH_TEST_FAULT_DROP_INSERT": "10"})
 rec = json.loads(p.stdout.splitlines()[0]) if p.stdout else {}
 check(p.returncode == 1 and rec.get("verify") == "sample" and rec.get("verify_ok") == 0,
       "default on a 32M range is a sample, and it catches losing 10% of the keys")

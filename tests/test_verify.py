@@ -26,7 +26,7 @@ from checks import check, finish  # noqa: E402 (tests/checks.py)
 
 
 def run(*args, env=None, timeout=300):
-    e = {k: v for k, v in os.environ.items() if not k.startswith(("CHTBENCH_TEST_FAULT", "CHTBENCH_FAULT"))}
+    e = {k: v for k, v in os.environ.items() if not k.startswith("CHTBENCH_TEST_")}
     e.update(env or {})
     p = subprocess.run([BIN, *args, "--json"], capture_output=True, text=True, timeout=timeout, env=e)
     recs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
