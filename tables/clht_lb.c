@@ -98,6 +98,7 @@
 #include <sched.h>
 #include <stdalign.h>
 #include "cht.h"
+#include "cht_atomic.h"
 #include "cht_hash.h"
 #include "ebr.h"
 #include "lock.h"
@@ -108,10 +109,6 @@
 #define LB_CNT_SHIFT(j) (4 + 20 * (unsigned)(j))
 #define LB_CNT_MASK(j) (0xFFFFFull << LB_CNT_SHIFT(j))
 
-#define LD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define LDR(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-#define ST(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#define STR(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
 struct lb_bucket {
     alignas(64) uint64_t sync;
@@ -166,15 +163,10 @@ static const struct cht_option_spec lb_options[] = {
 
 /* ---------------- small helpers ---------------- */
 
+/* pause; every 64th spin yields instead (oversubscribed runs: let the holder run) */
 static inline void spin_wait(unsigned *spins)
 {
-    if (++*spins & 63) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    } else {
-        sched_yield();          /* oversubscribed runs: let the holder run */
-    }
+    cht_spin_yield(spins, 64);
 }
 
 /* Buckets per table are capped at 2^34 (1 TiB): anything larger is refused. */
@@ -219,7 +211,7 @@ static void table_free(struct lb_table *T)
 
 static size_t table_bytes(struct lb_table *T)
 {
-    return sizeof *T + T->map_bytes + LDR(&T->overflow) * sizeof(struct lb_bucket);
+    return sizeof *T + T->map_bytes + LD(&T->overflow, RELAXED) * sizeof(struct lb_bucket);
 }
 
 static void table_free_node(struct ebr_node *n)
@@ -243,14 +235,14 @@ static inline bool lb_lock(struct clht_lb *h, struct lb_table *T, struct lb_buck
 {
     unsigned spins = 0;
     for (;;) {
-        uint64_t s = LDR(&head->sync);
+        uint64_t s = LD(&head->sync, RELAXED);
         if (!(s & LB_LOCKED)) {
             if (__atomic_compare_exchange_n(&head->sync, &s, s | LB_LOCKED, false,
                                             __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
                 return true;
             continue;
         }
-        if (LD(&h->cur) != T)
+        if (LD(&h->cur, ACQUIRE) != T)
             return false;
         spin_wait(&spins);
     }
@@ -260,10 +252,10 @@ static inline bool lb_lock(struct clht_lb *h, struct lb_table *T, struct lb_buck
  * (after the caller's key store, which the release orders before it). */
 static inline void lb_unlock(struct lb_bucket *head, unsigned bump_slot)
 {
-    uint64_t s = LDR(&head->sync) & ~LB_LOCKED;
+    uint64_t s = LD(&head->sync, RELAXED) & ~LB_LOCKED;
     if (bump_slot < LB_SLOTS)
         s = cnt_bump(s, bump_slot);
-    ST(&head->sync, s);
+    ST(&head->sync, s, RELEASE);
 }
 
 static void lock_all(struct lb_table *T)
@@ -272,7 +264,7 @@ static void lock_all(struct lb_table *T)
         struct lb_bucket *head = &T->b[i];
         unsigned spins = 0;
         for (;;) {
-            uint64_t s = LDR(&head->sync);
+            uint64_t s = LD(&head->sync, RELAXED);
             if (!(s & LB_LOCKED) &&
                 __atomic_compare_exchange_n(&head->sync, &s, s | LB_LOCKED, false,
                                             __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
@@ -309,13 +301,13 @@ static bool lbx_lock(struct clht_lb *h, struct lb_table *T, uint64_t idx, void *
     void *l = lbx_stripe(h, idx);
     for (;;) {
         h->lk->lock(l, ctx);
-        if (!LD(&T->frozen))
+        if (!LD(&T->frozen, ACQUIRE))
             return true;
         h->lk->unlock(l, ctx);
         unsigned spins = 0;
-        while (LD(&h->cur) == T && LD(&T->frozen))
+        while (LD(&h->cur, ACQUIRE) == T && LD(&T->frozen, ACQUIRE))
             spin_wait(&spins);
-        if (LD(&h->cur) != T)
+        if (LD(&h->cur, ACQUIRE) != T)
             return false;
     }
 }
@@ -325,7 +317,7 @@ static bool lbx_lock(struct clht_lb *h, struct lb_table *T, uint64_t idx, void *
 static void lbx_freeze(struct clht_lb *h, struct lb_table *T)
 {
     void *ctx = lbx_ctx(h);
-    ST(&T->frozen, 1);
+    ST(&T->frozen, 1, RELEASE);
     size_t n = T->nb < LB_STRIPES ? T->nb : LB_STRIPES;
     for (size_t i = 0; i < n; i++) {
         h->lk->lock(lbx_stripe(h, i), ctx);
@@ -353,7 +345,7 @@ chain_unlock(struct clht_lb *h, struct lb_bucket *head, uint64_t idx, void *ctx,
         return;
     }
     if (bump_slot < LB_SLOTS)
-        ST(&head->sync, cnt_bump(LDR(&head->sync), bump_slot));
+        ST(&head->sync, cnt_bump(LD(&head->sync, RELAXED), bump_slot), RELEASE);
     h->lk->unlock(lbx_stripe(h, idx), ctx);
 }
 
@@ -367,11 +359,11 @@ chain_unlock(struct clht_lb *h, struct lb_bucket *head, uint64_t idx, void *ctx,
 static inline __attribute__((always_inline)) bool
 lb_slot_read(const struct lb_bucket *b, const unsigned j, cht_key_t k, cht_val_t *out)
 {
-    uint64_t s1 = LD(&b->sync);
-    cht_val_t v = LD(&b->val[j]);
-    if (LD(&b->key[j]) != k)
+    uint64_t s1 = LD(&b->sync, ACQUIRE);
+    cht_val_t v = LD(&b->val[j], ACQUIRE);
+    if (LD(&b->key[j], ACQUIRE) != k)
         return false;           /* removed while we read: absent at that moment */
-    uint64_t s2 = LD(&b->sync);
+    uint64_t s2 = LD(&b->sync, ACQUIRE);
     if ((s1 ^ s2) & LB_CNT_MASK(j))
         return false;           /* removed (and maybe re-added) meanwhile */
     if (out)
@@ -386,13 +378,13 @@ lb_search(const struct lb_bucket *b, cht_key_t k, cht_val_t *out)
 {
     _Static_assert(LB_SLOTS == 3, "the scan below is unrolled for 3 slots");
     do {
-        if (LD(&b->key[0]) == k)
+        if (LD(&b->key[0], ACQUIRE) == k)
             return lb_slot_read(b, 0, k, out);
-        if (LD(&b->key[1]) == k)
+        if (LD(&b->key[1], ACQUIRE) == k)
             return lb_slot_read(b, 1, k, out);
-        if (LD(&b->key[2]) == k)
+        if (LD(&b->key[2], ACQUIRE) == k)
             return lb_slot_read(b, 2, k, out);
-        b = LD(&b->next);
+        b = LD(&b->next, ACQUIRE);
     } while (b);
     return false;
 }
@@ -515,9 +507,9 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     if (!__atomic_compare_exchange_n(&h->resize_lock, &unlocked, 1, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
         return;                     /* someone else is resizing */
-    struct lb_table *T = LD(&h->cur);
+    struct lb_table *T = LD(&h->cur, ACQUIRE);
     if (T != seen) {
-        ST(&h->resize_lock, 0);
+        ST(&h->resize_lock, 0, RELEASE);
         return;
     }
     if (h->lk)
@@ -527,9 +519,9 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
 
     size_t n = 0;
     for (size_t i = 0; i < T->nb; i++)
-        for (struct lb_bucket *b = &T->b[i]; b; b = LDR(&b->next))
+        for (struct lb_bucket *b = &T->b[i]; b; b = LD(&b->next, RELAXED))
             for (unsigned j = 0; j < LB_SLOTS; j++)
-                n += LDR(&b->key[j]) != 0;
+                n += LD(&b->key[j], RELAXED) != 0;
     uint64_t nb = cht_pow2_at_least((n * 2 + 2) / 3, 1);   /* 1.5 keys per bucket */
     if (nb < T->nb)
         nb = T->nb;
@@ -538,9 +530,9 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     if (!aux)
         goto fail;
     for (size_t i = 0; i < T->nb; i++)
-        for (struct lb_bucket *b = &T->b[i]; b; b = LDR(&b->next))
+        for (struct lb_bucket *b = &T->b[i]; b; b = LD(&b->next, RELAXED))
             for (unsigned j = 0; j < LB_SLOTS; j++) {
-                cht_key_t k = LDR(&b->key[j]);
+                cht_key_t k = LD(&b->key[j], RELAXED);
                 if (k)
                     aux[cht_hash(h->hash, k) & N->mask].n++;
             }
@@ -558,9 +550,9 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
         aux[i].tail = &N->b[i];
     size_t used = 0;
     for (size_t i = 0; i < T->nb; i++)
-        for (struct lb_bucket *b = &T->b[i]; b; b = LDR(&b->next))
+        for (struct lb_bucket *b = &T->b[i]; b; b = LD(&b->next, RELAXED))
             for (unsigned j = 0; j < LB_SLOTS; j++) {
-                cht_key_t k = LDR(&b->key[j]);
+                cht_key_t k = LD(&b->key[j], RELAXED);
                 if (!k)
                     continue;
                 uint64_t x = cht_hash(h->hash, k) & N->mask;
@@ -575,7 +567,7 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
                     s = 0;
                 }
                 t->key[s] = k;
-                t->val[s] = LDR(&b->val[j]);
+                t->val[s] = LD(&b->val[j], RELAXED);
             }
     free(aux);
     N->overflow = ovf;
@@ -583,9 +575,9 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     N->owner = h;
     T->retired_bytes = table_bytes(T);
     __atomic_add_fetch(&h->retired_bytes, T->retired_bytes, __ATOMIC_RELAXED);
-    ST(&h->cur, N);                 /* publish; spinning updaters move over */
+    ST(&h->cur, N, RELEASE);                 /* publish; spinning updaters move over */
     __atomic_add_fetch(&h->resizes, 1, __ATOMIC_RELAXED);
-    ST(&h->resize_lock, 0);
+    ST(&h->resize_lock, 0, RELEASE);
     reclaim_retire(h->rc, &T->retire, table_free_node);
     return;
 
@@ -593,12 +585,12 @@ fail:                               /* out of memory: keep chaining in T */
     free(aux);
     if (N)
         table_free(N);
-    __atomic_store_n(&T->thresh, LDR(&T->thresh) * 2, __ATOMIC_RELAXED);
+    __atomic_store_n(&T->thresh, LD(&T->thresh, RELAXED) * 2, __ATOMIC_RELAXED);
     if (h->lk)
-        ST(&T->frozen, 0);
+        ST(&T->frozen, 0, RELEASE);
     else
         unlock_all(T);
-    ST(&h->resize_lock, 0);
+    ST(&h->resize_lock, 0, RELEASE);
 }
 
 /* ---------------- operations ---------------- */
@@ -625,7 +617,7 @@ static inline __attribute__((always_inline)) bool lb_get_impl(struct clht_lb *h,
 #endif
     uint64_t hv = cht_hash(h->hash, k);
     reclaim_begin(h->rc, lb_tid);
-    struct lb_table *T = LD(&h->cur);
+    struct lb_table *T = LD(&h->cur, ACQUIRE);
     bool found = lb_search(&T->b[hv & T->mask], k, v);
     reclaim_end(h->rc, lb_tid);
     return found;
@@ -651,7 +643,7 @@ static void lb_get_batch(void *tp, const cht_key_t *keys, size_t n, cht_val_t *v
     struct clht_lb *h = tp;
     uint64_t hv[CHT_BATCH_MAX];
     reclaim_begin(h->rc, lb_tid);
-    struct lb_table *T = LD(&h->cur);
+    struct lb_table *T = LD(&h->cur, ACQUIRE);
     for (size_t i = 0; i < n; i++) {
         hv[i] = cht_hash(h->hash, keys[i]);
         __builtin_prefetch(&T->b[hv[i] & T->mask]);
@@ -671,7 +663,7 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
     struct lb_table *T;
     reclaim_begin(h->rc, tid);
     for (;;) {
-        T = LD(&h->cur);
+        T = LD(&h->cur, ACQUIRE);
         struct lb_bucket *head = &T->b[hv & T->mask];
         if (lb_search(head, k, NULL))
             break;                              /* present: no write, no lock */
@@ -682,7 +674,7 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
         bool present = false;
         do {
             for (unsigned j = 0; j < LB_SLOTS; j++) {
-                cht_key_t kk = LDR(&b->key[j]);
+                cht_key_t kk = LD(&b->key[j], RELAXED);
                 if (kk == k)
                     present = true;
                 else if (kk == 0 && !eb) {
@@ -691,15 +683,15 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
                 }
             }
             last = b;
-            b = LDR(&b->next);
+            b = LD(&b->next, RELAXED);
         } while (b && !present);
         if (present) {
             chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
             break;
         }
         if (eb) {
-            ST(&eb->val[ej], v);
-            ST(&eb->key[ej], k);                /* publishes the pair */
+            ST(&eb->val[ej], v, RELEASE);
+            ST(&eb->key[ej], k, RELEASE);                /* publishes the pair */
             chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
             ok = true;
             break;
@@ -712,9 +704,9 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
         }
         o->key[0] = k;
         o->val[0] = v;
-        ST(&last->next, o);
+        ST(&last->next, o, RELEASE);
         chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
-        grow = __atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LDR(&T->thresh);
+        grow = __atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LD(&T->thresh, RELAXED);
         ok = true;
         break;
     }
@@ -735,20 +727,20 @@ lb_remove_impl(struct clht_lb *h, cht_key_t k, const bool ext)
     bool ok = false;
     reclaim_begin(h->rc, tid);
     for (;;) {
-        struct lb_table *T = LD(&h->cur);
+        struct lb_table *T = LD(&h->cur, ACQUIRE);
         struct lb_bucket *head = &T->b[hv & T->mask];
         if (!lb_search(head, k, NULL))
             break;                              /* absent: no write, no lock */
         if (!chain_lock(h, T, head, hv & T->mask, ctx, ext))
             continue;
-        for (struct lb_bucket *b = head; b && !ok; b = LDR(&b->next))
+        for (struct lb_bucket *b = head; b && !ok; b = LD(&b->next, RELAXED))
             for (unsigned j = 0; j < LB_SLOTS; j++)
-                if (LDR(&b->key[j]) == k) {
-                    STR(&b->key[j], 0);
+                if (LD(&b->key[j], RELAXED) == k) {
+                    ST(&b->key[j], 0, RELAXED);
                     if (b == head) {
                         chain_unlock(h, head, hv & T->mask, ctx, j, ext);     /* counter bump rides on the unlock */
                     } else {
-                        ST(&b->sync, cnt_bump(LDR(&b->sync), j));
+                        ST(&b->sync, cnt_bump(LD(&b->sync, RELAXED), j), RELEASE);
                         chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
                     }
                     ok = true;
@@ -773,16 +765,16 @@ lb_update_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
     bool ok = false;
     reclaim_begin(h->rc, tid);
     for (;;) {
-        struct lb_table *T = LD(&h->cur);
+        struct lb_table *T = LD(&h->cur, ACQUIRE);
         struct lb_bucket *head = &T->b[hv & T->mask];
         if (!lb_search(head, k, NULL))
             break;
         if (!chain_lock(h, T, head, hv & T->mask, ctx, ext))
             continue;
-        for (struct lb_bucket *b = head; b && !ok; b = LDR(&b->next))
+        for (struct lb_bucket *b = head; b && !ok; b = LD(&b->next, RELAXED))
             for (unsigned j = 0; j < LB_SLOTS; j++)
-                if (LDR(&b->key[j]) == k) {
-                    ST(&b->val[j], v);
+                if (LD(&b->key[j], RELAXED) == k) {
+                    ST(&b->val[j], v, RELEASE);
                     ok = true;
                     break;
                 }
@@ -855,15 +847,15 @@ static void lb_stats(void *tp, struct cht_stats *s)
         unlocked = 0;
         spin_wait(&spins);
     }
-    struct lb_table *T = LD(&h->cur);
+    struct lb_table *T = LD(&h->cur, ACQUIRE);
     s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->rc +
                (h->lk ? (size_t)h->lstride * LB_STRIPES + (size_t)h->cstride * h->nthreads : 0) +
                sizeof *h->rc->slot * h->rc->nslots + table_bytes(T) +
-               LDR(&h->retired_bytes);
+               LD(&h->retired_bytes, RELAXED);
     s->buckets = T->nb;
-    s->resizes = LDR(&h->resizes);
-    s->full_failures = LDR(&h->full_failures);
-    ST(&h->resize_lock, 0);
+    s->resizes = LD(&h->resizes, RELAXED);
+    s->full_failures = LD(&h->full_failures, RELAXED);
+    ST(&h->resize_lock, 0, RELEASE);
 }
 
 const struct cht_ops cht_table_clht_lb = {

@@ -55,6 +55,7 @@
 #include <stdalign.h>
 #include <stddef.h>
 #include "cht.h"
+#include "cht_atomic.h"
 #include "cht_hash.h"
 #include "lock.h"
 #include "table_support.h"
@@ -65,8 +66,6 @@ extern const struct lock_ops lock_ops_slr_scm_mcs;
 #define CR_LONG_CHAIN 4                 /* buckets in one chain */
 #define CR_MAX_BUCKETS (1ull << 34)
 
-#define LDR(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-#define STR(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
 struct cr_bucket {
     alignas(64) uint64_t word;
@@ -198,7 +197,7 @@ static void *cr_create(const struct cht_config *cfg, char *err, size_t len)
     h->lk = lk;
     for (unsigned i = 0; h->ctx && lk->ctx_init && i < threads; i++)
         lk->ctx_init(h->ctx + h->cstride * i, i, cfg->thread_node ? cfg->thread_node[i] : 0);
-    STR(&h->st_buckets, nb);
+    ST(&h->st_buckets, nb, RELAXED);
     return h;
 }
 
@@ -255,9 +254,9 @@ static bool cr_grow(struct clht_rtm *h)
     h->b = nbk;
     h->nb = nb;
     h->mask = mask;
-    STR(&h->overflow, ovf);
-    STR(&h->st_buckets, nb);
-    STR(&h->st_resizes, LDR(&h->st_resizes) + 1);
+    ST(&h->overflow, ovf, RELAXED);
+    ST(&h->st_buckets, nb, RELAXED);
+    ST(&h->st_resizes, LD(&h->st_resizes, RELAXED) + 1, RELAXED);
     return true;
 }
 
@@ -307,14 +306,14 @@ static bool cr_insert(void *tp, cht_key_t k, cht_val_t v)
     } else {
         struct cr_bucket *o = cht_alloc_zeroed(sizeof *o);
         if (!o) {                               /* out of memory: refused, counted */
-            STR(&h->st_alloc, LDR(&h->st_alloc) + 1);
+            ST(&h->st_alloc, LD(&h->st_alloc, RELAXED) + 1, RELAXED);
             goto out;
         }
         o->key[0] = k;
         o->val[0] = v;
         last->next = o;
-        size_t ovf = LDR(&h->overflow) + 1;
-        STR(&h->overflow, ovf);
+        size_t ovf = LD(&h->overflow, RELAXED) + 1;
+        ST(&h->overflow, ovf, RELAXED);
         ok = true;
         if (ovf > h->nb / 2 || (chain + 1 > CR_LONG_CHAIN && ovf > h->nb / 16))
             cr_grow(h);                         /* out of memory: keep chaining */
@@ -371,13 +370,13 @@ static size_t cr_size(void *tp)
 static void cr_stats(void *tp, struct cht_stats *s)
 {
     struct clht_rtm *h = tp;
-    size_t nb = LDR(&h->st_buckets);
+    size_t nb = LD(&h->st_buckets, RELAXED);
     s->bytes = sizeof *h + sizeof *h->count * h->nthreads + h->cstride * h->nthreads +
                (h->lock != (void *)h->lock_mem ? ((h->lk->lock_size + 63) & ~(size_t)63) : 0) +
-               (nb + LDR(&h->overflow)) * sizeof(struct cr_bucket);
+               (nb + LD(&h->overflow, RELAXED)) * sizeof(struct cr_bucket);
     s->buckets = nb;
-    s->resizes = LDR(&h->st_resizes);
-    s->alloc_failures = LDR(&h->st_alloc);
+    s->resizes = LD(&h->st_resizes, RELAXED);
+    s->alloc_failures = LD(&h->st_alloc, RELAXED);
     struct lock_stats ls = { 0 };
     if (h->lk->stats) {
         struct lock_stats g = { 0 };
