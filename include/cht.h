@@ -60,6 +60,7 @@ struct cht_option_spec {
 };
 
 struct lock_ops;
+struct lock_config;
 
 struct cht_config {
     size_t   initial;        /* keys that will be prefilled (i) */
@@ -69,6 +70,10 @@ struct cht_config {
     unsigned numa_nodes;     /* NUMA nodes the threads run on (>= 1) */
     const unsigned *thread_node; /* NUMA node of each tid (from the pin plan); may be NULL */
     const struct lock_ops *lock; /* NULL: the table's own default */
+    /* The run's lock settings (--handoff, --waiters); NULL: the locks' defaults.
+     * A table passes them to every lock it takes (cht_locks_init in
+     * tables/table_locks.h); numa_nodes and max_threads come from this config. */
+    const struct lock_config *lock_config;
     const struct cht_option *options; /* validated against cht_ops.options */
     size_t   value_size;     /* --value-size bytes; 0 or 8: the 8-byte value inline, as always.
                               * > 8 only for CHT_CAP_VALUE_OOL tables: see cht_value_fill below */

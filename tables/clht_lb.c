@@ -36,18 +36,17 @@
  *    Locking goes through chain_lock()/chain_unlock() (below).
  *  - lock=NAME (any lock from locks/; CHT_CAP_LOCK_PARAM): the chain locks
  *    become LB_STRIPES (2048) external locks, chain i of the current table
- *    using stripe i mod 2048, each on its own 64-byte-aligned stride of
- *    round_up(lock_size, 64) bytes (stripes rather than one lock per bucket:
+ *    using stripe i mod 2048 (tables/table_locks.h: each on its own
+ *    64-byte-aligned stride, inited with the run's lock_config; stripes rather than one lock per bucket:
  *    cohort / NUMA locks are large or allocate in init, the stripes survive
  *    resizes unchanged, and 2048 keeps collisions rare at benchmark thread
  *    counts). The sync word then only carries the removal counters (bumped
  *    with a release store before the unlock). ctx: one per thread
- *    (max_threads x round_up(ctx_size, 64), 64-byte aligned, ctx_init(ctx,
- *    tid, cfg->thread_node[tid]) at create), found through the __thread id
+ *    (table_locks.h), found through the __thread id
  *    set in thread_init: a thread never holds two stripes at once, so one
  *    ctx is enough - including during a resize (below). The default (no lock
  *    option) is untouched: insert/remove/update are always_inline templates
- *    instantiated twice with a constant `ext`; the public ops test h->lk once
+ *    instantiated twice with a constant `ext`; the public ops test h->locks.lk once
  *    (same cache line as h->cur) and call the built-in or the external copy.
  *  - resize: when the overflow buckets linked since the table was built exceed
  *    half the bucket count, one thread (resize_lock, try-only) takes every chain
@@ -103,6 +102,7 @@
 #include "ebr.h"
 #include "lock.h"
 #include "table_support.h"
+#include "table_locks.h"
 
 #define LB_SLOTS 3
 #define LB_LOCKED 1ull
@@ -142,11 +142,9 @@ struct clht_lb {
     unsigned nthreads;
     struct reclaim *rc;         /* reclamation domain (ebr.h: QSBR by default) */
     struct cht_thread_counter *count;
-    /* lock=NAME (same cache line as cur): NULL = built-in TTAS in the sync word */
-    const struct lock_ops *lk;
-    unsigned char *lmem;        /* LB_STRIPES locks, lstride bytes apart */
-    unsigned char *ctx;         /* nthreads ctxs, cstride bytes apart (NULL: ctx_size 0) */
-    uint32_t lstride, cstride;
+    /* lock=NAME: LB_STRIPES locks, one ctx per thread; locks.lk NULL = built-in
+     * TTAS in the sync word. Its hot fields share the cache line of cur. */
+    struct cht_locks locks;
     alignas(64) uint32_t resize_lock;
     uint64_t resizes;
     uint64_t full_failures;     /* inserts refused: out of memory for an overflow bucket */
@@ -286,12 +284,12 @@ static void unlock_all(struct lb_table *T)
 
 static inline void *lbx_stripe(const struct clht_lb *h, uint64_t idx)
 {
-    return h->lmem + (size_t)(idx & (LB_STRIPES - 1)) * h->lstride;
+    return cht_locks_at(&h->locks, idx & (LB_STRIPES - 1));
 }
 
 static inline void *lbx_ctx(const struct clht_lb *h)
 {
-    return h->ctx ? h->ctx + (size_t)lb_tid * h->cstride : NULL;
+    return cht_locks_ctx(&h->locks, lb_tid, 1, 0);
 }
 
 /* Takes the stripe of chain idx of T; false (without it) once T was replaced.
@@ -300,10 +298,10 @@ static bool lbx_lock(struct clht_lb *h, struct lb_table *T, uint64_t idx, void *
 {
     void *l = lbx_stripe(h, idx);
     for (;;) {
-        h->lk->lock(l, ctx);
+        h->locks.lk->lock(l, ctx);
         if (!LD(&T->frozen, ACQUIRE))
             return true;
-        h->lk->unlock(l, ctx);
+        h->locks.lk->unlock(l, ctx);
         unsigned spins = 0;
         while (LD(&h->cur, ACQUIRE) == T && LD(&T->frozen, ACQUIRE))
             spin_wait(&spins);
@@ -320,8 +318,8 @@ static void lbx_freeze(struct clht_lb *h, struct lb_table *T)
     ST(&T->frozen, 1, RELEASE);
     size_t n = T->nb < LB_STRIPES ? T->nb : LB_STRIPES;
     for (size_t i = 0; i < n; i++) {
-        h->lk->lock(lbx_stripe(h, i), ctx);
-        h->lk->unlock(lbx_stripe(h, i), ctx);
+        cht_locks_lock(&h->locks, i, ctx);
+        cht_locks_unlock(&h->locks, i, ctx);
     }
 }
 
@@ -346,7 +344,7 @@ chain_unlock(struct clht_lb *h, struct lb_bucket *head, uint64_t idx, void *ctx,
     }
     if (bump_slot < LB_SLOTS)
         ST(&head->sync, cnt_bump(LD(&head->sync, RELAXED), bump_slot), RELEASE);
-    h->lk->unlock(lbx_stripe(h, idx), ctx);
+    h->locks.lk->unlock(lbx_stripe(h, idx), ctx);
 }
 
 /* ---------------- search (ASCY1) ---------------- */
@@ -393,39 +391,6 @@ lb_search(const struct lb_bucket *b, cht_key_t k, cht_val_t *out)
 
 static void lb_destroy(void *tp);
 
-/* lock=NAME: LB_STRIPES locks, each on its own 64-byte-aligned stride, and one
- * ctx per thread (ctx_init with the thread's NUMA node). */
-static bool lbx_setup(struct clht_lb *h, const struct cht_config *cfg, char *err, size_t len)
-{
-    const struct lock_ops *lk = cfg->lock;
-    size_t ls = (lk->lock_size + 63) & ~(size_t)63, cs = (lk->ctx_size + 63) & ~(size_t)63;
-    if (ls == 0)
-        ls = 64;
-    if (ls > UINT32_MAX || cs > UINT32_MAX) {
-        snprintf(err, len, "--table clht-lb: lock %s is too large", lk->name);
-        return false;
-    }
-    h->lmem = cht_alloc_zeroed(ls * LB_STRIPES);
-    h->ctx = cs ? cht_alloc_zeroed(cs * h->nthreads) : NULL;
-    if (!h->lmem || (cs && !h->ctx)) {
-        snprintf(err, len, "out of memory (%u locks of %zu bytes)", LB_STRIPES, ls);
-        free(h->lmem);
-        free(h->ctx);
-        h->lmem = h->ctx = NULL;
-        return false;
-    }
-    h->lstride = (uint32_t)ls;
-    h->cstride = (uint32_t)cs;
-    struct lock_config lc = { .numa_nodes = cfg->numa_nodes ? cfg->numa_nodes : 1,
-                              .max_threads = h->nthreads, .handoff_bound = 64 };
-    for (unsigned i = 0; i < LB_STRIPES; i++)
-        lk->init(h->lmem + (size_t)i * ls, &lc);
-    for (unsigned i = 0; cs && lk->ctx_init && i < h->nthreads; i++)
-        lk->ctx_init(h->ctx + (size_t)i * cs, i, cfg->thread_node ? cfg->thread_node[i] : 0);
-    h->lk = lk;
-    return true;
-}
-
 static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
 {
     unsigned hash = CHT_HASH_DEFAULT;
@@ -457,7 +422,8 @@ static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
     }
     T->owner = h;
     h->cur = T;
-    if (cfg->lock && !lbx_setup(h, cfg, err, len)) {
+    /* lock=NAME: LB_STRIPES locks; a thread holds one stripe at a time, so one ctx each */
+    if (cfg->lock && !cht_locks_init(&h->locks, cfg->lock, cfg, LB_STRIPES, threads, 1, "clht-lb", err, len)) {
         lb_destroy(h);
         return NULL;
     }
@@ -469,12 +435,7 @@ static void lb_destroy(void *tp)
     struct clht_lb *h = tp;
     reclaim_destroy(h->rc);            /* frees retired tables */
     table_free(h->cur);
-    if (h->lk) {
-        for (unsigned i = 0; i < LB_STRIPES; i++)
-            h->lk->destroy(h->lmem + (size_t)i * h->lstride);
-    }
-    free(h->lmem);
-    free(h->ctx);
+    cht_locks_destroy(&h->locks);
     free(h->count);
     free(h);
 }
@@ -512,7 +473,7 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
         ST(&h->resize_lock, 0, RELEASE);
         return;
     }
-    if (h->lk)
+    if (h->locks.lk)
         lbx_freeze(h, T);           /* T is frozen from here on */
     else
         lock_all(T);
@@ -586,7 +547,7 @@ fail:                               /* out of memory: keep chaining in T */
     if (N)
         table_free(N);
     __atomic_store_n(&T->thresh, LD(&T->thresh, RELAXED) * 2, __ATOMIC_RELAXED);
-    if (h->lk)
+    if (h->locks.lk)
         ST(&T->frozen, 0, RELEASE);
     else
         unlock_all(T);
@@ -795,7 +756,7 @@ static bool lb_insert(void *tp, cht_key_t k, cht_val_t v)
     struct clht_lb *h = tp;
     if (reclaim_due())
         lb_quiescent(h);
-    if (__builtin_expect(h->lk != NULL, 0))
+    if (__builtin_expect(h->locks.lk != NULL, 0))
         return lb_insert_ext(h, k, v);
     return lb_insert_impl(h, k, v, false);
 }
@@ -810,7 +771,7 @@ static bool lb_remove(void *tp, cht_key_t k)
     struct clht_lb *h = tp;
     if (reclaim_due())
         lb_quiescent(h);
-    if (__builtin_expect(h->lk != NULL, 0))
+    if (__builtin_expect(h->locks.lk != NULL, 0))
         return lb_remove_ext(h, k);
     return lb_remove_impl(h, k, false);
 }
@@ -825,7 +786,7 @@ static bool lb_update(void *tp, cht_key_t k, cht_val_t v)
     struct clht_lb *h = tp;
     if (reclaim_due())
         lb_quiescent(h);
-    if (__builtin_expect(h->lk != NULL, 0))
+    if (__builtin_expect(h->locks.lk != NULL, 0))
         return lb_update_ext(h, k, v);
     return lb_update_impl(h, k, v, false);
 }
@@ -849,7 +810,7 @@ static void lb_stats(void *tp, struct cht_stats *s)
     }
     struct lb_table *T = LD(&h->cur, ACQUIRE);
     s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->rc +
-               (h->lk ? (size_t)h->lstride * LB_STRIPES + (size_t)h->cstride * h->nthreads : 0) +
+               cht_locks_bytes(&h->locks) +
                sizeof *h->rc->slot * h->rc->nslots + table_bytes(T) +
                LD(&h->retired_bytes, RELAXED);
     s->buckets = T->nb;

@@ -26,12 +26,10 @@
  * line (see struct clht_rtm), so two operations on different buckets never
  * conflict transactionally unless both link overflow buckets.
  *
- * Embedding: the lock lives in the table's first cache line when lock_size
- * <= 64, else in its own 64-byte-aligned allocation. ctx: one per thread
- * (max_threads x ctx_size rounded up to 64 bytes, 64-byte aligned), set up at
- * create with ctx_init(ctx, tid, cfg->thread_node[tid]); the calling thread's
- * ctx is found through a __thread id set in thread_init. A thread never holds
- * more than one lock, so one ctx per thread suffices.
+ * The lock and the ctxs: tables/table_locks.h (one lock on its own 64-byte
+ * line, one ctx per thread, inited with the run's lock_config); the calling
+ * thread's ctx is found through a __thread id set in thread_init. A thread
+ * never holds more than one lock, so one ctx per thread suffices.
  *
  * Resize protocol: the lock holder that links an overflow bucket and then
  * sees more than nb/2 overflow buckets in the table, or a chain longer than
@@ -59,6 +57,7 @@
 #include "cht_hash.h"
 #include "lock.h"
 #include "table_support.h"
+#include "table_locks.h"
 
 extern const struct lock_ops lock_ops_slr_scm_mcs;
 
@@ -82,17 +81,13 @@ _Static_assert(sizeof(struct cr_bucket) == 64, "a bucket is one cache line");
  * line, `overflow++` shared line 1 and aborted every concurrent transaction
  * (issue 13: 12-18% aborts of begins instead of 1.5-3.5%). */
 struct clht_rtm {
-    alignas(64) unsigned char lock_mem[64];   /* the lock when lock_size <= 64 */
     /* line 1: read-mostly, read by every operation */
-    alignas(64) void *lock;
-    const struct lock_ops *lk;
+    alignas(64) struct cht_locks locks; /* the one lock (hot fields first) */
     struct cr_bucket *b;                /* nb buckets; under the lock */
     uint64_t mask;
     size_t nb;
     enum cht_hash_kind hash;
     unsigned nthreads;
-    size_t cstride;
-    unsigned char *ctx;                 /* nthreads x cstride, NULL when ctx_size == 0 */
     struct cht_thread_counter *count;   /* written by its thread under the lock */
     /* line 2: written under the lock by overflow-linking inserts and resizes;
      * read by them and by stats() (relaxed atomics) */
@@ -140,7 +135,7 @@ static void buckets_free(struct cr_bucket *b, size_t nb)
 
 static inline void *my_ctx(const struct clht_rtm *h)
 {
-    return h->ctx ? h->ctx + (size_t)cr_tid * h->cstride : NULL;
+    return cht_locks_ctx(&h->locks, cr_tid, 1, 0);
 }
 
 /* ---------------- create / destroy / threads ---------------- */
@@ -148,13 +143,9 @@ static inline void *my_ctx(const struct clht_rtm *h)
 static void cr_destroy(void *tp)
 {
     struct clht_rtm *h = tp;
-    if (h->lk && h->lock)
-        h->lk->destroy(h->lock);
-    if (h->lock != (void *)h->lock_mem)
-        free(h->lock);
+    cht_locks_destroy(&h->locks);
     if (h->b)
         buckets_free(h->b, h->nb);
-    free(h->ctx);
     free(h->count);
     free(h);
 }
@@ -177,26 +168,19 @@ static void *cr_create(const struct cht_config *cfg, char *err, size_t len)
     }
     h->hash = hash;
     h->nthreads = threads;
-    h->cstride = (lk->ctx_size + 63) & ~(size_t)63;
-    h->lock = lk->lock_size <= sizeof h->lock_mem
-                  ? (void *)h->lock_mem
-                  : aligned_alloc(64, (lk->lock_size + 63) & ~(size_t)63);
-    h->ctx = h->cstride ? cht_alloc_zeroed(h->cstride * threads) : NULL;
     h->count = cht_thread_counters_new(threads);
     h->b = buckets_new(nb);
-    if (!h->lock || (h->cstride && !h->ctx) || !h->count || !h->b) {
+    if (!h->count || !h->b) {
         snprintf(err, len, "out of memory (%llu buckets of 64 bytes)", (unsigned long long)nb);
-        cr_destroy(h);              /* h->lk is NULL: the lock was not initialised */
+        cr_destroy(h);
+        return NULL;
+    }
+    if (!cht_locks_init(&h->locks, lk, cfg, 1, threads, 1, "clht-rtm", err, len)) {
+        cr_destroy(h);
         return NULL;
     }
     h->nb = nb;
     h->mask = nb - 1;
-    struct lock_config lc = { .numa_nodes = cfg->numa_nodes ? cfg->numa_nodes : 1,
-                              .max_threads = threads, .handoff_bound = 64 };
-    lk->init(h->lock, &lc);
-    h->lk = lk;
-    for (unsigned i = 0; h->ctx && lk->ctx_init && i < threads; i++)
-        lk->ctx_init(h->ctx + h->cstride * i, i, cfg->thread_node ? cfg->thread_node[i] : 0);
     ST(&h->st_buckets, nb, RELAXED);
     return h;
 }
@@ -267,7 +251,7 @@ static bool cr_get(void *tp, cht_key_t k, cht_val_t *v)
     struct clht_rtm *h = tp;
     void *ctx = my_ctx(h);
     bool found = false;
-    h->lk->read_lock(h->lock, ctx);
+    h->locks.lk->read_lock(h->locks.locks, ctx);
     for (const struct cr_bucket *b = head_of(h, k); b && !found; b = b->next)
         for (unsigned j = 0; j < CR_SLOTS; j++)
             if (b->key[j] == k) {
@@ -276,7 +260,7 @@ static bool cr_get(void *tp, cht_key_t k, cht_val_t *v)
                 found = true;
                 break;
             }
-    h->lk->read_unlock(h->lock, ctx);
+    h->locks.lk->read_unlock(h->locks.locks, ctx);
     return found;
 }
 
@@ -285,7 +269,7 @@ static bool cr_insert(void *tp, cht_key_t k, cht_val_t v)
     struct clht_rtm *h = tp;
     void *ctx = my_ctx(h);
     bool ok = false;
-    h->lk->lock(h->lock, ctx);
+    h->locks.lk->lock(h->locks.locks, ctx);
     struct cr_bucket *b = head_of(h, k), *last = b, *eb = NULL;
     unsigned ej = 0, chain = 0;
     for (; b; last = b, b = b->next) {
@@ -320,7 +304,7 @@ static bool cr_insert(void *tp, cht_key_t k, cht_val_t v)
     }
     cht_thread_counter_add(&h->count[cr_tid].n, 1);
 out:
-    h->lk->unlock(h->lock, ctx);
+    h->locks.lk->unlock(h->locks.locks, ctx);
     return ok;
 }
 
@@ -329,7 +313,7 @@ static bool cr_remove(void *tp, cht_key_t k)
     struct clht_rtm *h = tp;
     void *ctx = my_ctx(h);
     bool ok = false;
-    h->lk->lock(h->lock, ctx);
+    h->locks.lk->lock(h->locks.locks, ctx);
     for (struct cr_bucket *b = head_of(h, k); b && !ok; b = b->next)
         for (unsigned j = 0; j < CR_SLOTS; j++)
             if (b->key[j] == k) {
@@ -340,7 +324,7 @@ static bool cr_remove(void *tp, cht_key_t k)
             }
     if (ok)
         cht_thread_counter_add(&h->count[cr_tid].n, -1);
-    h->lk->unlock(h->lock, ctx);
+    h->locks.lk->unlock(h->locks.locks, ctx);
     return ok;
 }
 
@@ -349,7 +333,7 @@ static bool cr_update(void *tp, cht_key_t k, cht_val_t v)
     struct clht_rtm *h = tp;
     void *ctx = my_ctx(h);
     bool ok = false;
-    h->lk->lock(h->lock, ctx);
+    h->locks.lk->lock(h->locks.locks, ctx);
     for (struct cr_bucket *b = head_of(h, k); b && !ok; b = b->next)
         for (unsigned j = 0; j < CR_SLOTS; j++)
             if (b->key[j] == k) {
@@ -357,7 +341,7 @@ static bool cr_update(void *tp, cht_key_t k, cht_val_t v)
                 ok = true;
                 break;
             }
-    h->lk->unlock(h->lock, ctx);
+    h->locks.lk->unlock(h->locks.locks, ctx);
     return ok;
 }
 
@@ -371,20 +355,13 @@ static void cr_stats(void *tp, struct cht_stats *s)
 {
     struct clht_rtm *h = tp;
     size_t nb = LD(&h->st_buckets, RELAXED);
-    s->bytes = sizeof *h + sizeof *h->count * h->nthreads + h->cstride * h->nthreads +
-               (h->lock != (void *)h->lock_mem ? ((h->lk->lock_size + 63) & ~(size_t)63) : 0) +
+    s->bytes = sizeof *h + sizeof *h->count * h->nthreads + cht_locks_bytes(&h->locks) +
                (nb + LD(&h->overflow, RELAXED)) * sizeof(struct cr_bucket);
     s->buckets = nb;
     s->resizes = LD(&h->st_resizes, RELAXED);
     s->alloc_failures = LD(&h->st_alloc, RELAXED);
     struct lock_stats ls = { 0 };
-    if (h->lk->stats) {
-        struct lock_stats g = { 0 };
-        h->lk->stats(h->lock, &g);
-        ls = g;
-    }
-    for (unsigned i = 0; h->ctx && h->lk->ctx_stats && i < h->nthreads; i++)
-        h->lk->ctx_stats(h->ctx + h->cstride * i, &ls);
+    cht_locks_stats(&h->locks, &ls);
     s->tx_begins = ls.tx_begins;
     s->tx_commits = ls.tx_commits;
     s->tx_aborts = ls.tx_aborts;
