@@ -123,6 +123,14 @@ struct cht_ops {
      * not read are not counted. The occupancy bench (--bench occupancy)
      * averages it over sampled hit and miss keys: lines_hit, lines_miss. */
     unsigned (*probe_lines)(void *t, cht_key_t k);
+    /* CHT_CAP_LOCK_PARAM tables: the name (as in --list=locks) of the lock the
+     * table takes when no lock=NAME (--lock) is chosen. The registry resolves
+     * it into cht_config.lock, so a table sees locks only through lock_ops and
+     * never takes one by symbol; where that lock cannot run (an RTM lock
+     * without RTM) the table is unavailable unless another lock is chosen.
+     * NULL: without lock=NAME, cfg->lock is NULL and the table uses its own
+     * built-in locking (clht-lb's bucket locks, cuckoo's seqlock stripes). */
+    const char *default_lock;
 };
 
 /* The most keys one get_batch call is given (--batch). */

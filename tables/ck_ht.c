@@ -36,7 +36,6 @@
 #include "table_support.h"
 #include "table_locks.h"
 
-extern const struct lock_ops lock_ops_pthread_mutex;
 
 struct retired {
     struct retired *next;
@@ -138,7 +137,11 @@ static void *ckht_create(const struct cht_config *cfg, char *err, size_t len)
                  (unsigned long long)cap, sizeof(ck_ht_entry_t));
         return NULL;
     }
-    const struct lock_ops *lk = cfg->lock ? cfg->lock : &lock_ops_pthread_mutex;
+    const struct lock_ops *lk = cfg->lock;      /* lock=NAME or .default_lock, from the registry */
+    if (!lk) {
+        snprintf(err, len, "--table ck-ht: no lock given (the registry resolves .default_lock)");
+        return NULL;
+    }
     struct ckht_table *t = cht_alloc_zeroed(sizeof *t);
     if (!t) {
         snprintf(err, len, "out of memory");
@@ -288,6 +291,7 @@ static void ckht_stats(void *tp, struct cht_stats *s)
 
 const struct cht_ops cht_table_ck_ht = {
     .name = "ck-ht",
+    .default_lock = "pthread-mutex",
     .summary = "Concurrency Kit ck_ht in SPMC mode (as ck intends): lock-free reads, writers serialised by "
                "one lock (lock=NAME, default pthread-mutex)",
     .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE | CHT_CAP_LOCK_PARAM,

@@ -59,7 +59,6 @@
 #include "table_support.h"
 #include "table_locks.h"
 
-extern const struct lock_ops lock_ops_slr_scm_mcs;
 
 #define CR_SLOTS 3
 #define CR_LONG_CHAIN 4                 /* buckets in one chain */
@@ -106,16 +105,6 @@ static const struct cht_option_spec cr_options[] = {
     { NULL, NULL },
 };
 
-static bool cr_available(char *why, size_t len)
-{
-    char r[192] = "";
-    if (!lock_ops_slr_scm_mcs.available || lock_ops_slr_scm_mcs.available(r, sizeof r))
-        return true;
-    snprintf(why, len, "default lock slr-scm-mcs needs RTM: %s; clht-rtm:lock=NAME runs it under any other lock",
-             r);
-    return false;
-}
-
 static struct cr_bucket *buckets_new(size_t nb)
 {
     if (nb == 0 || nb > CR_MAX_BUCKETS)
@@ -155,7 +144,11 @@ static void *cr_create(const struct cht_config *cfg, char *err, size_t len)
     unsigned hash = CHT_HASH_DEFAULT;
     if (!cht_option_enum(cfg->options, "clht-rtm", "hash", cht_hash_names, &hash, err, len))
         return NULL;
-    const struct lock_ops *lk = cfg->lock ? cfg->lock : &lock_ops_slr_scm_mcs;
+    const struct lock_ops *lk = cfg->lock;      /* lock=NAME or .default_lock, from the registry */
+    if (!lk) {
+        snprintf(err, len, "--table clht-rtm: no lock given (the registry resolves .default_lock)");
+        return NULL;
+    }
     uint64_t nb = cht_initial_buckets(cfg, CR_SLOTS, CR_MAX_BUCKETS, err, len);
     if (!nb)
         return NULL;
@@ -370,10 +363,10 @@ static void cr_stats(void *tp, struct cht_stats *s)
 
 const struct cht_ops cht_table_clht_rtm = {
     .name = "clht-rtm",
+    .default_lock = "slr-scm-mcs",  /* needs RTM: without it the registry lists the table unavailable */
     .summary = "CLHT buckets under one global lock, RTM-elided by default (thesis \"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) ch. 4)",
     .caps = CHT_CAP_LOCK_PARAM | CHT_CAP_NEEDS_RTM | CHT_CAP_RESIZE | CHT_CAP_UPDATE,
     .options = cr_options,
-    .available = cr_available,
     .create = cr_create,
     .destroy = cr_destroy,
     .thread_init = cr_thread_init,

@@ -34,7 +34,6 @@
 #include "table_locks.h"
 #include "locked_impl.h"
 
-extern const struct lock_ops lock_ops_pthread_mutex;
 
 struct locked_slot {
     cht_key_t key;
@@ -90,7 +89,11 @@ static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
                  "8-byte values only)", locked_impl_names[kind], cfg->value_size);
         return NULL;
     }
-    const struct lock_ops *lk = cfg->lock ? cfg->lock : &lock_ops_pthread_mutex;
+    const struct lock_ops *lk = cfg->lock;      /* lock=NAME or .default_lock, from the registry */
+    if (!lk) {
+        snprintf(err, len, "--table locked: no lock given (the registry resolves .default_lock)");
+        return NULL;
+    }
     /* slots for initial / density keys (a library map reserves room for
      * initial keys at its own load factor, so it gets 16 slots: a placeholder) */
     uint64_t cap = 16;
@@ -359,6 +362,7 @@ static void locked_stats(void *tp, struct cht_stats *s)
 
 const struct cht_ops cht_table_locked = {
     .name = "locked",
+    .default_lock = "pthread-mutex",
     .summary = "serial table under one lock (impl=own|std|absl|boost: our linear probing, std::unordered_map, "
                "absl::flat_hash_map, boost::unordered_flat_map): the coarse-grained baseline (thesis "
                "\"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) §3.4)",

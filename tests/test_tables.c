@@ -40,7 +40,8 @@
  *            config, and destroyed once; every ctx inited with its thread's
  *            NUMA node; every lock operation must come with the calling
  *            thread's own ctx and leave no lock held. Then again with no
- *            lock_config: the defaults (LOCK_HANDOFF_DEFAULT, 0).
+ *            lock_config: the defaults (LOCK_HANDOFF_DEFAULT, 0). Without
+ *            lock=NAME the registry must hand the table its .default_lock.
  * Exit 0 pass, 1 fail, 77 skip (meson).
  */
 #include <pthread.h>
@@ -407,7 +408,9 @@ static int mode_rtm_aborts(void)
     }
     static const struct cht_option opts[] = { { "hash", "identity" }, { NULL, NULL } };
     struct cht_config cfg = { .initial = RA_NB * 3 / 2, .density = 0.5, .range = (uint64_t)RA_NB * 5,
-                              .max_threads = 3, .numa_nodes = 1, .options = opts };
+                              .max_threads = 3, .numa_nodes = 1 };
+    registry_apply_choice(&choice, &cfg);   /* the default lock, by name (.default_lock) */
+    cfg.options = opts;
     char err[256];
     void *t = ops->create(&cfg, err, sizeof err);
     if (!t) {
@@ -727,6 +730,16 @@ static int mode_lock_config(void)
         printf("SKIP %s: takes no lock\n", ops->name);
         return SKIP;
     }
+    /* no lock chosen: the registry gives the table its .default_lock (NULL: built-in locking) */
+    struct table_choice bare = choice;
+    bare.lock = NULL;
+    struct cht_config c0 = { 0 };
+    registry_apply_choice(&bare, &c0);
+    if (ops->default_lock)
+        CHECK(c0.lock && strcmp(c0.lock->name, ops->default_lock) == 0, "%s: default_lock %s resolved to %s",
+              ops->name, ops->default_lock, c0.lock ? c0.lock->name : "nothing");
+    else
+        CHECK(!c0.lock, "%s: no default_lock, yet the registry gave lock %s", ops->name, c0.lock->name);
     /* numa_nodes and max_threads here differ from the table's: the table's own win */
     struct lock_config lc = { .numa_nodes = 5, .max_threads = 77, .handoff_bound = 7, .waiter_threshold = 3 };
     lock_config_run(&lc, 7, 3);
