@@ -381,7 +381,8 @@ static void defaults(struct bench_config *cfg)
     cfg->rcs = 4;
     cfg->wcs = 4;
     cfg->write_pct = 10;
-    cfg->handoff_bound = 64;
+    cfg->handoff_bound = LOCK_HANDOFF_DEFAULT;         /* include/lock.h */
+    cfg->waiter_threshold = LOCK_WAITER_THRESHOLD_DEFAULT;
     cfg->verify = VERIFY_AUTO;
     cfg->batch = 1;
 }

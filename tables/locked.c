@@ -41,7 +41,7 @@ struct locked_slot {
 };
 
 struct locked_table {
-    struct cht_locks locks;     /* the one lock, one ctx per thread */
+    alignas(CHT_CACHE_LINE) struct cht_locks locks; /* the one lock, one ctx per thread (aligned: cht_alloc_zeroed takes whole lines) */
     struct locked_slot *slot;
     uint64_t mask;          /* capacity - 1 */
     size_t count;
