@@ -36,9 +36,9 @@
  *    Locking goes through chain_lock()/chain_unlock() (below).
  *  - lock=NAME (any lock from locks/; CHT_CAP_LOCK_PARAM): the chain locks
  *    become LB_STRIPES (2048) external locks, chain i of the current table
- *    using stripe i mod 2048 (tables/table_locks.h: each on its own
- *    64-byte-aligned stride, inited with the run's lock_config; stripes rather than one lock per bucket:
- *    cohort / NUMA locks are large or allocate in init, the stripes survive
+ *    using stripe i mod 2048 (tables/table_locks.h: each on its own cache
+ *    line, inited with the run's lock_config; stripes rather than one lock
+ *    per bucket: cohort / NUMA locks are large or allocate in init, the stripes survive
  *    resizes unchanged, and 2048 keeps collisions rare at benchmark thread
  *    counts). The sync word then only carries the removal counters (bumped
  *    with a release store before the unlock). ctx: one per thread
@@ -108,7 +108,6 @@
 #define LB_LOCKED 1ull
 #define LB_CNT_SHIFT(j) (4 + 20 * (unsigned)(j))
 #define LB_CNT_MASK(j) (0xFFFFFull << LB_CNT_SHIFT(j))
-
 
 struct lb_bucket {
     alignas(64) uint64_t sync;

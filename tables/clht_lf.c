@@ -106,7 +106,6 @@
 #define W_FROZEN (1ull << 31)
 #define W_VER (1ull << 32)
 
-
 struct lf_bucket {
     alignas(64) uint64_t sync;
     cht_key_t key[LF_SLOTS];

@@ -59,11 +59,9 @@
 #include "table_support.h"
 #include "table_locks.h"
 
-
 #define CR_SLOTS 3
 #define CR_LONG_CHAIN 4                 /* buckets in one chain */
 #define CR_MAX_BUCKETS (1ull << 34)
-
 
 struct cr_bucket {
     alignas(64) uint64_t word;
