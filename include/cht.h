@@ -60,6 +60,7 @@ struct cht_option_spec {
 };
 
 struct lock_ops;
+struct lock_config;
 
 struct cht_config {
     size_t   initial;        /* keys that will be prefilled (i) */
@@ -69,6 +70,10 @@ struct cht_config {
     unsigned numa_nodes;     /* NUMA nodes the threads run on (>= 1) */
     const unsigned *thread_node; /* NUMA node of each tid (from the pin plan); may be NULL */
     const struct lock_ops *lock; /* NULL: the table's own default */
+    /* The run's lock settings (--handoff, --waiters); NULL: the locks' defaults.
+     * A table passes them to every lock it takes (cht_locks_init in
+     * tables/table_locks.h); numa_nodes and max_threads come from this config. */
+    const struct lock_config *lock_config;
     const struct cht_option *options; /* validated against cht_ops.options */
     size_t   value_size;     /* --value-size bytes; 0 or 8: the 8-byte value inline, as always.
                               * > 8 only for CHT_CAP_VALUE_OOL tables: see cht_value_fill below */
@@ -121,6 +126,14 @@ struct cht_ops {
      * not read are not counted. The occupancy bench (--bench occupancy)
      * averages it over sampled hit and miss keys: lines_hit, lines_miss. */
     unsigned (*probe_lines)(void *t, cht_key_t k);
+    /* CHT_CAP_LOCK_PARAM tables: the name (as in --list=locks) of the lock the
+     * table takes when no lock=NAME (--lock) is chosen. The registry resolves
+     * it into cht_config.lock, so a table sees locks only through lock_ops and
+     * never takes one by symbol; where that lock cannot run (an RTM lock
+     * without RTM) the table is unavailable unless another lock is chosen.
+     * NULL: without lock=NAME, cfg->lock is NULL and the table uses its own
+     * built-in locking (clht-lb's bucket locks, cuckoo's seqlock stripes). */
+    const char *default_lock;
 };
 
 /* The most keys one get_batch call is given (--batch). */

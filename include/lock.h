@@ -32,9 +32,13 @@ enum lock_caps {
 struct lock_config {
     unsigned numa_nodes;     /* >= 1 */
     unsigned max_threads;
-    unsigned handoff_bound;  /* cohort locks: local hand-offs before release (default 64) */
-    unsigned waiter_threshold; /* waiter-count lock: T (default 0) */
+    unsigned handoff_bound;  /* cohort locks: local hand-offs before release (--handoff) */
+    unsigned waiter_threshold; /* waiter-count lock: T (--waiters) */
 };
+
+/* what handoff_bound and waiter_threshold are when no run sets them */
+#define LOCK_HANDOFF_DEFAULT 64
+#define LOCK_WAITER_THRESHOLD_DEFAULT 0
 
 /* HTM and acquisition counters; a lock that keeps none leaves them 0. */
 struct lock_stats {

@@ -77,7 +77,7 @@ static bool clh_trylock(void *l, void *ctx)
         return false;   /* not FREE: my successor owns the lock right now */
     ST(&me->state, CLH_WAIT, RELAXED);
     struct clh_node *expect = NULL;
-    if (CAS(&c->tail, &expect, me, SEQ_CST))
+    if (CAS(&c->tail, &expect, me, SEQ_CST, RELAXED))
         return true;
     ST(&me->state, CLH_FREE, RELAXED);
     return false;
@@ -88,7 +88,7 @@ static void clh_unlock(void *l, void *ctx)
     struct clh_lock *c = l;
     struct clh_node *me = ctx;
     struct clh_node *expect = me;
-    if (CAS(&c->tail, &expect, NULL, RELEASE))
+    if (CAS(&c->tail, &expect, NULL, RELEASE, RELAXED))
         ST(&me->state, CLH_FREE, RELAXED);
     else
         ST(&me->state, CLH_RELEASED, RELEASE);

@@ -2,9 +2,9 @@
  * lock_internal.h - private helpers shared by the lock families in locks/
  * (not part of the public interface: tables and the driver see only lock.h).
  *
- *  - cpu_relax(): the pause instruction for spin loops;
- *  - struct spin_wait: pause, and after LOCK_SPIN_YIELD pauses give the CPU
- *    away once with sched_yield() (see below);
+ *  - struct spin_wait: pause (cht_pause, include/cht_atomic.h), and after
+ *    LOCK_SPIN_YIELD pauses give the CPU away once with sched_yield() (see
+ *    below); the LD/ST/XCHG/FADD/CAS shorthands come from cht_atomic.h too;
  *  - the lock_ops of the simple locks that composite locks are built from at
  *    run time (cohorts, NUMA RW locks, RTM elision wrappers);
  *  - lock_component_check(): a composite refuses a component that cannot play
@@ -27,6 +27,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "cht_atomic.h"
 #include "lock.h"
 
 #define LOCK_LINE 64
@@ -35,17 +36,6 @@
 #define LOCK_SPIN_YIELD 64
 #endif
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#else
-    __asm__ __volatile__("" ::: "memory");
-#endif
-}
-
 struct spin_wait {
     unsigned n;
 };
@@ -53,7 +43,7 @@ struct spin_wait {
 
 static inline void spin_wait(struct spin_wait *w)
 {
-    cpu_relax();
+    cht_pause();
 #if LOCK_SPIN_YIELD > 0
     if (++w->n >= LOCK_SPIN_YIELD) {
         w->n = 0;
@@ -61,14 +51,6 @@ static inline void spin_wait(struct spin_wait *w)
     }
 #endif
 }
-
-/* Relaxed / acquire / release / seq_cst shorthands for the __atomic builtins. */
-#define LD(p, mo)       __atomic_load_n((p), __ATOMIC_##mo)
-#define ST(p, v, mo)    __atomic_store_n((p), (v), __ATOMIC_##mo)
-#define XCHG(p, v, mo)  __atomic_exchange_n((p), (v), __ATOMIC_##mo)
-#define FADD(p, v, mo)  __atomic_fetch_add((p), (v), __ATOMIC_##mo)
-#define CAS(p, expp, v, mo) \
-    __atomic_compare_exchange_n((p), (expp), (v), false, __ATOMIC_##mo, __ATOMIC_RELAXED)
 
 /* The simple locks, for composition (spin.c, ticket.c, mcs.c, cohort.c). */
 extern const struct lock_ops lock_ops_tas;

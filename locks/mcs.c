@@ -66,7 +66,7 @@ static bool mcs_trylock(void *l, void *ctx)
         return false;
     ST(&n->next, NULL, RELAXED);
     struct mcs_node *expect = NULL;
-    return CAS(&m->tail, &expect, n, SEQ_CST);
+    return CAS(&m->tail, &expect, n, SEQ_CST, RELAXED);
 }
 
 static void mcs_unlock(void *l, void *ctx)
@@ -76,7 +76,7 @@ static void mcs_unlock(void *l, void *ctx)
     struct mcs_node *succ = LD(&n->next, ACQUIRE);
     if (!succ) {
         struct mcs_node *expect = n;
-        if (CAS(&m->tail, &expect, NULL, RELEASE))
+        if (CAS(&m->tail, &expect, NULL, RELEASE, RELAXED))
             return;
         /* a successor swapped itself in and is about to link */
         struct spin_wait w = SPIN_WAIT_INIT;

@@ -49,7 +49,7 @@ static bool ticket_trylock(void *l, void *ctx)
     struct ticket_lock *t = l;
     uint32_t s = LD(&t->serving, ACQUIRE);
     uint32_t expect = s;
-    return CAS(&t->next, &expect, s + 1, SEQ_CST);
+    return CAS(&t->next, &expect, s + 1, SEQ_CST, RELAXED);
 }
 
 static void ticket_unlock(void *l, void *ctx)

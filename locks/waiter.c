@@ -146,7 +146,7 @@ static bool waiter_trylock(void *l, void *ctx)
     struct waiter_lock *w = l;
     uint32_t o = LD(&w->owner, ACQUIRE);
     uint32_t expect = o;
-    return CAS(&w->next, &expect, o + 1, SEQ_CST);
+    return CAS(&w->next, &expect, o + 1, SEQ_CST, RELAXED);
 }
 
 static void waiter_unlock(void *l, void *ctx)

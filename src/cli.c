@@ -148,8 +148,10 @@ void cli_usage(FILE *f)
 "      --ncs N             work units outside it (default 32)\n"
 "      --write PCT         rwlock: write iterations, percent (default 10)\n"
 "      --rcs N, --wcs N    rwlock: read work units / write pairs (default 4, 4)\n"
-"      --handoff N         lock_config.handoff_bound of cohort locks (default 64)\n"
-"      --waiters T         lock_config.waiter_threshold of the waiter lock (default 0)\n"
+"      --handoff N         lock_config.handoff_bound of cohort locks (default 64); also\n"
+"                          the locks a table takes (lock=NAME, --lock)\n"
+"      --waiters T         lock_config.waiter_threshold of the waiter lock (default 0); also\n"
+"                          the locks a table takes\n"
 "      --validate          check this command line as its run would (tables created tiny,\n"
 "                          trace and results files checked) without running or writing\n"
 "                          anything: exit 0 and no output when it would start, else its error\n"
@@ -379,7 +381,8 @@ static void defaults(struct bench_config *cfg)
     cfg->rcs = 4;
     cfg->wcs = 4;
     cfg->write_pct = 10;
-    cfg->handoff_bound = 64;
+    cfg->handoff_bound = LOCK_HANDOFF_DEFAULT;         /* include/lock.h */
+    cfg->waiter_threshold = LOCK_WAITER_THRESHOLD_DEFAULT;
     cfg->verify = VERIFY_AUTO;
     cfg->batch = 1;
 }
@@ -504,6 +507,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     const char *threads_arg = "1";
     const char *table_flag = NULL;   /* first flag that only a table run uses */
     const char *lb_flag = NULL;      /* first flag that only a lock bench uses */
+    const char *lockcfg_flag = NULL; /* --handoff/--waiters: the locks of lock benches and of tables */
     const char *occ_flag = NULL;     /* first table flag that --bench occupancy does not take */
     const char *rw_flag = NULL;      /* ... only --bench rwlock */
     bool have_cs = false;
@@ -675,13 +679,13 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             if (!parse_size(optarg, &v) || v == 0 || v > (1u << 30))
                 return usage_error("--handoff: expected local hand-offs 1..2^30 (got '%s')", optarg);
             cfg->handoff_bound = (unsigned)v;
-            lb_flag = lb_flag ? lb_flag : "--handoff";
+            lockcfg_flag = lockcfg_flag ? lockcfg_flag : "--handoff";
             break;
         case OPT_WAITERS:
             if (!parse_size(optarg, &v) || v > MAX_THREADS)
                 return usage_error("--waiters: expected a waiter threshold 0..%d (got '%s')", MAX_THREADS, optarg);
             cfg->waiter_threshold = (unsigned)v;
-            lb_flag = lb_flag ? lb_flag : "--waiters";
+            lockcfg_flag = lockcfg_flag ? lockcfg_flag : "--waiters";
             break;
         case 't':
             if (add_tables(cfg, optarg))
@@ -914,6 +918,8 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
                                "--reps, --seed, --csv, --json)", occ_flag);
         if (lb_flag && strcmp(lb_flag, "--slots") != 0 && strcmp(lb_flag, "--load") != 0)
             return usage_error("%s: not used with --bench occupancy", lb_flag);
+        if (lockcfg_flag)
+            return usage_error("%s: not used with --bench occupancy", lockcfg_flag);
         if (!cfg->ntables)
             return usage_error("--table: --bench occupancy needs the fixed-capacity tables to fill (e.g. "
                                "dense,cuckoo:resize=0)");
@@ -939,6 +945,8 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     if (cfg->bench == BENCH_MEMORY) {
         if (lb_flag && strcmp(lb_flag, "--size") != 0)
             return usage_error("%s: not used with --bench memory (only -n, -d, -p, --size, --csv)", lb_flag);
+        if (lockcfg_flag)
+            return usage_error("%s: not used with --bench memory (only -n, -d, -p, --size, --csv)", lockcfg_flag);
         if (lock_arg)
             return usage_error("--lock: not used with --bench memory (only -n, -d, -p, --size, --csv)");
         if (cfg->json)

@@ -232,10 +232,39 @@ const char *registry_suggest_lock(const char *word, char *buf, size_t len)
 }
 void registry_lock_names(char *buf, size_t len) { join_names(buf, len, lock_name_at); }
 
-bool registry_table_available(const struct cht_ops *t, char *why, size_t len)
+/* The lock a table's default_lock names; NULL when it names none. A name that
+ * is not a lock is a mistake in the table's definition: say so and stop. */
+static const struct lock_ops *default_lock(const struct cht_ops *t)
+{
+    if (!t->default_lock)
+        return NULL;
+    const struct lock_ops *l = registry_lock(t->default_lock);
+    if (!l) {
+        fprintf(stderr, "chtbench: table %s: default_lock '%s' is not a lock of --list=locks\n", t->name,
+                t->default_lock);
+        abort();
+    }
+    return l;
+}
+
+/* the table itself (its library, its CPU features), whatever lock it runs under */
+static bool table_itself_available(const struct cht_ops *t, char *why, size_t len)
 {
     why[0] = '\0';
     return !t->available || t->available(why, len);
+}
+
+bool registry_table_available(const struct cht_ops *t, char *why, size_t len)
+{
+    if (!table_itself_available(t, why, len))
+        return false;
+    const struct lock_ops *l = default_lock(t);
+    char r[192];
+    if (!l || registry_lock_available(l, r, sizeof r))
+        return true;
+    snprintf(why, len, "its default lock %s cannot run here: %s; %s:lock=NAME runs it under any other lock",
+             l->name, r, t->name);
+    return false;
 }
 
 bool registry_lock_available(const struct lock_ops *l, char *why, size_t len)
@@ -343,14 +372,13 @@ int registry_parse_table(const char *spec, struct table_choice *out, char *err, 
 
 bool registry_choice_available(const struct table_choice *c, char *why, size_t len)
 {
-    unsigned rtm_by_lock = CHT_CAP_NEEDS_RTM | CHT_CAP_LOCK_PARAM;
-    if (c->lock && (c->ops->caps & rtm_by_lock) == rtm_by_lock)
-        return registry_lock_available(c->lock, why, len);
-    return registry_table_available(c->ops, why, len);
+    if (!c->lock)
+        return registry_table_available(c->ops, why, len);
+    return table_itself_available(c->ops, why, len) && registry_lock_available(c->lock, why, len);
 }
 
 void registry_apply_choice(const struct table_choice *c, struct cht_config *cfg)
 {
-    cfg->lock = c->lock;
+    cfg->lock = c->lock ? c->lock : default_lock(c->ops);
     cfg->options = c->options;
 }

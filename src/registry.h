@@ -25,7 +25,8 @@ const char *did_you_mean(const char *word, const char *const *names, size_t n, c
 /* " (did you mean 'x'?)" for a misspelt table (lock) name, or "" */
 const char *registry_suggest_table(const char *word, char *buf, size_t len);
 const char *registry_suggest_lock(const char *word, char *buf, size_t len);
-/* true if usable here; otherwise why says why (RTM missing, ...) */
+/* true if usable here (the table's available() and its default_lock's); otherwise
+ * why says why (RTM missing, ...) */
 bool registry_table_available(const struct cht_ops *t, char *why, size_t len);
 bool registry_lock_available(const struct lock_ops *l, char *why, size_t len);
 
@@ -45,9 +46,9 @@ struct table_choice {
  * message lists the valid ones), malformed key=val, unknown or unavailable lock.
  * Returns 0, or -1 with a one-line message starting "--table: ". */
 int registry_parse_table(const char *spec, struct table_choice *out, char *err, size_t len);
-/* Can this choice run here? A table that needs RTM only for its default lock
- * (CHT_CAP_NEEDS_RTM with CHT_CAP_LOCK_PARAM) runs under an explicit lock=NAME
- * whenever that lock is available; otherwise the table's available() decides. */
+/* Can this choice run here? The table's available() and the lock it runs
+ * under: lock=NAME, else its default_lock (a table that needs RTM only for its
+ * default lock runs under any other available lock=NAME). */
 bool registry_choice_available(const struct table_choice *c, char *why, size_t len);
-/* Fills a cht_config's lock and options from a choice. */
+/* Fills a cht_config's lock (lock=NAME, else the table's default_lock) and options from a choice. */
 void registry_apply_choice(const struct table_choice *c, struct cht_config *cfg);

@@ -1088,10 +1088,17 @@ int runner_run(const struct run_params *p, struct run_result *r)
     for (unsigned i = 0; i < p->threads; i++)
         nodes[i] = pin_plan_node(p->plan, i);
 
+    /* the run's lock settings reach the table's locks as they reach a lock bench's (lockbench.c) */
+    struct lock_config lc = {
+        .numa_nodes = p->plan->numa_nodes ? p->plan->numa_nodes : 1,
+        .max_threads = p->threads,
+        .handoff_bound = cfg->handoff_bound,
+        .waiter_threshold = cfg->waiter_threshold,
+    };
     struct cht_config tc = {
         .initial = cfg->initial, .density = cfg->density, .range = cfg->range,
-        .max_threads = p->threads, .numa_nodes = p->plan->numa_nodes ? p->plan->numa_nodes : 1,
-        .thread_node = nodes, .value_size = cfg->value_size, .hugepages = cfg->hugepages,
+        .max_threads = p->threads, .numa_nodes = lc.numa_nodes,
+        .thread_node = nodes, .lock_config = &lc, .value_size = cfg->value_size, .hugepages = cfg->hugepages,
     };
     registry_apply_choice(p->table, &tc);
     if (cfg->latency_every) {

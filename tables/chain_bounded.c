@@ -59,6 +59,7 @@
 #include <stdalign.h>
 #include <sched.h>
 #include "cht.h"
+#include "cht_atomic.h"
 #include "cht_hash.h"
 #include "table_support.h"
 
@@ -105,16 +106,10 @@ static const struct cht_option_spec cb_options[] = {
     { NULL, NULL },
 };
 
+/* pause; every 256th spin yields instead (oversubscribed runs: let the holder finish) */
 static inline void cb_relax(unsigned *spins)
 {
-    if (++*spins < 256) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    } else {
-        *spins = 0;
-        sched_yield();
-    }
+    cht_spin_yield(spins, 256);
 }
 
 static inline uint32_t w_first(uint64_t w) { return (uint32_t)w; }

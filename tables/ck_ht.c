@@ -34,8 +34,8 @@
 #include "cht_hash.h"
 #include "lock.h"
 #include "table_support.h"
+#include "table_locks.h"
 
-extern const struct lock_ops lock_ops_pthread_mutex;
 
 struct retired {
     struct retired *next;
@@ -43,11 +43,7 @@ struct retired {
 };
 
 struct ckht_table {
-    alignas(CHT_CACHE_LINE) unsigned char lock_mem[CHT_CACHE_LINE];
-    void *lock;
-    const struct lock_ops *lk;
-    size_t ctx_stride;
-    unsigned char *ctx;
+    struct cht_locks locks;     /* the writer lock, one ctx per thread */
     unsigned threads;
     alignas(CHT_CACHE_LINE) ck_ht_t ht;
     struct retired *retired;    /* maps freed with defer=true, kept until destroy */
@@ -141,41 +137,28 @@ static void *ckht_create(const struct cht_config *cfg, char *err, size_t len)
                  (unsigned long long)cap, sizeof(ck_ht_entry_t));
         return NULL;
     }
-    const struct lock_ops *lk = cfg->lock ? cfg->lock : &lock_ops_pthread_mutex;
+    const struct lock_ops *lk = cfg->lock;      /* lock=NAME or .default_lock, from the registry */
+    if (!lk) {
+        snprintf(err, len, "--table ck-ht: no lock given (the registry resolves .default_lock)");
+        return NULL;
+    }
     struct ckht_table *t = cht_alloc_zeroed(sizeof *t);
     if (!t) {
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    t->lk = lk;
     t->threads = cfg->max_threads;
-    t->lock = lk->lock_size <= sizeof t->lock_mem ? (void *)t->lock_mem
-                                                  : aligned_alloc(CHT_CACHE_LINE, (lk->lock_size + 63) & ~(size_t)63);
-    t->ctx_stride = (lk->ctx_size + CHT_CACHE_LINE - 1) & ~(size_t)(CHT_CACHE_LINE - 1);
-    t->ctx = t->ctx_stride ? aligned_alloc(CHT_CACHE_LINE, t->ctx_stride * cfg->max_threads) : NULL;
-    if (!t->lock || (t->ctx_stride && !t->ctx)) {
-        snprintf(err, len, "out of memory");
-        if (t->lock != (void *)t->lock_mem)
-            free(t->lock);
-        free(t->ctx);
+    if (!cht_locks_init(&t->locks, lk, cfg, 1, t->threads ? t->threads : 1, 1, "ck-ht", err, len)) {
         free(t);
         return NULL;
     }
-    struct lock_config lc = { .numa_nodes = cfg->numa_nodes ? cfg->numa_nodes : 1,
-                              .max_threads = cfg->max_threads, .handoff_bound = 64 };
-    lk->init(t->lock, &lc);
-    for (unsigned i = 0; t->ctx && lk->ctx_init && i < cfg->max_threads; i++)
-        lk->ctx_init(t->ctx + t->ctx_stride * i, i, cfg->thread_node ? cfg->thread_node[i] : 0);
     ckht_writer = t;
     bool ok = ck_ht_init(&t->ht, CK_HT_MODE_DIRECT | CK_HT_WORKLOAD_DELETE, ckht_hash_cb, &ckht_allocator,
                          cap, hash);
     ckht_writer = NULL;
     if (!ok) {
         snprintf(err, len, "out of memory (ck_ht_init, %llu entries)", (unsigned long long)cap);
-        lk->destroy(t->lock);
-        if (t->lock != (void *)t->lock_mem)
-            free(t->lock);
-        free(t->ctx);
+        cht_locks_destroy(&t->locks);
         free(t);
         return NULL;
     }
@@ -193,10 +176,7 @@ static void ckht_destroy(void *tp)
         free(r->p);
         free(r);
     }
-    t->lk->destroy(t->lock);
-    if (t->lock != (void *)t->lock_mem)
-        free(t->lock);
-    free(t->ctx);
+    cht_locks_destroy(&t->locks);
     free(t);
 }
 
@@ -208,7 +188,7 @@ static void ckht_thread_init(void *tp, unsigned tid)
 
 static inline void *my_ctx(struct ckht_table *t)
 {
-    return t->ctx ? t->ctx + t->ctx_stride * ckht_tid : NULL;
+    return cht_locks_ctx(&t->locks, ckht_tid, 1, 0);
 }
 
 static bool ckht_get(void *tp, cht_key_t k, cht_val_t *v)
@@ -235,7 +215,7 @@ static bool ckht_insert(void *tp, cht_key_t k, cht_val_t v)
     ck_ht_entry_set_direct(&e, h, (uintptr_t)k, (uintptr_t)v);
     ck_ht_entry_t probe;
     ck_ht_entry_key_set_direct(&probe, (uintptr_t)k);
-    t->lk->lock(t->lock, ctx);
+    t->locks.lk->lock(t->locks.locks, ctx);
     ckht_writer = t;
     /* ck_ht_put_spmc reuses the first tombstone of the probe sequence without
      * looking further for the key (ck 0.7.1 src/ck_ht.c), so it would insert
@@ -247,7 +227,7 @@ static bool ckht_insert(void *tp, cht_key_t k, cht_val_t v)
         t->alloc_failures += !added;            /* absent, so only growing can have failed */
     }
     ckht_writer = NULL;
-    t->lk->unlock(t->lock, ctx);
+    t->locks.lk->unlock(t->locks.locks, ctx);
     return added;
 }
 
@@ -259,11 +239,11 @@ static bool ckht_remove(void *tp, cht_key_t k)
     ck_ht_entry_t e;
     ck_ht_hash_direct(&h, &t->ht, (uintptr_t)k);
     ck_ht_entry_key_set_direct(&e, (uintptr_t)k);
-    t->lk->lock(t->lock, ctx);
+    t->locks.lk->lock(t->locks.locks, ctx);
     ckht_writer = t;
     bool found = ck_ht_remove_spmc(&t->ht, h, &e);
     ckht_writer = NULL;
-    t->lk->unlock(t->lock, ctx);
+    t->locks.lk->unlock(t->locks.locks, ctx);
     return found;
 }
 
@@ -275,7 +255,7 @@ static bool ckht_update(void *tp, cht_key_t k, cht_val_t v)
     ck_ht_entry_t e;
     ck_ht_hash_direct(&h, &t->ht, (uintptr_t)k);
     ck_ht_entry_key_set_direct(&e, (uintptr_t)k);
-    t->lk->lock(t->lock, ctx);
+    t->locks.lk->lock(t->locks.locks, ctx);
     ckht_writer = t;
     bool found = ck_ht_get_spmc(&t->ht, h, &e);      /* the only writer: no race with itself */
     if (found) {
@@ -283,7 +263,7 @@ static bool ckht_update(void *tp, cht_key_t k, cht_val_t v)
         ck_ht_set_spmc(&t->ht, h, &e);                /* replaces the value for readers atomically */
     }
     ckht_writer = NULL;
-    t->lk->unlock(t->lock, ctx);
+    t->locks.lk->unlock(t->locks.locks, ctx);
     return found;
 }
 
@@ -291,9 +271,9 @@ static size_t ckht_size(void *tp)
 {
     struct ckht_table *t = tp;
     void *ctx = my_ctx(t);
-    t->lk->lock(t->lock, ctx);
+    t->locks.lk->lock(t->locks.locks, ctx);
     size_t n = (size_t)ck_ht_count(&t->ht);
-    t->lk->unlock(t->lock, ctx);
+    t->locks.lk->unlock(t->locks.locks, ctx);
     return n;
 }
 
@@ -301,16 +281,17 @@ static void ckht_stats(void *tp, struct cht_stats *s)
 {
     struct ckht_table *t = tp;
     void *ctx = my_ctx(t);
-    t->lk->lock(t->lock, ctx);
-    s->bytes = sizeof *t + t->live_bytes + t->ctx_stride * t->threads;
+    t->locks.lk->lock(t->locks.locks, ctx);
+    s->bytes = sizeof *t + t->live_bytes + cht_locks_bytes(&t->locks);
     s->buckets = 0;     /* ck_ht does not expose its capacity */
     s->resizes = t->resizes;
     s->alloc_failures = t->alloc_failures;
-    t->lk->unlock(t->lock, ctx);
+    t->locks.lk->unlock(t->locks.locks, ctx);
 }
 
 const struct cht_ops cht_table_ck_ht = {
     .name = "ck-ht",
+    .default_lock = "pthread-mutex",
     .summary = "Concurrency Kit ck_ht in SPMC mode (as ck intends): lock-free reads, writers serialised by "
                "one lock (lock=NAME, default pthread-mutex)",
     .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE | CHT_CAP_LOCK_PARAM,

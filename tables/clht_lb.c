@@ -36,18 +36,17 @@
  *    Locking goes through chain_lock()/chain_unlock() (below).
  *  - lock=NAME (any lock from locks/; CHT_CAP_LOCK_PARAM): the chain locks
  *    become LB_STRIPES (2048) external locks, chain i of the current table
- *    using stripe i mod 2048, each on its own 64-byte-aligned stride of
- *    round_up(lock_size, 64) bytes (stripes rather than one lock per bucket:
- *    cohort / NUMA locks are large or allocate in init, the stripes survive
+ *    using stripe i mod 2048 (tables/table_locks.h: each on its own cache
+ *    line, inited with the run's lock_config; stripes rather than one lock
+ *    per bucket: cohort / NUMA locks are large or allocate in init, the stripes survive
  *    resizes unchanged, and 2048 keeps collisions rare at benchmark thread
  *    counts). The sync word then only carries the removal counters (bumped
  *    with a release store before the unlock). ctx: one per thread
- *    (max_threads x round_up(ctx_size, 64), 64-byte aligned, ctx_init(ctx,
- *    tid, cfg->thread_node[tid]) at create), found through the __thread id
+ *    (table_locks.h), found through the __thread id
  *    set in thread_init: a thread never holds two stripes at once, so one
  *    ctx is enough - including during a resize (below). The default (no lock
  *    option) is untouched: insert/remove/update are always_inline templates
- *    instantiated twice with a constant `ext`; the public ops test h->lk once
+ *    instantiated twice with a constant `ext`; the public ops test h->locks.lk once
  *    (same cache line as h->cur) and call the built-in or the external copy.
  *  - resize: when the overflow buckets linked since the table was built exceed
  *    half the bucket count, one thread (resize_lock, try-only) takes every chain
@@ -99,20 +98,17 @@
 #include <stdalign.h>
 #include "cht.h"
 #include "cht_env.h"
+#include "cht_atomic.h"
 #include "cht_hash.h"
 #include "ebr.h"
 #include "lock.h"
 #include "table_support.h"
+#include "table_locks.h"
 
 #define LB_SLOTS 3
 #define LB_LOCKED 1ull
 #define LB_CNT_SHIFT(j) (4 + 20 * (unsigned)(j))
 #define LB_CNT_MASK(j) (0xFFFFFull << LB_CNT_SHIFT(j))
-
-#define LD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define LDR(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-#define ST(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#define STR(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
 struct lb_bucket {
     alignas(64) uint64_t sync;
@@ -146,11 +142,9 @@ struct clht_lb {
     unsigned nthreads;
     struct reclaim *rc;         /* reclamation domain (ebr.h: QSBR by default) */
     struct cht_thread_counter *count;
-    /* lock=NAME (same cache line as cur): NULL = built-in TTAS in the sync word */
-    const struct lock_ops *lk;
-    unsigned char *lmem;        /* LB_STRIPES locks, lstride bytes apart */
-    unsigned char *ctx;         /* nthreads ctxs, cstride bytes apart (NULL: ctx_size 0) */
-    uint32_t lstride, cstride;
+    /* lock=NAME: LB_STRIPES locks, one ctx per thread; locks.lk NULL = built-in
+     * TTAS in the sync word. Its hot fields share the cache line of cur. */
+    struct cht_locks locks;
     alignas(64) uint32_t resize_lock;
     uint64_t resizes;
     uint64_t full_failures;     /* inserts refused: out of memory for an overflow bucket */
@@ -168,15 +162,10 @@ static const struct cht_option_spec lb_options[] = {
 
 /* ---------------- small helpers ---------------- */
 
+/* pause; every 64th spin yields instead (oversubscribed runs: let the holder run) */
 static inline void spin_wait(unsigned *spins)
 {
-    if (++*spins & 63) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    } else {
-        sched_yield();          /* oversubscribed runs: let the holder run */
-    }
+    cht_spin_yield(spins, 64);
 }
 
 /* Buckets per table are capped at 2^34 (1 TiB): anything larger is refused. */
@@ -221,7 +210,7 @@ static void table_free(struct lb_table *T)
 
 static size_t table_bytes(struct lb_table *T)
 {
-    return sizeof *T + T->map_bytes + LDR(&T->overflow) * sizeof(struct lb_bucket);
+    return sizeof *T + T->map_bytes + LD(&T->overflow, RELAXED) * sizeof(struct lb_bucket);
 }
 
 static void table_free_node(struct ebr_node *n)
@@ -245,14 +234,14 @@ static inline bool lb_lock(struct clht_lb *h, struct lb_table *T, struct lb_buck
 {
     unsigned spins = 0;
     for (;;) {
-        uint64_t s = LDR(&head->sync);
+        uint64_t s = LD(&head->sync, RELAXED);
         if (!(s & LB_LOCKED)) {
             if (__atomic_compare_exchange_n(&head->sync, &s, s | LB_LOCKED, false,
                                             __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
                 return true;
             continue;
         }
-        if (LD(&h->cur) != T)
+        if (LD(&h->cur, ACQUIRE) != T)
             return false;
         spin_wait(&spins);
     }
@@ -262,10 +251,10 @@ static inline bool lb_lock(struct clht_lb *h, struct lb_table *T, struct lb_buck
  * (after the caller's key store, which the release orders before it). */
 static inline void lb_unlock(struct lb_bucket *head, unsigned bump_slot)
 {
-    uint64_t s = LDR(&head->sync) & ~LB_LOCKED;
+    uint64_t s = LD(&head->sync, RELAXED) & ~LB_LOCKED;
     if (bump_slot < LB_SLOTS)
         s = cnt_bump(s, bump_slot);
-    ST(&head->sync, s);
+    ST(&head->sync, s, RELEASE);
 }
 
 static void lock_all(struct lb_table *T)
@@ -274,7 +263,7 @@ static void lock_all(struct lb_table *T)
         struct lb_bucket *head = &T->b[i];
         unsigned spins = 0;
         for (;;) {
-            uint64_t s = LDR(&head->sync);
+            uint64_t s = LD(&head->sync, RELAXED);
             if (!(s & LB_LOCKED) &&
                 __atomic_compare_exchange_n(&head->sync, &s, s | LB_LOCKED, false,
                                             __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
@@ -296,12 +285,12 @@ static void unlock_all(struct lb_table *T)
 
 static inline void *lbx_stripe(const struct clht_lb *h, uint64_t idx)
 {
-    return h->lmem + (size_t)(idx & (LB_STRIPES - 1)) * h->lstride;
+    return cht_locks_at(&h->locks, idx & (LB_STRIPES - 1));
 }
 
 static inline void *lbx_ctx(const struct clht_lb *h)
 {
-    return h->ctx ? h->ctx + (size_t)lb_tid * h->cstride : NULL;
+    return cht_locks_ctx(&h->locks, lb_tid, 1, 0);
 }
 
 /* Takes the stripe of chain idx of T; false (without it) once T was replaced.
@@ -310,14 +299,14 @@ static bool lbx_lock(struct clht_lb *h, struct lb_table *T, uint64_t idx, void *
 {
     void *l = lbx_stripe(h, idx);
     for (;;) {
-        h->lk->lock(l, ctx);
-        if (!LD(&T->frozen))
+        h->locks.lk->lock(l, ctx);
+        if (!LD(&T->frozen, ACQUIRE))
             return true;
-        h->lk->unlock(l, ctx);
+        h->locks.lk->unlock(l, ctx);
         unsigned spins = 0;
-        while (LD(&h->cur) == T && LD(&T->frozen))
+        while (LD(&h->cur, ACQUIRE) == T && LD(&T->frozen, ACQUIRE))
             spin_wait(&spins);
-        if (LD(&h->cur) != T)
+        if (LD(&h->cur, ACQUIRE) != T)
             return false;
     }
 }
@@ -327,11 +316,11 @@ static bool lbx_lock(struct clht_lb *h, struct lb_table *T, uint64_t idx, void *
 static void lbx_freeze(struct clht_lb *h, struct lb_table *T)
 {
     void *ctx = lbx_ctx(h);
-    ST(&T->frozen, 1);
+    ST(&T->frozen, 1, RELEASE);
     size_t n = T->nb < LB_STRIPES ? T->nb : LB_STRIPES;
     for (size_t i = 0; i < n; i++) {
-        h->lk->lock(lbx_stripe(h, i), ctx);
-        h->lk->unlock(lbx_stripe(h, i), ctx);
+        cht_locks_lock(&h->locks, i, ctx);
+        cht_locks_unlock(&h->locks, i, ctx);
     }
 }
 
@@ -355,8 +344,8 @@ chain_unlock(struct clht_lb *h, struct lb_bucket *head, uint64_t idx, void *ctx,
         return;
     }
     if (bump_slot < LB_SLOTS)
-        ST(&head->sync, cnt_bump(LDR(&head->sync), bump_slot));
-    h->lk->unlock(lbx_stripe(h, idx), ctx);
+        ST(&head->sync, cnt_bump(LD(&head->sync, RELAXED), bump_slot), RELEASE);
+    h->locks.lk->unlock(lbx_stripe(h, idx), ctx);
 }
 
 /* ---------------- search (ASCY1) ---------------- */
@@ -369,11 +358,11 @@ chain_unlock(struct clht_lb *h, struct lb_bucket *head, uint64_t idx, void *ctx,
 static inline __attribute__((always_inline)) bool
 lb_slot_read(const struct lb_bucket *b, const unsigned j, cht_key_t k, cht_val_t *out)
 {
-    uint64_t s1 = LD(&b->sync);
-    cht_val_t v = LD(&b->val[j]);
-    if (LD(&b->key[j]) != k)
+    uint64_t s1 = LD(&b->sync, ACQUIRE);
+    cht_val_t v = LD(&b->val[j], ACQUIRE);
+    if (LD(&b->key[j], ACQUIRE) != k)
         return false;           /* removed while we read: absent at that moment */
-    uint64_t s2 = LD(&b->sync);
+    uint64_t s2 = LD(&b->sync, ACQUIRE);
     if ((s1 ^ s2) & LB_CNT_MASK(j))
         return false;           /* removed (and maybe re-added) meanwhile */
     if (out)
@@ -388,13 +377,13 @@ lb_search(const struct lb_bucket *b, cht_key_t k, cht_val_t *out)
 {
     _Static_assert(LB_SLOTS == 3, "the scan below is unrolled for 3 slots");
     do {
-        if (LD(&b->key[0]) == k)
+        if (LD(&b->key[0], ACQUIRE) == k)
             return lb_slot_read(b, 0, k, out);
-        if (LD(&b->key[1]) == k)
+        if (LD(&b->key[1], ACQUIRE) == k)
             return lb_slot_read(b, 1, k, out);
-        if (LD(&b->key[2]) == k)
+        if (LD(&b->key[2], ACQUIRE) == k)
             return lb_slot_read(b, 2, k, out);
-        b = LD(&b->next);
+        b = LD(&b->next, ACQUIRE);
     } while (b);
     return false;
 }
@@ -402,39 +391,6 @@ lb_search(const struct lb_bucket *b, cht_key_t k, cht_val_t *out)
 /* ---------------- create / destroy / threads ---------------- */
 
 static void lb_destroy(void *tp);
-
-/* lock=NAME: LB_STRIPES locks, each on its own 64-byte-aligned stride, and one
- * ctx per thread (ctx_init with the thread's NUMA node). */
-static bool lbx_setup(struct clht_lb *h, const struct cht_config *cfg, char *err, size_t len)
-{
-    const struct lock_ops *lk = cfg->lock;
-    size_t ls = (lk->lock_size + 63) & ~(size_t)63, cs = (lk->ctx_size + 63) & ~(size_t)63;
-    if (ls == 0)
-        ls = 64;
-    if (ls > UINT32_MAX || cs > UINT32_MAX) {
-        snprintf(err, len, "--table clht-lb: lock %s is too large", lk->name);
-        return false;
-    }
-    h->lmem = cht_alloc_zeroed(ls * LB_STRIPES);
-    h->ctx = cs ? cht_alloc_zeroed(cs * h->nthreads) : NULL;
-    if (!h->lmem || (cs && !h->ctx)) {
-        snprintf(err, len, "out of memory (%u locks of %zu bytes)", LB_STRIPES, ls);
-        free(h->lmem);
-        free(h->ctx);
-        h->lmem = h->ctx = NULL;
-        return false;
-    }
-    h->lstride = (uint32_t)ls;
-    h->cstride = (uint32_t)cs;
-    struct lock_config lc = { .numa_nodes = cfg->numa_nodes ? cfg->numa_nodes : 1,
-                              .max_threads = h->nthreads, .handoff_bound = 64 };
-    for (unsigned i = 0; i < LB_STRIPES; i++)
-        lk->init(h->lmem + (size_t)i * ls, &lc);
-    for (unsigned i = 0; cs && lk->ctx_init && i < h->nthreads; i++)
-        lk->ctx_init(h->ctx + (size_t)i * cs, i, cfg->thread_node ? cfg->thread_node[i] : 0);
-    h->lk = lk;
-    return true;
-}
 
 static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
 {
@@ -468,7 +424,8 @@ static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
     }
     T->owner = h;
     h->cur = T;
-    if (cfg->lock && !lbx_setup(h, cfg, err, len)) {
+    /* lock=NAME: LB_STRIPES locks; a thread holds one stripe at a time, so one ctx each */
+    if (cfg->lock && !cht_locks_init(&h->locks, cfg->lock, cfg, LB_STRIPES, threads, 1, "clht-lb", err, len)) {
         lb_destroy(h);
         return NULL;
     }
@@ -480,12 +437,7 @@ static void lb_destroy(void *tp)
     struct clht_lb *h = tp;
     reclaim_destroy(h->rc);            /* frees retired tables */
     table_free(h->cur);
-    if (h->lk) {
-        for (unsigned i = 0; i < LB_STRIPES; i++)
-            h->lk->destroy(h->lmem + (size_t)i * h->lstride);
-    }
-    free(h->lmem);
-    free(h->ctx);
+    cht_locks_destroy(&h->locks);
     free(h->count);
     free(h);
 }
@@ -518,21 +470,21 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     if (!__atomic_compare_exchange_n(&h->resize_lock, &unlocked, 1, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
         return;                     /* someone else is resizing */
-    struct lb_table *T = LD(&h->cur);
+    struct lb_table *T = LD(&h->cur, ACQUIRE);
     if (T != seen) {
-        ST(&h->resize_lock, 0);
+        ST(&h->resize_lock, 0, RELEASE);
         return;
     }
-    if (h->lk)
+    if (h->locks.lk)
         lbx_freeze(h, T);           /* T is frozen from here on */
     else
         lock_all(T);
 
     size_t n = 0;
     for (size_t i = 0; i < T->nb; i++)
-        for (struct lb_bucket *b = &T->b[i]; b; b = LDR(&b->next))
+        for (struct lb_bucket *b = &T->b[i]; b; b = LD(&b->next, RELAXED))
             for (unsigned j = 0; j < LB_SLOTS; j++)
-                n += LDR(&b->key[j]) != 0;
+                n += LD(&b->key[j], RELAXED) != 0;
     uint64_t nb = cht_pow2_at_least((n * 2 + 2) / 3, 1);   /* 1.5 keys per bucket */
     if (nb < T->nb)
         nb = T->nb;
@@ -541,9 +493,9 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     if (!aux)
         goto fail;
     for (size_t i = 0; i < T->nb; i++)
-        for (struct lb_bucket *b = &T->b[i]; b; b = LDR(&b->next))
+        for (struct lb_bucket *b = &T->b[i]; b; b = LD(&b->next, RELAXED))
             for (unsigned j = 0; j < LB_SLOTS; j++) {
-                cht_key_t k = LDR(&b->key[j]);
+                cht_key_t k = LD(&b->key[j], RELAXED);
                 if (k)
                     aux[cht_hash(h->hash, k) & N->mask].n++;
             }
@@ -561,9 +513,9 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
         aux[i].tail = &N->b[i];
     size_t used = 0;
     for (size_t i = 0; i < T->nb; i++)
-        for (struct lb_bucket *b = &T->b[i]; b; b = LDR(&b->next))
+        for (struct lb_bucket *b = &T->b[i]; b; b = LD(&b->next, RELAXED))
             for (unsigned j = 0; j < LB_SLOTS; j++) {
-                cht_key_t k = LDR(&b->key[j]);
+                cht_key_t k = LD(&b->key[j], RELAXED);
                 if (!k)
                     continue;
                 uint64_t x = cht_hash(h->hash, k) & N->mask;
@@ -578,7 +530,7 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
                     s = 0;
                 }
                 t->key[s] = k;
-                t->val[s] = LDR(&b->val[j]);
+                t->val[s] = LD(&b->val[j], RELAXED);
             }
     free(aux);
     N->overflow = ovf;
@@ -586,9 +538,9 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     N->owner = h;
     T->retired_bytes = table_bytes(T);
     __atomic_add_fetch(&h->retired_bytes, T->retired_bytes, __ATOMIC_RELAXED);
-    ST(&h->cur, N);                 /* publish; spinning updaters move over */
+    ST(&h->cur, N, RELEASE);                 /* publish; spinning updaters move over */
     __atomic_add_fetch(&h->resizes, 1, __ATOMIC_RELAXED);
-    ST(&h->resize_lock, 0);
+    ST(&h->resize_lock, 0, RELEASE);
     reclaim_retire(h->rc, &T->retire, table_free_node);
     return;
 
@@ -596,12 +548,12 @@ fail:                               /* out of memory: keep chaining in T */
     free(aux);
     if (N)
         table_free(N);
-    __atomic_store_n(&T->thresh, LDR(&T->thresh) * 2, __ATOMIC_RELAXED);
-    if (h->lk)
-        ST(&T->frozen, 0);
+    __atomic_store_n(&T->thresh, LD(&T->thresh, RELAXED) * 2, __ATOMIC_RELAXED);
+    if (h->locks.lk)
+        ST(&T->frozen, 0, RELEASE);
     else
         unlock_all(T);
-    ST(&h->resize_lock, 0);
+    ST(&h->resize_lock, 0, RELEASE);
 }
 
 /* ---------------- operations ---------------- */
@@ -628,7 +580,7 @@ static inline __attribute__((always_inline)) bool lb_get_impl(struct clht_lb *h,
 #endif
     uint64_t hv = cht_hash(h->hash, k);
     reclaim_begin(h->rc, lb_tid);
-    struct lb_table *T = LD(&h->cur);
+    struct lb_table *T = LD(&h->cur, ACQUIRE);
     bool found = lb_search(&T->b[hv & T->mask], k, v);
     reclaim_end(h->rc, lb_tid);
     return found;
@@ -654,7 +606,7 @@ static void lb_get_batch(void *tp, const cht_key_t *keys, size_t n, cht_val_t *v
     struct clht_lb *h = tp;
     uint64_t hv[CHT_BATCH_MAX];
     reclaim_begin(h->rc, lb_tid);
-    struct lb_table *T = LD(&h->cur);
+    struct lb_table *T = LD(&h->cur, ACQUIRE);
     for (size_t i = 0; i < n; i++) {
         hv[i] = cht_hash(h->hash, keys[i]);
         __builtin_prefetch(&T->b[hv[i] & T->mask]);
@@ -674,7 +626,7 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
     struct lb_table *T;
     reclaim_begin(h->rc, tid);
     for (;;) {
-        T = LD(&h->cur);
+        T = LD(&h->cur, ACQUIRE);
         struct lb_bucket *head = &T->b[hv & T->mask];
         if (lb_search(head, k, NULL))
             break;                              /* present: no write, no lock */
@@ -685,7 +637,7 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
         bool present = false;
         do {
             for (unsigned j = 0; j < LB_SLOTS; j++) {
-                cht_key_t kk = LDR(&b->key[j]);
+                cht_key_t kk = LD(&b->key[j], RELAXED);
                 if (kk == k)
                     present = true;
                 else if (kk == 0 && !eb) {
@@ -694,15 +646,15 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
                 }
             }
             last = b;
-            b = LDR(&b->next);
+            b = LD(&b->next, RELAXED);
         } while (b && !present);
         if (present) {
             chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
             break;
         }
         if (eb) {
-            ST(&eb->val[ej], v);
-            ST(&eb->key[ej], k);                /* publishes the pair */
+            ST(&eb->val[ej], v, RELEASE);
+            ST(&eb->key[ej], k, RELEASE);                /* publishes the pair */
             chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
             ok = true;
             break;
@@ -715,9 +667,9 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
         }
         o->key[0] = k;
         o->val[0] = v;
-        ST(&last->next, o);
+        ST(&last->next, o, RELEASE);
         chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
-        grow = __atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LDR(&T->thresh);
+        grow = __atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LD(&T->thresh, RELAXED);
         ok = true;
         break;
     }
@@ -738,20 +690,20 @@ lb_remove_impl(struct clht_lb *h, cht_key_t k, const bool ext)
     bool ok = false;
     reclaim_begin(h->rc, tid);
     for (;;) {
-        struct lb_table *T = LD(&h->cur);
+        struct lb_table *T = LD(&h->cur, ACQUIRE);
         struct lb_bucket *head = &T->b[hv & T->mask];
         if (!lb_search(head, k, NULL))
             break;                              /* absent: no write, no lock */
         if (!chain_lock(h, T, head, hv & T->mask, ctx, ext))
             continue;
-        for (struct lb_bucket *b = head; b && !ok; b = LDR(&b->next))
+        for (struct lb_bucket *b = head; b && !ok; b = LD(&b->next, RELAXED))
             for (unsigned j = 0; j < LB_SLOTS; j++)
-                if (LDR(&b->key[j]) == k) {
-                    STR(&b->key[j], 0);
+                if (LD(&b->key[j], RELAXED) == k) {
+                    ST(&b->key[j], 0, RELAXED);
                     if (b == head) {
                         chain_unlock(h, head, hv & T->mask, ctx, j, ext);     /* counter bump rides on the unlock */
                     } else {
-                        ST(&b->sync, cnt_bump(LDR(&b->sync), j));
+                        ST(&b->sync, cnt_bump(LD(&b->sync, RELAXED), j), RELEASE);
                         chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
                     }
                     ok = true;
@@ -776,16 +728,16 @@ lb_update_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
     bool ok = false;
     reclaim_begin(h->rc, tid);
     for (;;) {
-        struct lb_table *T = LD(&h->cur);
+        struct lb_table *T = LD(&h->cur, ACQUIRE);
         struct lb_bucket *head = &T->b[hv & T->mask];
         if (!lb_search(head, k, NULL))
             break;
         if (!chain_lock(h, T, head, hv & T->mask, ctx, ext))
             continue;
-        for (struct lb_bucket *b = head; b && !ok; b = LDR(&b->next))
+        for (struct lb_bucket *b = head; b && !ok; b = LD(&b->next, RELAXED))
             for (unsigned j = 0; j < LB_SLOTS; j++)
-                if (LDR(&b->key[j]) == k) {
-                    ST(&b->val[j], v);
+                if (LD(&b->key[j], RELAXED) == k) {
+                    ST(&b->val[j], v, RELEASE);
                     ok = true;
                     break;
                 }
@@ -806,7 +758,7 @@ static bool lb_insert(void *tp, cht_key_t k, cht_val_t v)
     struct clht_lb *h = tp;
     if (reclaim_due())
         lb_quiescent(h);
-    if (__builtin_expect(h->lk != NULL, 0))
+    if (__builtin_expect(h->locks.lk != NULL, 0))
         return lb_insert_ext(h, k, v);
     return lb_insert_impl(h, k, v, false);
 }
@@ -821,7 +773,7 @@ static bool lb_remove(void *tp, cht_key_t k)
     struct clht_lb *h = tp;
     if (reclaim_due())
         lb_quiescent(h);
-    if (__builtin_expect(h->lk != NULL, 0))
+    if (__builtin_expect(h->locks.lk != NULL, 0))
         return lb_remove_ext(h, k);
     return lb_remove_impl(h, k, false);
 }
@@ -836,7 +788,7 @@ static bool lb_update(void *tp, cht_key_t k, cht_val_t v)
     struct clht_lb *h = tp;
     if (reclaim_due())
         lb_quiescent(h);
-    if (__builtin_expect(h->lk != NULL, 0))
+    if (__builtin_expect(h->locks.lk != NULL, 0))
         return lb_update_ext(h, k, v);
     return lb_update_impl(h, k, v, false);
 }
@@ -858,15 +810,15 @@ static void lb_stats(void *tp, struct cht_stats *s)
         unlocked = 0;
         spin_wait(&spins);
     }
-    struct lb_table *T = LD(&h->cur);
+    struct lb_table *T = LD(&h->cur, ACQUIRE);
     s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->rc +
-               (h->lk ? (size_t)h->lstride * LB_STRIPES + (size_t)h->cstride * h->nthreads : 0) +
+               cht_locks_bytes(&h->locks) +
                sizeof *h->rc->slot * h->rc->nslots + table_bytes(T) +
-               LDR(&h->retired_bytes);
+               LD(&h->retired_bytes, RELAXED);
     s->buckets = T->nb;
-    s->resizes = LDR(&h->resizes);
-    s->full_failures = LDR(&h->full_failures);
-    ST(&h->resize_lock, 0);
+    s->resizes = LD(&h->resizes, RELAXED);
+    s->full_failures = LD(&h->full_failures, RELAXED);
+    ST(&h->resize_lock, 0, RELEASE);
 }
 
 const struct cht_ops cht_table_clht_lb = {

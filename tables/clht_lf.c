@@ -88,6 +88,7 @@
 #include <sched.h>
 #include <stdalign.h>
 #include "cht.h"
+#include "cht_atomic.h"
 #include "cht_hash.h"
 #include "ebr.h"
 #include "table_support.h"
@@ -104,13 +105,6 @@
 #define W_SEALED (1ull << 30)
 #define W_FROZEN (1ull << 31)
 #define W_VER (1ull << 32)
-
-#define LD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define LDR(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-#define ST(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#define STR(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
-#define CAS(p, expp, des) \
-    __atomic_compare_exchange_n((p), (expp), (des), false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
 
 struct lf_bucket {
     alignas(64) uint64_t sync;
@@ -175,15 +169,10 @@ static inline uint64_t slots_of(unsigned nbk) { return W_LOW & ((1ull << (6 * nb
 
 /* ---------------- helpers ---------------- */
 
+/* pause; every 64th spin yields instead (oversubscribed runs) */
 static inline void spin_wait(unsigned *spins)
 {
-    if (++*spins & 63) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    } else {
-        sched_yield();
-    }
+    cht_spin_yield(spins, 64);
 }
 
 #define LF_MAX_BUCKETS (1ull << 34)
@@ -227,7 +216,7 @@ static void table_free(struct lf_table *T)
 
 static size_t table_bytes(struct lf_table *T)
 {
-    return sizeof *T + T->map_bytes + LDR(&T->overflow) * sizeof(struct lf_bucket);
+    return sizeof *T + T->map_bytes + LD(&T->overflow, RELAXED) * sizeof(struct lf_bucket);
 }
 
 static void table_free_node(struct ebr_node *n)
@@ -250,7 +239,7 @@ static inline void seg_walk(struct lf_bucket *S, struct seg *g)
     unsigned n = 0;
     for (;;) {
         g->bk[n++] = b;
-        struct lf_bucket *nx = LD(&b->next);
+        struct lf_bucket *nx = LD(&b->next, ACQUIRE);
         if (n == SEG_BUCKETS || !nx || nx == SENTINEL) {
             g->nbk = n;
             g->after = nx;
@@ -266,9 +255,9 @@ static bool wait_migration(struct clht_lf *h, struct lf_table *T)
 {
     unsigned spins = 0;
     for (;;) {
-        if (LD(&h->cur) != T)
+        if (LD(&h->cur, ACQUIRE) != T)
             return true;
-        if (!LD(&T->migrating))
+        if (!LD(&T->migrating, ACQUIRE))
             return false;
         spin_wait(&spins);
     }
@@ -287,18 +276,18 @@ struct scan {
 static inline bool seg_find(struct lf_bucket *S, cht_key_t k, struct scan *r)
 {
     for (;;) {
-        uint64_t w = LD(&S->sync);
+        uint64_t w = LD(&S->sync, ACQUIRE);
         seg_walk(S, &r->g);
         bool hit = false;
         for (uint64_t m = valid_bits(w); m; m &= m - 1) {
             unsigned p = (unsigned)__builtin_ctzll(m) >> 1;
-            if (p / LF_SLOTS < r->g.nbk && LD(&r->g.bk[p / LF_SLOTS]->key[p % LF_SLOTS]) == k) {
+            if (p / LF_SLOTS < r->g.nbk && LD(&r->g.bk[p / LF_SLOTS]->key[p % LF_SLOTS], ACQUIRE) == k) {
                 r->p = p;
                 hit = true;
                 break;
             }
         }
-        if (LD(&S->sync) == w) {
+        if (LD(&S->sync, ACQUIRE) == w) {
             r->S = S;
             r->w = w;
             return hit;
@@ -342,11 +331,11 @@ static bool append(struct clht_lf *h, struct lf_table *T, struct lf_bucket *last
         return false;
     }
     struct lf_bucket *expect = NULL;
-    if (!CAS(&last->next, &expect, o)) {
+    if (!CAS(&last->next, &expect, o, ACQ_REL, ACQUIRE)) {
         free(o);                    /* lost the race (or the chain froze): never visible */
         return true;
     }
-    if (__atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LDR(&T->thresh)) {
+    if (__atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LD(&T->thresh, RELAXED)) {
         *grow = T;
         LF_TEST_AFTER_GROW(h, T);
     }
@@ -357,15 +346,15 @@ static bool append(struct clht_lf *h, struct lf_table *T, struct lf_bucket *last
  * died with it). */
 static bool release_slot(struct clht_lf *h, struct lf_table *T, struct lf_bucket *S, unsigned p)
 {
-    uint64_t w = LD(&S->sync);
+    uint64_t w = LD(&S->sync, ACQUIRE);
     for (;;) {
         if (w & W_FROZEN) {
             if (wait_migration(h, T))
                 return false;
-            w = LD(&S->sync);
+            w = LD(&S->sync, ACQUIRE);
             continue;
         }
-        if (CAS(&S->sync, &w, st_set(w, p, ST_EMPTY) + W_VER))
+        if (CAS(&S->sync, &w, st_set(w, p, ST_EMPTY) + W_VER, ACQ_REL, ACQUIRE))
             return true;
     }
 }
@@ -438,13 +427,13 @@ static void freeze_chain(struct lf_bucket *head)
     struct lf_bucket *b = head;
     for (unsigned c = 0;; c++) {
         if (c % SEG_BUCKETS == 0) {
-            uint64_t w = LD(&b->sync);
-            while (!(w & W_FROZEN) && !CAS(&b->sync, &w, (w | W_FROZEN) + W_VER))
+            uint64_t w = LD(&b->sync, ACQUIRE);
+            while (!(w & W_FROZEN) && !CAS(&b->sync, &w, (w | W_FROZEN) + W_VER, ACQ_REL, ACQUIRE))
                 ;
         }
-        struct lf_bucket *nx = LD(&b->next);
+        struct lf_bucket *nx = LD(&b->next, ACQUIRE);
         if (!nx) {
-            if (CAS(&b->next, &nx, SENTINEL))
+            if (CAS(&b->next, &nx, SENTINEL, ACQ_REL, ACQUIRE))
                 return;
             /* someone appended: nx now holds it */
         }
@@ -458,12 +447,12 @@ static void unfreeze_chain(struct lf_bucket *head)
     for (unsigned c = 0;; c++) {
         if (c % SEG_BUCKETS == 0) {
             /* nobody CASes a frozen word: a plain store is enough */
-            uint64_t w = LDR(&b->sync);
-            ST(&b->sync, (w & ~W_FROZEN) + W_VER);
+            uint64_t w = LD(&b->sync, RELAXED);
+            ST(&b->sync, (w & ~W_FROZEN) + W_VER, RELEASE);
         }
-        struct lf_bucket *nx = LDR(&b->next);
+        struct lf_bucket *nx = LD(&b->next, RELAXED);
         if (nx == SENTINEL) {
-            ST(&b->next, (struct lf_bucket *)NULL);
+            ST(&b->next, (struct lf_bucket *)NULL, RELEASE);
             return;
         }
         b = nx;
@@ -475,14 +464,14 @@ static void unfreeze_chain(struct lf_bucket *head)
     do {                                                                              \
         struct lf_bucket *b_ = (head);                                                \
         uint64_t w_ = 0;                                                              \
-        for (unsigned c_ = 0; b_ && b_ != SENTINEL; c_++, b_ = LDR(&b_->next)) {      \
+        for (unsigned c_ = 0; b_ && b_ != SENTINEL; c_++, b_ = LD(&b_->next, RELAXED)) {      \
             if (c_ % SEG_BUCKETS == 0)                                                \
-                w_ = LDR(&b_->sync);                                                  \
+                w_ = LD(&b_->sync, RELAXED);                                                  \
             for (unsigned j_ = 0; j_ < LF_SLOTS; j_++) {                              \
                 if (st_get(w_, (c_ % SEG_BUCKETS) * LF_SLOTS + j_) != ST_VALID)       \
                     continue;                                                         \
-                cht_key_t KEY = LDR(&b_->key[j_]);                                    \
-                cht_val_t VAL = LDR(&b_->val[j_]);                                    \
+                cht_key_t KEY = LD(&b_->key[j_], RELAXED);                                    \
+                cht_val_t VAL = LD(&b_->val[j_], RELAXED);                                    \
                 BODY;                                                                 \
             }                                                                         \
         }                                                                             \
@@ -507,12 +496,12 @@ static void lf_resize(struct clht_lf *h, struct lf_table *seen)
     if (!__atomic_compare_exchange_n(&h->resize_lock, &unlocked, 1, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
         return;
-    struct lf_table *T = LD(&h->cur);
+    struct lf_table *T = LD(&h->cur, ACQUIRE);
     if (T != seen) {
-        ST(&h->resize_lock, 0);
+        ST(&h->resize_lock, 0, RELEASE);
         return;
     }
-    ST(&T->migrating, 1);
+    ST(&T->migrating, 1, RELEASE);
     for (size_t i = 0; i < T->nb; i++)
         freeze_chain(&T->b[i]);
 
@@ -565,9 +554,9 @@ static void lf_resize(struct clht_lf *h, struct lf_table *seen)
     N->owner = h;
     T->retired_bytes = table_bytes(T);
     __atomic_add_fetch(&h->retired_bytes, T->retired_bytes, __ATOMIC_RELAXED);
-    ST(&h->cur, N);
+    ST(&h->cur, N, RELEASE);
     __atomic_add_fetch(&h->resizes, 1, __ATOMIC_RELAXED);
-    ST(&h->resize_lock, 0);
+    ST(&h->resize_lock, 0, RELEASE);
     reclaim_retire(h->rc, &T->retire, table_free_node);
     return;
 
@@ -577,9 +566,9 @@ fail:
         table_free(N);
     for (size_t i = 0; i < T->nb; i++)
         unfreeze_chain(&T->b[i]);
-    __atomic_store_n(&T->thresh, LDR(&T->thresh) * 2, __ATOMIC_RELAXED);
-    ST(&T->migrating, 0);
-    ST(&h->resize_lock, 0);
+    __atomic_store_n(&T->thresh, LD(&T->thresh, RELAXED) * 2, __ATOMIC_RELAXED);
+    ST(&T->migrating, 0, RELEASE);
+    ST(&h->resize_lock, 0, RELEASE);
 }
 
 /* ---------------- operations ---------------- */
@@ -589,7 +578,7 @@ fail:
 static __attribute__((noinline)) bool lf_get_chain(struct lf_bucket *S, cht_key_t k, cht_val_t *out)
 {
     while (S) {
-        uint64_t w = LD(&S->sync);
+        uint64_t w = LD(&S->sync, ACQUIRE);
         uint64_t m = valid_bits(w);
         struct lf_bucket *b = S;
         unsigned bi = 0;
@@ -599,8 +588,8 @@ static __attribute__((noinline)) bool lf_get_chain(struct lf_bucket *S, cht_key_
         for (;;) {
             unsigned mb = (unsigned)(m >> (6 * bi));
             for (unsigned j = 0; j < LF_SLOTS; j++)
-                if ((mb >> (2 * j) & 1) && LD(&b->key[j]) == k) {
-                    v = LD(&b->val[j]);
+                if ((mb >> (2 * j) & 1) && LD(&b->key[j], ACQUIRE) == k) {
+                    v = LD(&b->val[j], ACQUIRE);
                     hit = (int)j;
                     break;
                 }
@@ -608,14 +597,14 @@ static __attribute__((noinline)) bool lf_get_chain(struct lf_bucket *S, cht_key_
                 break;
             if (!(w & W_SEALED) && !(m >> (6 * (bi + 1))))
                 break;                  /* nothing valid further on, no next segment */
-            b = LD(&b->next);
+            b = LD(&b->next, ACQUIRE);
             if (!b || b == SENTINEL) {
                 torn = true;            /* cannot happen under a stable snapshot */
                 break;
             }
             bi++;
         }
-        if (LD(&S->sync) != w || torn)
+        if (LD(&S->sync, ACQUIRE) != w || torn)
             continue;                   /* the segment changed under us: read it again */
         if (hit >= 0) {
             if (out)
@@ -624,7 +613,7 @@ static __attribute__((noinline)) bool lf_get_chain(struct lf_bucket *S, cht_key_
         }
         if (!(w & W_SEALED))
             return false;               /* the last segment */
-        S = LD(&b->next);               /* b is the segment's fifth bucket */
+        S = LD(&b->next, ACQUIRE);               /* b is the segment's fifth bucket */
         if (S == SENTINEL)
             S = NULL;
     }
@@ -663,26 +652,26 @@ static bool lf_get(void *tp, cht_key_t k, cht_val_t *out)
     struct clht_lf *h = tp;
     uint64_t hv = cht_hash(h->hash, k);
     reclaim_begin(h->rc, lf_tid);
-    struct lf_table *T = LD(&h->cur);
+    struct lf_table *T = LD(&h->cur, ACQUIRE);
     struct lf_bucket *S = &T->b[hv & T->mask];
     bool found;
     for (;;) {
-        uint64_t w = LD(&S->sync);
-        if (__builtin_expect(LD(&S->next) != NULL, 0))
+        uint64_t w = LD(&S->sync, ACQUIRE);
+        if (__builtin_expect(LD(&S->next, ACQUIRE) != NULL, 0))
             return lf_get_long(h, S, k, out);
         cht_val_t v = 0;
         found = false;
-        if (LD(&S->key[0]) == k && st_get(w, 0) == ST_VALID) {
-            v = LD(&S->val[0]);
+        if (LD(&S->key[0], ACQUIRE) == k && st_get(w, 0) == ST_VALID) {
+            v = LD(&S->val[0], ACQUIRE);
             found = true;
-        } else if (LD(&S->key[1]) == k && st_get(w, 1) == ST_VALID) {
-            v = LD(&S->val[1]);
+        } else if (LD(&S->key[1], ACQUIRE) == k && st_get(w, 1) == ST_VALID) {
+            v = LD(&S->val[1], ACQUIRE);
             found = true;
-        } else if (LD(&S->key[2]) == k && st_get(w, 2) == ST_VALID) {
-            v = LD(&S->val[2]);
+        } else if (LD(&S->key[2], ACQUIRE) == k && st_get(w, 2) == ST_VALID) {
+            v = LD(&S->val[2], ACQUIRE);
             found = true;
         }
-        if (__builtin_expect(LD(&S->sync) != w, 0))
+        if (__builtin_expect(LD(&S->sync, ACQUIRE) != w, 0))
             continue;                   /* changed under us: read it again */
         if (found && out)
             *out = v;
@@ -705,7 +694,7 @@ static bool lf_insert(void *tp, cht_key_t k, cht_val_t v)
     reclaim_begin(h->rc, tid);
 restart:
     for (;;) {
-        T = LD(&h->cur);
+        T = LD(&h->cur, ACQUIRE);
         int res = chain_scan(&T->b[hv & T->mask], k, &r);
         if (res == SCAN_FOUND)
             goto done;                          /* present: nothing written */
@@ -730,22 +719,22 @@ restart:
                 if (!append(h, T, r.g.bk[r.g.nbk - 1], &grow))
                     goto done;
             } else {
-                CAS(&S->sync, &w, (w | W_SEALED) + W_VER);
+                CAS(&S->sync, &w, (w | W_SEALED) + W_VER, ACQ_REL, ACQUIRE);
             }
             continue;
         }
         unsigned p = (unsigned)__builtin_ctzll(free_slots) >> 1;
         uint64_t cw = st_set(w, p, ST_CLAIMED) + W_VER;
-        if (!CAS(&S->sync, &w, cw))
+        if (!CAS(&S->sync, &w, cw, ACQ_REL, ACQUIRE))
             continue;
         struct lf_bucket *b = r.g.bk[p / LF_SLOTS];
         /* release: a reader whose acquire load reads these also sees the claim
          * (then its snapshot re-check fails), on any CPU, not only on
          * multi-copy-atomic ones (free on x86) */
-        ST(&b->key[p % LF_SLOTS], k);
-        ST(&b->val[p % LF_SLOTS], v);
+        ST(&b->key[p % LF_SLOTS], k, RELEASE);
+        ST(&b->val[p % LF_SLOTS], v, RELEASE);
         for (;;) {
-            if (CAS(&S->sync, &cw, st_set(cw, p, ST_VALID) + W_VER)) {
+            if (CAS(&S->sync, &cw, st_set(cw, p, ST_VALID) + W_VER, ACQ_REL, ACQUIRE)) {
                 ok = true;
                 goto done;
             }
@@ -755,7 +744,7 @@ restart:
             if (cw & W_FROZEN) {
                 if (wait_migration(h, T))
                     goto restart;               /* the claim died with the old table */
-                cw = LD(&S->sync);              /* the resize gave up: T is live again */
+                cw = LD(&S->sync, ACQUIRE);              /* the resize gave up: T is live again */
                 goto check;
             }
             if (cw & W_SEALED) {                /* may not publish in a sealed segment */
@@ -793,7 +782,7 @@ static bool lf_remove(void *tp, cht_key_t k)
     struct scan r;
     reclaim_begin(h->rc, tid);
     for (;;) {
-        struct lf_table *T = LD(&h->cur);
+        struct lf_table *T = LD(&h->cur, ACQUIRE);
         int res = chain_scan(&T->b[hv & T->mask], k, &r);
         if (res == SCAN_ABSENT)
             break;                              /* absent: nothing written */
@@ -802,7 +791,7 @@ static bool lf_remove(void *tp, cht_key_t k)
             continue;
         }
         uint64_t w = r.w;
-        if (CAS(&r.S->sync, &w, st_set(w, r.p, ST_EMPTY) + W_VER)) {
+        if (CAS(&r.S->sync, &w, st_set(w, r.p, ST_EMPTY) + W_VER, ACQ_REL, ACQUIRE)) {
             ok = true;
             break;
         }
@@ -827,7 +816,7 @@ static bool lf_update(void *tp, cht_key_t k, cht_val_t v)
     reclaim_begin(h->rc, tid);
 restart:
     for (;;) {
-        T = LD(&h->cur);
+        T = LD(&h->cur, ACQUIRE);
         int res = chain_scan(&T->b[hv & T->mask], k, &r);
         if (res == SCAN_ABSENT)
             goto done;
@@ -850,17 +839,17 @@ restart:
         }
         unsigned p = (unsigned)__builtin_ctzll(free_slots) >> 1;
         uint64_t cw = st_set(w, p, ST_CLAIMED) + W_VER;
-        if (!CAS(&S->sync, &w, cw))
+        if (!CAS(&S->sync, &w, cw, ACQ_REL, ACQUIRE))
             continue;
         struct lf_bucket *b = r.g.bk[p / LF_SLOTS];
         /* release: a reader whose acquire load reads these also sees the claim
          * (then its snapshot re-check fails), on any CPU, not only on
          * multi-copy-atomic ones (free on x86) */
-        ST(&b->key[p % LF_SLOTS], k);
-        ST(&b->val[p % LF_SLOTS], v);
+        ST(&b->key[p % LF_SLOTS], k, RELEASE);
+        ST(&b->val[p % LF_SLOTS], v, RELEASE);
         for (;;) {
             uint64_t sw = st_set(st_set(cw, a, ST_EMPTY), p, ST_VALID) + W_VER;
-            if (CAS(&S->sync, &cw, sw)) {
+            if (CAS(&S->sync, &cw, sw, ACQ_REL, ACQUIRE)) {
                 ok = true;
                 goto done;
             }
@@ -869,16 +858,16 @@ restart:
             if (cw & W_FROZEN) {
                 if (wait_migration(h, T))
                     goto restart;
-                cw = LD(&S->sync);
+                cw = LD(&S->sync, ACQUIRE);
                 goto recheck;
             }
             /* still k in slot a? (it may have been removed, or moved by another update) */
             if (st_get(cw, a) == ST_VALID) {
                 struct lf_bucket *ab = S;
                 for (unsigned i = 0; i < a / LF_SLOTS; i++)
-                    ab = LD(&ab->next);
-                cht_key_t kk = LD(&ab->key[a % LF_SLOTS]);
-                uint64_t cw2 = LD(&S->sync);
+                    ab = LD(&ab->next, ACQUIRE);
+                cht_key_t kk = LD(&ab->key[a % LF_SLOTS], ACQUIRE);
+                uint64_t cw2 = LD(&S->sync, ACQUIRE);
                 if (cw2 != cw) {
                     cw = cw2;
                     goto recheck;
@@ -913,14 +902,14 @@ static void lf_stats(void *tp, struct cht_stats *s)
         unlocked = 0;
         spin_wait(&spins);
     }
-    struct lf_table *T = LD(&h->cur);
+    struct lf_table *T = LD(&h->cur, ACQUIRE);
     s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->rc +
                sizeof *h->rc->slot * h->rc->nslots + table_bytes(T) +
-               LDR(&h->retired_bytes);
+               LD(&h->retired_bytes, RELAXED);
     s->buckets = T->nb;
-    s->resizes = LDR(&h->resizes);
-    s->full_failures = LDR(&h->full_failures);
-    ST(&h->resize_lock, 0);
+    s->resizes = LD(&h->resizes, RELAXED);
+    s->full_failures = LD(&h->full_failures, RELAXED);
+    ST(&h->resize_lock, 0, RELEASE);
 }
 
 const struct cht_ops cht_table_clht_lf = {

@@ -26,12 +26,10 @@
  * line (see struct clht_rtm), so two operations on different buckets never
  * conflict transactionally unless both link overflow buckets.
  *
- * Embedding: the lock lives in the table's first cache line when lock_size
- * <= 64, else in its own 64-byte-aligned allocation. ctx: one per thread
- * (max_threads x ctx_size rounded up to 64 bytes, 64-byte aligned), set up at
- * create with ctx_init(ctx, tid, cfg->thread_node[tid]); the calling thread's
- * ctx is found through a __thread id set in thread_init. A thread never holds
- * more than one lock, so one ctx per thread suffices.
+ * The lock and the ctxs: tables/table_locks.h (one lock on its own 64-byte
+ * line, one ctx per thread, inited with the run's lock_config); the calling
+ * thread's ctx is found through a __thread id set in thread_init. A thread
+ * never holds more than one lock, so one ctx per thread suffices.
  *
  * Resize protocol: the lock holder that links an overflow bucket and then
  * sees more than nb/2 overflow buckets in the table, or a chain longer than
@@ -55,18 +53,15 @@
 #include <stdalign.h>
 #include <stddef.h>
 #include "cht.h"
+#include "cht_atomic.h"
 #include "cht_hash.h"
 #include "lock.h"
 #include "table_support.h"
-
-extern const struct lock_ops lock_ops_slr_scm_mcs;
+#include "table_locks.h"
 
 #define CR_SLOTS 3
 #define CR_LONG_CHAIN 4                 /* buckets in one chain */
 #define CR_MAX_BUCKETS (1ull << 34)
-
-#define LDR(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-#define STR(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
 struct cr_bucket {
     alignas(64) uint64_t word;
@@ -83,17 +78,13 @@ _Static_assert(sizeof(struct cr_bucket) == 64, "a bucket is one cache line");
  * line, `overflow++` shared line 1 and aborted every concurrent transaction
  * (issue 13: 12-18% aborts of begins instead of 1.5-3.5%). */
 struct clht_rtm {
-    alignas(64) unsigned char lock_mem[64];   /* the lock when lock_size <= 64 */
     /* line 1: read-mostly, read by every operation */
-    alignas(64) void *lock;
-    const struct lock_ops *lk;
+    alignas(64) struct cht_locks locks; /* the one lock (hot fields first) */
     struct cr_bucket *b;                /* nb buckets; under the lock */
     uint64_t mask;
     size_t nb;
     enum cht_hash_kind hash;
     unsigned nthreads;
-    size_t cstride;
-    unsigned char *ctx;                 /* nthreads x cstride, NULL when ctx_size == 0 */
     struct cht_thread_counter *count;   /* written by its thread under the lock */
     /* line 2: written under the lock by overflow-linking inserts and resizes;
      * read by them and by stats() (relaxed atomics) */
@@ -111,16 +102,6 @@ static const struct cht_option_spec cr_options[] = {
     CHT_HASH_OPTION,
     { NULL, NULL },
 };
-
-static bool cr_available(char *why, size_t len)
-{
-    char r[192] = "";
-    if (!lock_ops_slr_scm_mcs.available || lock_ops_slr_scm_mcs.available(r, sizeof r))
-        return true;
-    snprintf(why, len, "default lock slr-scm-mcs needs RTM: %s; clht-rtm:lock=NAME runs it under any other lock",
-             r);
-    return false;
-}
 
 static struct cr_bucket *buckets_new(size_t nb)
 {
@@ -141,7 +122,7 @@ static void buckets_free(struct cr_bucket *b, size_t nb)
 
 static inline void *my_ctx(const struct clht_rtm *h)
 {
-    return h->ctx ? h->ctx + (size_t)cr_tid * h->cstride : NULL;
+    return cht_locks_ctx(&h->locks, cr_tid, 1, 0);
 }
 
 /* ---------------- create / destroy / threads ---------------- */
@@ -149,13 +130,9 @@ static inline void *my_ctx(const struct clht_rtm *h)
 static void cr_destroy(void *tp)
 {
     struct clht_rtm *h = tp;
-    if (h->lk && h->lock)
-        h->lk->destroy(h->lock);
-    if (h->lock != (void *)h->lock_mem)
-        free(h->lock);
+    cht_locks_destroy(&h->locks);
     if (h->b)
         buckets_free(h->b, h->nb);
-    free(h->ctx);
     free(h->count);
     free(h);
 }
@@ -165,7 +142,11 @@ static void *cr_create(const struct cht_config *cfg, char *err, size_t len)
     unsigned hash = CHT_HASH_DEFAULT;
     if (!cht_option_enum(cfg->options, "clht-rtm", "hash", cht_hash_names, &hash, err, len))
         return NULL;
-    const struct lock_ops *lk = cfg->lock ? cfg->lock : &lock_ops_slr_scm_mcs;
+    const struct lock_ops *lk = cfg->lock;      /* lock=NAME or .default_lock, from the registry */
+    if (!lk) {
+        snprintf(err, len, "--table clht-rtm: no lock given (the registry resolves .default_lock)");
+        return NULL;
+    }
     uint64_t nb = cht_initial_buckets(cfg, CR_SLOTS, CR_MAX_BUCKETS, err, len);
     if (!nb)
         return NULL;
@@ -178,27 +159,20 @@ static void *cr_create(const struct cht_config *cfg, char *err, size_t len)
     }
     h->hash = hash;
     h->nthreads = threads;
-    h->cstride = (lk->ctx_size + 63) & ~(size_t)63;
-    h->lock = lk->lock_size <= sizeof h->lock_mem
-                  ? (void *)h->lock_mem
-                  : aligned_alloc(64, (lk->lock_size + 63) & ~(size_t)63);
-    h->ctx = h->cstride ? cht_alloc_zeroed(h->cstride * threads) : NULL;
     h->count = cht_thread_counters_new(threads);
     h->b = buckets_new(nb);
-    if (!h->lock || (h->cstride && !h->ctx) || !h->count || !h->b) {
+    if (!h->count || !h->b) {
         snprintf(err, len, "out of memory (%llu buckets of 64 bytes)", (unsigned long long)nb);
-        cr_destroy(h);              /* h->lk is NULL: the lock was not initialised */
+        cr_destroy(h);
+        return NULL;
+    }
+    if (!cht_locks_init(&h->locks, lk, cfg, 1, threads, 1, "clht-rtm", err, len)) {
+        cr_destroy(h);
         return NULL;
     }
     h->nb = nb;
     h->mask = nb - 1;
-    struct lock_config lc = { .numa_nodes = cfg->numa_nodes ? cfg->numa_nodes : 1,
-                              .max_threads = threads, .handoff_bound = 64 };
-    lk->init(h->lock, &lc);
-    h->lk = lk;
-    for (unsigned i = 0; h->ctx && lk->ctx_init && i < threads; i++)
-        lk->ctx_init(h->ctx + h->cstride * i, i, cfg->thread_node ? cfg->thread_node[i] : 0);
-    STR(&h->st_buckets, nb);
+    ST(&h->st_buckets, nb, RELAXED);
     return h;
 }
 
@@ -255,9 +229,9 @@ static bool cr_grow(struct clht_rtm *h)
     h->b = nbk;
     h->nb = nb;
     h->mask = mask;
-    STR(&h->overflow, ovf);
-    STR(&h->st_buckets, nb);
-    STR(&h->st_resizes, LDR(&h->st_resizes) + 1);
+    ST(&h->overflow, ovf, RELAXED);
+    ST(&h->st_buckets, nb, RELAXED);
+    ST(&h->st_resizes, LD(&h->st_resizes, RELAXED) + 1, RELAXED);
     return true;
 }
 
@@ -268,7 +242,7 @@ static bool cr_get(void *tp, cht_key_t k, cht_val_t *v)
     struct clht_rtm *h = tp;
     void *ctx = my_ctx(h);
     bool found = false;
-    h->lk->read_lock(h->lock, ctx);
+    h->locks.lk->read_lock(h->locks.locks, ctx);
     for (const struct cr_bucket *b = head_of(h, k); b && !found; b = b->next)
         for (unsigned j = 0; j < CR_SLOTS; j++)
             if (b->key[j] == k) {
@@ -277,7 +251,7 @@ static bool cr_get(void *tp, cht_key_t k, cht_val_t *v)
                 found = true;
                 break;
             }
-    h->lk->read_unlock(h->lock, ctx);
+    h->locks.lk->read_unlock(h->locks.locks, ctx);
     return found;
 }
 
@@ -286,7 +260,7 @@ static bool cr_insert(void *tp, cht_key_t k, cht_val_t v)
     struct clht_rtm *h = tp;
     void *ctx = my_ctx(h);
     bool ok = false;
-    h->lk->lock(h->lock, ctx);
+    h->locks.lk->lock(h->locks.locks, ctx);
     struct cr_bucket *b = head_of(h, k), *last = b, *eb = NULL;
     unsigned ej = 0, chain = 0;
     for (; b; last = b, b = b->next) {
@@ -307,21 +281,21 @@ static bool cr_insert(void *tp, cht_key_t k, cht_val_t v)
     } else {
         struct cr_bucket *o = cht_alloc_zeroed(sizeof *o);
         if (!o) {                               /* out of memory: refused, counted */
-            STR(&h->st_alloc, LDR(&h->st_alloc) + 1);
+            ST(&h->st_alloc, LD(&h->st_alloc, RELAXED) + 1, RELAXED);
             goto out;
         }
         o->key[0] = k;
         o->val[0] = v;
         last->next = o;
-        size_t ovf = LDR(&h->overflow) + 1;
-        STR(&h->overflow, ovf);
+        size_t ovf = LD(&h->overflow, RELAXED) + 1;
+        ST(&h->overflow, ovf, RELAXED);
         ok = true;
         if (ovf > h->nb / 2 || (chain + 1 > CR_LONG_CHAIN && ovf > h->nb / 16))
             cr_grow(h);                         /* out of memory: keep chaining */
     }
     cht_thread_counter_add(&h->count[cr_tid].n, 1);
 out:
-    h->lk->unlock(h->lock, ctx);
+    h->locks.lk->unlock(h->locks.locks, ctx);
     return ok;
 }
 
@@ -330,7 +304,7 @@ static bool cr_remove(void *tp, cht_key_t k)
     struct clht_rtm *h = tp;
     void *ctx = my_ctx(h);
     bool ok = false;
-    h->lk->lock(h->lock, ctx);
+    h->locks.lk->lock(h->locks.locks, ctx);
     for (struct cr_bucket *b = head_of(h, k); b && !ok; b = b->next)
         for (unsigned j = 0; j < CR_SLOTS; j++)
             if (b->key[j] == k) {
@@ -341,7 +315,7 @@ static bool cr_remove(void *tp, cht_key_t k)
             }
     if (ok)
         cht_thread_counter_add(&h->count[cr_tid].n, -1);
-    h->lk->unlock(h->lock, ctx);
+    h->locks.lk->unlock(h->locks.locks, ctx);
     return ok;
 }
 
@@ -350,7 +324,7 @@ static bool cr_update(void *tp, cht_key_t k, cht_val_t v)
     struct clht_rtm *h = tp;
     void *ctx = my_ctx(h);
     bool ok = false;
-    h->lk->lock(h->lock, ctx);
+    h->locks.lk->lock(h->locks.locks, ctx);
     for (struct cr_bucket *b = head_of(h, k); b && !ok; b = b->next)
         for (unsigned j = 0; j < CR_SLOTS; j++)
             if (b->key[j] == k) {
@@ -358,7 +332,7 @@ static bool cr_update(void *tp, cht_key_t k, cht_val_t v)
                 ok = true;
                 break;
             }
-    h->lk->unlock(h->lock, ctx);
+    h->locks.lk->unlock(h->locks.locks, ctx);
     return ok;
 }
 
@@ -371,21 +345,14 @@ static size_t cr_size(void *tp)
 static void cr_stats(void *tp, struct cht_stats *s)
 {
     struct clht_rtm *h = tp;
-    size_t nb = LDR(&h->st_buckets);
-    s->bytes = sizeof *h + sizeof *h->count * h->nthreads + h->cstride * h->nthreads +
-               (h->lock != (void *)h->lock_mem ? ((h->lk->lock_size + 63) & ~(size_t)63) : 0) +
-               (nb + LDR(&h->overflow)) * sizeof(struct cr_bucket);
+    size_t nb = LD(&h->st_buckets, RELAXED);
+    s->bytes = sizeof *h + sizeof *h->count * h->nthreads + cht_locks_bytes(&h->locks) +
+               (nb + LD(&h->overflow, RELAXED)) * sizeof(struct cr_bucket);
     s->buckets = nb;
-    s->resizes = LDR(&h->st_resizes);
-    s->alloc_failures = LDR(&h->st_alloc);
+    s->resizes = LD(&h->st_resizes, RELAXED);
+    s->alloc_failures = LD(&h->st_alloc, RELAXED);
     struct lock_stats ls = { 0 };
-    if (h->lk->stats) {
-        struct lock_stats g = { 0 };
-        h->lk->stats(h->lock, &g);
-        ls = g;
-    }
-    for (unsigned i = 0; h->ctx && h->lk->ctx_stats && i < h->nthreads; i++)
-        h->lk->ctx_stats(h->ctx + h->cstride * i, &ls);
+    cht_locks_stats(&h->locks, &ls);
     s->tx_begins = ls.tx_begins;
     s->tx_commits = ls.tx_commits;
     s->tx_aborts = ls.tx_aborts;
@@ -394,10 +361,10 @@ static void cr_stats(void *tp, struct cht_stats *s)
 
 const struct cht_ops cht_table_clht_rtm = {
     .name = "clht-rtm",
+    .default_lock = "slr-scm-mcs",  /* needs RTM: without it the registry lists the table unavailable */
     .summary = "CLHT buckets under one global lock, RTM-elided by default (thesis \"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) ch. 4)",
     .caps = CHT_CAP_LOCK_PARAM | CHT_CAP_NEEDS_RTM | CHT_CAP_RESIZE | CHT_CAP_UPDATE,
     .options = cr_options,
-    .available = cr_available,
     .create = cr_create,
     .destroy = cr_destroy,
     .thread_init = cr_thread_init,

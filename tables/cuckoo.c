@@ -39,7 +39,7 @@
  *    note found best). prefetch=2 is what prefetch=1 meant before.
  *  The default (mask, prefetch=2, no lock=NAME) keeps exactly one test in
  *  each public op: get() tests get_variant, writers write_variant (the old
- *  t->lk test), and call the inlined default copy; other settings go to a
+ *  t->locks.lk test), and call the inlined default copy; other settings go to a
  *  noinline switch over copies specialised with constant index / prefetch /
  *  ext (callgrind, -u 50 -i 64K, 300k ops: get -3%, insert +0.6%, remove
  *  -1.4% instructions against the previous build).
@@ -80,13 +80,11 @@
  *    and counts stats.alloc_failures (out of memory, not full).
  *  - lock=NAME (any lock from locks/; CHT_CAP_LOCK_PARAM): writers exclude
  *    each other with CK_NSTRIPES external locks (a parallel array, one per
- *    stripe, each on a 64-byte-aligned stride of round_up(lock_size, 64)
- *    bytes); the seq words stay, now only for the readers: a writer that
+ *    stripe, tables/table_locks.h); the seq words stay, now only for the readers: a writer that
  *    holds its stripes' locks (sorted order, as above) and has validated the
  *    array makes their seq words odd, writes, and makes them even again
- *    before unlocking. ctx: each thread owns `hashes` ctxs (max_threads x
- *    hashes x round_up(ctx_size, 64), 64-byte aligned, ctx_init(ctx, tid,
- *    cfg->thread_node[tid])), ctx i for the i-th stripe of its lockset: a
+ *    before unlocking. ctx: each thread owns `max_hashes` ctxs
+ *    (table_locks.h), ctx i for the i-th stripe of its lockset: a
  *    writer holds at most `hashes` stripes at once (its key's candidates; a
  *    path move holds 2 after dropping those). Resize cannot hold all 2048
  *    stripes with that many ctxs, so it freezes the array instead: one grower
@@ -119,9 +117,11 @@
 #include <stdalign.h>
 #include <sched.h>
 #include "cht.h"
+#include "cht_atomic.h"
 #include "cht_hash.h"
 #include "lock.h"
 #include "table_support.h"
+#include "table_locks.h"
 
 #define CK_MAX_HASHES  6
 #define CK_MAX_WAYS    8
@@ -171,11 +171,9 @@ struct ck_table {
     uint64_t alloc_failures;    /* atomic: the grown array could not be allocated */
     struct ck_stripe *stripe;   /* CK_NSTRIPES */
     struct cht_thread_counter *count;   /* threads */
-    /* lock=NAME: NULL = the seqlock words are the locks */
-    const struct lock_ops *lk;
-    unsigned char *lmem;        /* CK_NSTRIPES locks, lstride bytes apart */
-    unsigned char *ctx;         /* threads x max_hashes ctxs, cstride bytes apart (NULL: ctx_size 0) */
-    size_t lstride, cstride;
+    /* lock=NAME: CK_NSTRIPES locks, max_hashes ctxs per thread; locks.lk NULL = the
+     * seqlock words are the locks */
+    struct cht_locks locks;
     uint32_t grow_lock;         /* lock=NAME: one resizer at a time (atomic) */
 };
 
@@ -211,16 +209,10 @@ static const struct cht_option_spec ck_options[] = {
     { NULL, NULL },
 };
 
+/* pause; every 256th spin yields instead (oversubscribed runs: let the holder finish) */
 static inline void ck_relax(unsigned *spins)
 {
-    if (++*spins < 256) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    } else {
-        *spins = 0;
-        sched_yield();          /* oversubscribed runs: let the holder finish */
-    }
+    cht_spin_yield(spins, 256);
 }
 
 /* ---------------- stripes ---------------- */
@@ -286,27 +278,27 @@ static inline void lockset_unlock(struct ck_table *t, const struct ck_lockset *l
 
 static inline void *ckx_lock(const struct ck_table *t, uint32_t s)
 {
-    return t->lmem + (size_t)s * t->lstride;
+    return cht_locks_at(&t->locks, s);
 }
 
 /* ctx i (< hashes) of the calling thread: one per stripe it may hold at once */
 static inline void *ckx_ctx(const struct ck_table *t, unsigned i)
 {
-    if (!t->ctx)
+    if (!t->locks.ctx)          /* first: no thread slot (a division) for ctx-less locks */
         return NULL;
-    return t->ctx + ((size_t)cht_thread_slot(ck_tid, t->threads) * t->max_hashes + i) * t->cstride;
+    return cht_locks_ctx(&t->locks, cht_thread_slot(ck_tid, t->threads), t->max_hashes, i);
 }
 
 static inline void ckx_acquire(struct ck_table *t, const struct ck_lockset *ls)
 {
     for (unsigned i = 0; i < ls->n; i++)
-        t->lk->lock(ckx_lock(t, ls->s[i]), ckx_ctx(t, i));
+        t->locks.lk->lock(ckx_lock(t, ls->s[i]), ckx_ctx(t, i));
 }
 
 static inline void ckx_abandon(struct ck_table *t, const struct ck_lockset *ls)
 {
     for (unsigned i = ls->n; i-- > 0;)
-        t->lk->unlock(ckx_lock(t, ls->s[i]), ckx_ctx(t, i));
+        t->locks.lk->unlock(ckx_lock(t, ls->s[i]), ckx_ctx(t, i));
 }
 
 /* held and validated: make the seq words odd (before any slot store, which
@@ -325,7 +317,7 @@ static inline void ckx_release(struct ck_table *t, const struct ck_lockset *ls)
     for (unsigned i = ls->n; i-- > 0;) {
         uint64_t *q = &t->stripe[ls->s[i]].seq;
         __atomic_store_n(q, __atomic_load_n(q, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
-        t->lk->unlock(ckx_lock(t, ls->s[i]), ckx_ctx(t, i));
+        t->locks.lk->unlock(ckx_lock(t, ls->s[i]), ckx_ctx(t, i));
     }
 }
 
@@ -520,7 +512,7 @@ static bool ck_exec_path(struct ck_table *t, struct ck_array *a, const struct ck
         if (locked) {
             uint64_t b[2] = { src->bucket, dst->bucket };
             lockset_build(&ls, b, 2);
-            if (t->lk) {
+            if (t->locks.lk) {
                 ckx_acquire(t, &ls);
                 if (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != a ||
                     __atomic_load_n(&a->frozen, __ATOMIC_ACQUIRE)) {
@@ -545,7 +537,7 @@ static bool ck_exec_path(struct ck_table *t, struct ck_array *a, const struct ck
             __atomic_store_n(&from->key, 0, __ATOMIC_RELEASE);
         }
         if (locked) {
-            if (t->lk)
+            if (t->locks.lk)
                 ckx_release(t, &ls);
             else
                 lockset_unlock(t, &ls);
@@ -658,8 +650,8 @@ static bool ck_grow_ext(struct ck_table *t, struct ck_array *seen, struct ck_nod
         __atomic_store_n(&old->frozen, 1, __ATOMIC_RELEASE);
         void *ctx = ckx_ctx(t, 0);
         for (uint32_t i = 0; i < CK_NSTRIPES; i++) {
-            t->lk->lock(ckx_lock(t, i), ctx);
-            t->lk->unlock(ckx_lock(t, i), ctx);
+            cht_locks_lock(&t->locks, i, ctx);
+            cht_locks_unlock(&t->locks, i, ctx);
         }
         ok = ck_rebuild(t, old, q, add_hash);
         if (!ok)
@@ -673,7 +665,7 @@ static bool ck_grow_ext(struct ck_table *t, struct ck_array *seen, struct ck_nod
  * already replaced `seen`. Returns false only when memory ran out. */
 static bool ck_grow(struct ck_table *t, struct ck_array *seen, struct ck_node *q, bool add_hash)
 {
-    if (t->lk)
+    if (t->locks.lk)
         return ck_grow_ext(t, seen, q, add_hash);
     for (unsigned i = 0; i < CK_NSTRIPES; i++)
         stripe_lock(&t->stripe[i]);
@@ -1025,39 +1017,6 @@ static bool ck_update(void *tp, cht_key_t k, cht_val_t v)
 
 static void ck_destroy(void *tp);
 
-/* lock=NAME: CK_NSTRIPES locks on 64-byte-aligned strides; per thread `hashes`
- * ctxs (a writer holds at most `hashes` stripes at once: its key's candidates,
- * or the two buckets of one path move, or one during the resize pass). */
-static bool ckx_setup(struct ck_table *t, const struct cht_config *cfg, char *err, size_t len)
-{
-    const struct lock_ops *lk = cfg->lock;
-    size_t ls = (lk->lock_size + 63) & ~(size_t)63, cs = (lk->ctx_size + 63) & ~(size_t)63;
-    if (ls == 0)
-        ls = 64;
-    size_t nctx = (size_t)t->threads * t->max_hashes;
-    t->lmem = cht_alloc_zeroed(ls * CK_NSTRIPES);
-    t->ctx = cs ? cht_alloc_zeroed(cs * nctx) : NULL;
-    if (!t->lmem || (cs && !t->ctx)) {
-        snprintf(err, len, "out of memory (%u locks of %zu bytes)", CK_NSTRIPES, ls);
-        free(t->lmem);
-        free(t->ctx);
-        t->lmem = t->ctx = NULL;
-        return false;
-    }
-    t->lstride = ls;
-    t->cstride = cs;
-    struct lock_config lc = { .numa_nodes = cfg->numa_nodes ? cfg->numa_nodes : 1,
-                              .max_threads = t->threads, .handoff_bound = 64 };
-    for (unsigned i = 0; i < CK_NSTRIPES; i++)
-        lk->init(t->lmem + (size_t)i * ls, &lc);
-    for (size_t i = 0; cs && lk->ctx_init && i < nctx; i++) {
-        unsigned tid = (unsigned)(i / t->max_hashes);
-        lk->ctx_init(t->ctx + i * cs, tid, cfg->thread_node ? cfg->thread_node[tid] : 0);
-    }
-    t->lk = lk;
-    return true;
-}
-
 static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
 {
     uint64_t hashes = 2, max_hashes = 0, ways = 4, resize = 1, prefetch = 2;
@@ -1125,7 +1084,10 @@ static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
         free(t);
         return NULL;
     }
-    if (cfg->lock && !ckx_setup(t, cfg, err, len)) {
+    /* lock=NAME: a writer holds at most max_hashes stripes at once (its key's candidates, or the
+     * two buckets of one path move, or one during the resize pass): that many ctxs per thread */
+    if (cfg->lock && !cht_locks_init(&t->locks, cfg->lock, cfg, CK_NSTRIPES, t->threads, t->max_hashes,
+                                     "cuckoo", err, len)) {
         ck_destroy(t);
         return NULL;
     }
@@ -1139,11 +1101,7 @@ static void ck_destroy(void *tp)
         next = a->older;
         ck_array_free(a);
     }
-    if (t->lk)
-        for (unsigned i = 0; i < CK_NSTRIPES; i++)
-            t->lk->destroy(t->lmem + (size_t)i * t->lstride);
-    free(t->lmem);
-    free(t->ctx);
+    cht_locks_destroy(&t->locks);
     free(t->stripe);
     free(t->count);
     free(t);
@@ -1166,8 +1124,8 @@ static void ck_stats(void *tp, struct cht_stats *s)
     struct ck_table *t = tp;
     struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
     s->bytes = sizeof *t + CK_NSTRIPES * sizeof *t->stripe + t->threads * sizeof *t->count;
-    if (t->lk)
-        s->bytes += CK_NSTRIPES * t->lstride + (size_t)t->threads * t->max_hashes * t->cstride;
+    if (t->locks.lk)
+        s->bytes += cht_locks_bytes(&t->locks);
     for (struct ck_array *o = a; o; o = o->older)
         s->bytes += o->bytes;
     s->buckets = (size_t)a->nbuckets * t->ways;       /* slot capacity: size/buckets = occupancy */

@@ -67,7 +67,7 @@
  *    a reader can never see it in neither bucket.
  *  - lock=NAME (CHT_CAP_LOCK_PARAM, any lock from locks/: the thesis
  *    compares TAS, TTAS, CLH, MCS and an RTM-elided MCS lock, §5.3.1-5.3.2):
- *    `stripes` external locks on 64-byte-aligned strides; EVERY operation
+ *    `stripes` external locks (tables/table_locks.h); EVERY operation
  *    takes its buckets' stripe locks, get() in read mode (algorithm 5.7's
  *    FIND_LOCK: read_lock, which is lock() for non-RW locks), writers in
  *    write mode, in ascending stripe order (no deadlock). Each thread owns 2
@@ -83,9 +83,11 @@
 #include <stdalign.h>
 #include <sched.h>
 #include "cht.h"
+#include "cht_atomic.h"
 #include "cht_hash.h"
 #include "lock.h"
 #include "table_support.h"
+#include "table_locks.h"
 
 #define CF_MAX_WAYS     8
 #define CF_MAX_RETRIES  4096u
@@ -109,10 +111,8 @@ struct cf_table {
     struct cf_stripe *stripe;   /* default mode */
     struct cht_thread_counter *count;
     uint64_t full_failures;     /* atomic */
-    /* lock=NAME */
-    const struct lock_ops *lk;
-    unsigned char *lmem, *ctx;  /* stripes locks / threads x 2 ctxs */
-    size_t lstride, cstride;
+    /* lock=NAME: `stripes` locks, 2 ctxs per thread; locks.lk NULL = seqlock stripes */
+    struct cht_locks locks;
 };
 
 struct cf_step {                /* one kick of a searched path */
@@ -134,16 +134,10 @@ static const struct cht_option_spec cf_options[] = {
     { NULL, NULL },
 };
 
+/* pause; every 256th spin yields instead (oversubscribed runs: let the holder finish) */
 static inline void cf_relax(unsigned *spins)
 {
-    if (++*spins < 256) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    } else {
-        *spins = 0;
-        sched_yield();          /* oversubscribed runs: let the holder finish */
-    }
+    cht_spin_yield(spins, 256);
 }
 
 static inline uint64_t cf_rand(void)
@@ -232,14 +226,14 @@ static inline void lockset_build(const struct cf_table *t, struct cf_lockset *ls
 
 static inline void *cfx_lock(const struct cf_table *t, uint32_t s)
 {
-    return t->lmem + (size_t)s * t->lstride;
+    return cht_locks_at(&t->locks, s);
 }
 
 static inline void *cfx_ctx(const struct cf_table *t, unsigned i)
 {
-    if (!t->ctx)
+    if (!t->locks.ctx)          /* first: no thread slot (a division) for ctx-less locks */
         return NULL;
-    return t->ctx + ((size_t)cht_thread_slot(cf_tid, t->threads) * 2 + i) * t->cstride;
+    return cht_locks_ctx(&t->locks, cht_thread_slot(cf_tid, t->threads), 2, i);
 }
 
 static inline __attribute__((always_inline)) void
@@ -247,7 +241,7 @@ ls_lock(struct cf_table *t, const struct cf_lockset *ls, const bool ext)
 {
     for (unsigned i = 0; i < ls->n; i++) {
         if (ext) {
-            t->lk->lock(cfx_lock(t, ls->s[i]), cfx_ctx(t, i));
+            t->locks.lk->lock(cfx_lock(t, ls->s[i]), cfx_ctx(t, i));
             continue;
         }
         uint64_t *q = &t->stripe[ls->s[i]].seq;
@@ -267,7 +261,7 @@ ls_unlock(struct cf_table *t, const struct cf_lockset *ls, const bool ext)
 {
     for (unsigned i = ls->n; i-- > 0;) {
         if (ext) {
-            t->lk->unlock(cfx_lock(t, ls->s[i]), cfx_ctx(t, i));
+            t->locks.lk->unlock(cfx_lock(t, ls->s[i]), cfx_ctx(t, i));
             continue;
         }
         uint64_t *q = &t->stripe[ls->s[i]].seq;
@@ -292,10 +286,10 @@ cf_get_impl(struct cf_table *t, cht_key_t k, const unsigned W, const bool ext)
         struct cf_lockset ls;
         lockset_build(t, &ls, i1, i2);
         for (unsigned i = 0; i < ls.n; i++)
-            t->lk->read_lock(cfx_lock(t, ls.s[i]), cfx_ctx(t, i));
+            t->locks.lk->read_lock(cfx_lock(t, ls.s[i]), cfx_ctx(t, i));
         bool found = bucket_find(t, i1, fp, W) >= 0 || bucket_find(t, i2, fp, W) >= 0;
         for (unsigned i = ls.n; i-- > 0;)
-            t->lk->read_unlock(cfx_lock(t, ls.s[i]), cfx_ctx(t, i));
+            t->locks.lk->read_unlock(cfx_lock(t, ls.s[i]), cfx_ctx(t, i));
         return found;
     }
     const uint64_t *q1 = &t->stripe[i1 & t->smask].seq, *q2 = &t->stripe[i2 & t->smask].seq;
@@ -473,33 +467,6 @@ static bool cf_remove(void *tp, cht_key_t k)
 
 static void cf_destroy(void *tp);
 
-static bool cfx_setup(struct cf_table *t, const struct cht_config *cfg, char *err, size_t len)
-{
-    const struct lock_ops *lk = cfg->lock;
-    size_t ls = (lk->lock_size + 63) & ~(size_t)63, cs = (lk->ctx_size + 63) & ~(size_t)63;
-    if (ls == 0)
-        ls = 64;
-    size_t nstripes = (size_t)t->smask + 1, nctx = (size_t)t->threads * 2;
-    t->lmem = cht_alloc_zeroed(ls * nstripes);
-    t->ctx = cs ? cht_alloc_zeroed(cs * nctx) : NULL;
-    if (!t->lmem || (cs && !t->ctx)) {
-        snprintf(err, len, "out of memory (%zu locks of %zu bytes)", nstripes, ls);
-        return false;
-    }
-    t->lstride = ls;
-    t->cstride = cs;
-    struct lock_config lc = { .numa_nodes = cfg->numa_nodes ? cfg->numa_nodes : 1,
-                              .max_threads = t->threads, .handoff_bound = 64 };
-    for (size_t i = 0; i < nstripes; i++)
-        lk->init(t->lmem + i * ls, &lc);
-    for (size_t i = 0; cs && lk->ctx_init && i < nctx; i++) {
-        unsigned tid = (unsigned)(i / 2);
-        lk->ctx_init(t->ctx + i * cs, tid, cfg->thread_node ? cfg->thread_node[tid] : 0);
-    }
-    t->lk = lk;
-    return true;
-}
-
 static void *cf_create(const struct cht_config *cfg, char *err, size_t len)
 {
     uint64_t fp_bits = 16, ways = 4, retries = 500, stripes = 2048;
@@ -556,7 +523,10 @@ static void *cf_create(const struct cht_config *cfg, char *err, size_t len)
         cf_destroy(t);
         return NULL;
     }
-    if (cfg->lock && !cfx_setup(t, cfg, err, len)) {
+    /* lock=NAME: a thread holds at most two stripes (a key's two buckets, or a move's source and
+     * destination): two ctxs each */
+    if (cfg->lock && !cht_locks_init(&t->locks, cfg->lock, cfg, stripes, t->threads, 2, "cuckoo-filter", err,
+                                     len)) {
         cf_destroy(t);
         return NULL;
     }
@@ -566,13 +536,9 @@ static void *cf_create(const struct cht_config *cfg, char *err, size_t len)
 static void cf_destroy(void *tp)
 {
     struct cf_table *t = tp;
-    if (t->lk)
-        for (size_t i = 0; i <= t->smask; i++)
-            t->lk->destroy(t->lmem + i * t->lstride);
+    cht_locks_destroy(&t->locks);
     if (t->slots)
         cht_free_large(t->slots, t->slot_bytes < 64 ? 64 : t->slot_bytes, t->mapped);
-    free(t->lmem);
-    free(t->ctx);
     free(t->stripe);
     free(t->count);
     free(t);
@@ -596,8 +562,8 @@ static void cf_stats(void *tp, struct cht_stats *s)
     struct cf_table *t = tp;
     size_t nstripes = (size_t)t->smask + 1;
     s->bytes = sizeof *t + t->slot_bytes + t->threads * sizeof *t->count;
-    if (t->lk)
-        s->bytes += nstripes * t->lstride + (size_t)t->threads * 2 * t->cstride;
+    if (t->locks.lk)
+        s->bytes += cht_locks_bytes(&t->locks);
     else
         s->bytes += nstripes * sizeof *t->stripe;
     s->buckets = (size_t)(t->mask + 1) * t->ways;      /* slot capacity: size/buckets = load factor */

@@ -52,6 +52,7 @@
 #include <stdalign.h>
 #include <sched.h>
 #include "cht.h"
+#include "cht_atomic.h"
 #include "cht_hash.h"
 #include "table_support.h"
 
@@ -92,16 +93,10 @@ static const struct cht_option_spec dn_options[] = {
     { NULL, NULL },
 };
 
+/* pause; every 256th spin yields instead (oversubscribed runs: let the holder finish) */
 static inline void dn_relax(unsigned *spins)
 {
-    if (++*spins < 256) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    } else {
-        *spins = 0;
-        sched_yield();
-    }
+    cht_spin_yield(spins, 256);
 }
 
 static inline void keylock_lock(struct dn_word *l)

@@ -47,6 +47,7 @@
 #include <stdalign.h>
 #include <sched.h>
 #include "cht.h"
+#include "cht_atomic.h"
 #include "cht_hash.h"
 #include "table_support.h"
 
@@ -56,11 +57,6 @@
 #define HOP_PROBE_LIMIT 1024            /* slots scanned for a free one */
 #define HOP_MIN_BUCKETS 64
 
-#if defined(__x86_64__) || defined(__i386__)
-#define hop_relax() __builtin_ia32_pause()
-#else
-#define hop_relax() __asm__ __volatile__("" ::: "memory")
-#endif
 
 struct hop_bucket {
     uint64_t hop;    /* bit d: slot (this + d) holds a key whose home is this bucket */
@@ -110,14 +106,8 @@ static inline void seg_lock(struct hop_segment *s)
         if (!__atomic_load_n(&s->lock, __ATOMIC_RELAXED) &&
             !__atomic_exchange_n(&s->lock, 1u, __ATOMIC_ACQUIRE))
             return;
-        while (__atomic_load_n(&s->lock, __ATOMIC_RELAXED)) {
-            if (++spins < 128)
-                hop_relax();
-            else {
-                spins = 0;
-                sched_yield();
-            }
-        }
+        while (__atomic_load_n(&s->lock, __ATOMIC_RELAXED))
+            cht_spin_yield(&spins, 128);    /* every 128th spin yields: oversubscribed runs */
     }
 }
 

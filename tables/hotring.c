@@ -186,6 +186,7 @@
 #include <stdalign.h>
 #include <time.h>
 #include "cht.h"
+#include "cht_atomic.h"
 #include "cht_hash.h"
 #include "table_support.h"
 #include "ebr.h"
@@ -351,15 +352,10 @@ static inline bool arc_end(const struct hr_gen *G, uint64_t j, const struct hr_i
     return c == &G->sent[j] || foreign(G, j, c);
 }
 
+/* pause; every 64th spin yields instead */
 static inline void hr_pause(unsigned *spins)
 {
-    if (++*spins % 64 == 0) {
-        sched_yield();
-        return;
-    }
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__ __volatile__("pause" ::: "memory");
-#endif
+    cht_spin_yield(spins, 64);
 }
 
 static inline uint64_t rev64(uint64_t x)

@@ -204,4 +204,5 @@ extern "C" const struct cht_ops cht_table_libcuckoo = {
     lc_stats,                                /* stats */
     NULL,                                    /* get_batch: single gets */
     NULL,                                    /* probe_lines: not reported */
+    NULL,                                    /* default_lock: takes no lock */
 };

@@ -31,9 +31,9 @@
 #include "cht_hash.h"
 #include "lock.h"
 #include "table_support.h"
+#include "table_locks.h"
 #include "locked_impl.h"
 
-extern const struct lock_ops lock_ops_pthread_mutex;
 
 struct locked_slot {
     cht_key_t key;
@@ -41,9 +41,7 @@ struct locked_slot {
 };
 
 struct locked_table {
-    alignas(CHT_CACHE_LINE) unsigned char lock_mem[CHT_CACHE_LINE]; /* or lock_ext when larger */
-    void *lock;
-    const struct lock_ops *lk;
+    alignas(CHT_CACHE_LINE) struct cht_locks locks; /* the one lock, one ctx per thread (aligned: cht_alloc_zeroed takes whole lines) */
     struct locked_slot *slot;
     uint64_t mask;          /* capacity - 1 */
     size_t count;
@@ -54,8 +52,6 @@ struct locked_table {
     enum cht_hash_kind hash;
     unsigned threads;
     size_t vwords;          /* value words: 1 = the slot's val, else a block pointer */
-    size_t ctx_stride;
-    unsigned char *ctx;     /* threads * ctx_stride */
 };
 
 static __thread unsigned locked_tid;
@@ -93,7 +89,11 @@ static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
                  "8-byte values only)", locked_impl_names[kind], cfg->value_size);
         return NULL;
     }
-    const struct lock_ops *lk = cfg->lock ? cfg->lock : &lock_ops_pthread_mutex;
+    const struct lock_ops *lk = cfg->lock;      /* lock=NAME or .default_lock, from the registry */
+    if (!lk) {
+        snprintf(err, len, "--table locked: no lock given (the registry resolves .default_lock)");
+        return NULL;
+    }
     /* slots for initial / density keys (a library map reserves room for
      * initial keys at its own load factor, so it gets 16 slots: a placeholder) */
     uint64_t cap = 16;
@@ -119,7 +119,6 @@ static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
         snprintf(err, len, "out of memory");
         return NULL;
     }
-    t->lk = lk;
     t->hash = hash;
     t->impl = impl;
     if (impl && !(t->map = impl->create(cfg->initial, (int)hash, err, len))) {
@@ -130,39 +129,22 @@ static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
     t->vwords = cht_value_words(cfg);
     t->mask = cap - 1;
     t->slot = calloc(cap, sizeof *t->slot);
-    t->lock = lk->lock_size <= sizeof t->lock_mem ? (void *)t->lock_mem
-                                                  : aligned_alloc(CHT_CACHE_LINE, (lk->lock_size + 63) & ~(size_t)63);
-    t->ctx_stride = (lk->ctx_size + CHT_CACHE_LINE - 1) & ~(size_t)(CHT_CACHE_LINE - 1);
-    t->ctx = t->ctx_stride ? aligned_alloc(CHT_CACHE_LINE, t->ctx_stride * cfg->max_threads) : NULL;
-    if (!t->slot || !t->lock || (t->ctx_stride && !t->ctx)) {
+    if (!t->slot) {
         snprintf(err, len, "out of memory (%llu slots)", (unsigned long long)cap);
-        free(t->slot);
-        if (t->lock != (void *)t->lock_mem)
-            free(t->lock);
-        free(t->ctx);
-        if (impl)
-            impl->destroy(t->map);
-        free(t);
-        return NULL;
+    } else if (cht_locks_init(&t->locks, lk, cfg, 1, t->threads ? t->threads : 1, 1, "locked", err, len)) {
+        return t;
     }
-    struct lock_config lc = { .numa_nodes = cfg->numa_nodes ? cfg->numa_nodes : 1,
-                              .max_threads = cfg->max_threads, .handoff_bound = 64 };
-    lk->init(t->lock, &lc);
-    for (unsigned i = 0; t->ctx && i < cfg->max_threads; i++) {
-        unsigned node = cfg->thread_node ? cfg->thread_node[i] : 0;
-        if (lk->ctx_init)
-            lk->ctx_init(t->ctx + t->ctx_stride * i, i, node);
-    }
-    return t;
+    free(t->slot);
+    if (impl)
+        impl->destroy(t->map);
+    free(t);
+    return NULL;
 }
 
 static void locked_destroy(void *tp)
 {
     struct locked_table *t = tp;
-    t->lk->destroy(t->lock);
-    if (t->lock != (void *)t->lock_mem)
-        free(t->lock);
-    free(t->ctx);
+    cht_locks_destroy(&t->locks);
     for (uint64_t i = 0; t->vwords > 1 && i <= t->mask; i++)
         if (t->slot[i].key)
             free((void *)(uintptr_t)t->slot[i].val);
@@ -189,7 +171,7 @@ static void locked_thread_init(void *tp, unsigned tid)
 
 static inline void *my_ctx(struct locked_table *t)
 {
-    return t->ctx ? t->ctx + t->ctx_stride * locked_tid : NULL;
+    return cht_locks_ctx(&t->locks, locked_tid, 1, 0);
 }
 
 /* index of k, or of the empty slot where it would go */
@@ -221,7 +203,7 @@ static bool locked_get(void *tp, cht_key_t k, cht_val_t *v)
 {
     struct locked_table *t = tp;
     void *ctx = my_ctx(t);
-    t->lk->read_lock(t->lock, ctx);
+    t->locks.lk->read_lock(t->locks.locks, ctx);
     bool found;
     if (t->impl) {
         found = t->impl->get(t->map, k, v);
@@ -231,7 +213,7 @@ static bool locked_get(void *tp, cht_key_t k, cht_val_t *v)
         if (found && v)
             *v = t->vwords == 1 ? s->val : cht_value_read((const uint64_t *)(uintptr_t)s->val, t->vwords);
     }
-    t->lk->read_unlock(t->lock, ctx);
+    t->locks.lk->read_unlock(t->locks.locks, ctx);
     return found;
 }
 
@@ -245,17 +227,17 @@ static bool locked_insert(void *tp, cht_key_t k, cht_val_t v)
         vb = vblock_new(t, v);
         v = (cht_val_t)(uintptr_t)vb;
     }
-    t->lk->lock(t->lock, ctx);
+    t->locks.lk->lock(t->locks.locks, ctx);
     if (t->vwords > 1 && !vb) {
         t->alloc_failures++;            /* no block: refused, nothing changed */
-        t->lk->unlock(t->lock, ctx);
+        t->locks.lk->unlock(t->locks.locks, ctx);
         return false;
     }
     if (t->impl) {
         int r = t->impl->insert(t->map, k, v);
         added = r > 0;
         t->alloc_failures += r < 0;
-        t->lk->unlock(t->lock, ctx);
+        t->locks.lk->unlock(t->locks.locks, ctx);
         return added;
     }
     /* keep one slot free at all times so probe() always terminates */
@@ -272,7 +254,7 @@ static bool locked_insert(void *tp, cht_key_t k, cht_val_t v)
             t->alloc_failures++;        /* grow() could not allocate */
         }
     }
-    t->lk->unlock(t->lock, ctx);
+    t->locks.lk->unlock(t->locks.locks, ctx);
     if (!added)
         free(vb);
     return added;
@@ -288,7 +270,7 @@ static bool locked_update(void *tp, cht_key_t k, cht_val_t v)
             return false;
         v = (cht_val_t)(uintptr_t)vb;
     }
-    t->lk->lock(t->lock, ctx);
+    t->locks.lk->lock(t->locks.locks, ctx);
     bool found;
     if (t->impl) {
         found = t->impl->update(t->map, k, v);
@@ -301,7 +283,7 @@ static bool locked_update(void *tp, cht_key_t k, cht_val_t v)
             v = old;                    /* with blocks: the one to free */
         }
     }
-    t->lk->unlock(t->lock, ctx);
+    t->locks.lk->unlock(t->locks.locks, ctx);
     if (vb)
         free(found ? (void *)(uintptr_t)v : vb);
     return found;
@@ -330,7 +312,7 @@ static bool locked_remove(void *tp, cht_key_t k)
 {
     struct locked_table *t = tp;
     void *ctx = my_ctx(t);
-    t->lk->lock(t->lock, ctx);
+    t->locks.lk->lock(t->locks.locks, ctx);
     bool found;
     cht_val_t old = 0;
     if (t->impl) {
@@ -344,7 +326,7 @@ static bool locked_remove(void *tp, cht_key_t k)
             t->count--;
         }
     }
-    t->lk->unlock(t->lock, ctx);
+    t->locks.lk->unlock(t->locks.locks, ctx);
     if (found && t->vwords > 1)
         free((void *)(uintptr_t)old);
     return found;
@@ -354,9 +336,9 @@ static size_t locked_size(void *tp)
 {
     struct locked_table *t = tp;
     void *ctx = my_ctx(t);
-    t->lk->read_lock(t->lock, ctx);
+    t->locks.lk->read_lock(t->locks.locks, ctx);
     size_t n = t->impl ? t->impl->size(t->map) : t->count;
-    t->lk->read_unlock(t->lock, ctx);
+    t->locks.lk->read_unlock(t->locks.locks, ctx);
     return n;
 }
 
@@ -364,9 +346,8 @@ static void locked_stats(void *tp, struct cht_stats *s)
 {
     struct locked_table *t = tp;
     void *ctx = my_ctx(t);
-    t->lk->read_lock(t->lock, ctx);          /* stats may run beside operations */
-    s->bytes = sizeof *t + (t->mask + 1) * sizeof *t->slot + t->ctx_stride * t->threads +
-               (t->lock != (void *)t->lock_mem ? t->lk->lock_size : 0);
+    t->locks.lk->read_lock(t->locks.locks, ctx);          /* stats may run beside operations */
+    s->bytes = sizeof *t + (t->mask + 1) * sizeof *t->slot + cht_locks_bytes(&t->locks);
     if (t->vwords > 1)
         s->bytes += t->count * t->vwords * sizeof(uint64_t);
     s->buckets = t->mask + 1;
@@ -376,11 +357,12 @@ static void locked_stats(void *tp, struct cht_stats *s)
         s->bytes += t->impl->bytes(t->map) - (t->mask + 1) * sizeof *t->slot;  /* 16 unused own slots */
         s->buckets = t->impl->buckets(t->map);
     }
-    t->lk->read_unlock(t->lock, ctx);
+    t->locks.lk->read_unlock(t->locks.locks, ctx);
 }
 
 const struct cht_ops cht_table_locked = {
     .name = "locked",
+    .default_lock = "pthread-mutex",
     .summary = "serial table under one lock (impl=own|std|absl|boost: our linear probing, std::unordered_map, "
                "absl::flat_hash_map, boost::unordered_flat_map): the coarse-grained baseline (thesis "
                "\"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) §3.4)",

@@ -227,4 +227,5 @@ extern "C" const struct cht_ops cht_table_tbb = {
     tbb_stats,                               /* stats */
     NULL,                                    /* get_batch: single gets */
     NULL,                                    /* probe_lines: not reported */
+    NULL,                                    /* default_lock: takes no lock */
 };

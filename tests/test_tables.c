@@ -33,6 +33,15 @@
  *            is one acquisition counted in the table's tx statistics
  *            (begins == aborts, no commits, fallbacks == operations) and the
  *            results are exact; the abort-rate check is reported as skipped.
+ * lock-config  a table that takes a lock (CHT_CAP_LOCK_PARAM) runs under a
+ *            recording lock defined here: every lock instance must be inited
+ *            with the run's lock_config (cht_config.lock_config: --handoff,
+ *            --waiters), with numa_nodes and max_threads of the table's own
+ *            config, and destroyed once; every ctx inited with its thread's
+ *            NUMA node; every lock operation must come with the calling
+ *            thread's own ctx and leave no lock held. Then again with no
+ *            lock_config: the defaults (LOCK_HANDOFF_DEFAULT, 0). Without
+ *            lock=NAME the registry must hand the table its .default_lock.
  * Exit 0 pass, 1 fail, 77 skip (meson).
  */
 #include <pthread.h>
@@ -43,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cht.h"
+#include "lock.h"
 #include "registry.h"
 #include "rtm.h"
 #include "test_check.h"
@@ -398,7 +408,9 @@ static int mode_rtm_aborts(void)
     }
     static const struct cht_option opts[] = { { "hash", "identity" }, { NULL, NULL } };
     struct cht_config cfg = { .initial = RA_NB * 3 / 2, .density = 0.5, .range = (uint64_t)RA_NB * 5,
-                              .max_threads = 3, .numa_nodes = 1, .options = opts };
+                              .max_threads = 3, .numa_nodes = 1 };
+    registry_apply_choice(&choice, &cfg);   /* the default lock, by name (.default_lock) */
+    cfg.options = opts;
     char err[256];
     void *t = ops->create(&cfg, err, sizeof err);
     if (!t) {
@@ -578,10 +590,170 @@ static int mode_batch(void)
     return failures ? 1 : 0;
 }
 
+/* ---------------- lock-config ---------------- */
+
+struct rec_lock {
+    alignas(64) unsigned held;
+    struct lock_config seen;    /* what init() was given */
+    unsigned magic;
+};
+struct rec_ctx {
+    unsigned magic, tid, node;
+};
+#define REC_MAGIC 0x10c4c0f9u
+
+static unsigned rec_inits, rec_destroys, rec_ctx_inits, rec_ops, rec_bad_ctx, rec_busy;
+static struct lock_config rec_first;    /* the first init's config (all must equal it) */
+static unsigned rec_mismatch;
+static __thread unsigned rec_tid;       /* the table thread this OS thread plays now */
+
+static void rec_init(void *l, const struct lock_config *cfg)
+{
+    struct rec_lock *r = l;
+    r->held = 0;
+    r->seen = *cfg;
+    r->magic = REC_MAGIC;
+    if (rec_inits++ == 0)
+        rec_first = *cfg;
+    else if (memcmp(&rec_first, cfg, sizeof *cfg) != 0)
+        rec_mismatch++;
+}
+
+static void rec_destroy(void *l)
+{
+    struct rec_lock *r = l;
+    rec_destroys++;
+    rec_busy += r->held != 0;
+    r->magic = 0;
+}
+
+static void rec_ctx_init(void *c, unsigned tid, unsigned node)
+{
+    struct rec_ctx *x = c;
+    x->magic = REC_MAGIC, x->tid = tid, x->node = node;
+    rec_ctx_inits++;
+}
+
+static void rec_check_ctx(void *c)
+{
+    const struct rec_ctx *x = c;
+    rec_bad_ctx += !x || x->magic != REC_MAGIC || x->tid != rec_tid;
+}
+
+static void rec_lock(void *l, void *c)
+{
+    struct rec_lock *r = l;
+    rec_check_ctx(c);
+    rec_busy += r->magic != REC_MAGIC || __atomic_exchange_n(&r->held, 1u, __ATOMIC_ACQUIRE) != 0;
+    rec_ops++;
+}
+
+static bool rec_trylock(void *l, void *c)
+{
+    rec_lock(l, c);
+    return true;
+}
+
+static void rec_unlock(void *l, void *c)
+{
+    struct rec_lock *r = l;
+    rec_check_ctx(c);
+    rec_busy += __atomic_exchange_n(&r->held, 0u, __ATOMIC_RELEASE) != 1;
+}
+
+static const struct lock_ops rec_lock_ops = {
+    .name = "recording", .summary = "test_tables: records its lock_config and checks its ctx",
+    .caps = LOCK_CAP_TRYLOCK | LOCK_CAP_NEEDS_CTX,
+    .lock_size = sizeof(struct rec_lock), .ctx_size = sizeof(struct rec_ctx),
+    .init = rec_init, .destroy = rec_destroy, .ctx_init = rec_ctx_init,
+    .lock = rec_lock, .trylock = rec_trylock, .unlock = rec_unlock,
+    .read_lock = rec_lock, .read_unlock = rec_unlock,
+};
+
+/* One table under the recording lock with lock_config lc (NULL: none). */
+static void lock_config_run(const struct lock_config *lc, unsigned want_handoff, unsigned want_waiters)
+{
+    enum { THREADS = 3 };
+    static const unsigned nodes[THREADS] = { 1, 0, 1 };
+    rec_inits = rec_destroys = rec_ctx_inits = rec_ops = rec_bad_ctx = rec_busy = rec_mismatch = 0;
+    struct cht_config cfg = { .initial = 64, .density = 0.5, .range = CHT_KEY_MAX,
+                              .max_threads = THREADS, .numa_nodes = 2, .thread_node = nodes };
+    registry_apply_choice(&choice, &cfg);
+    cfg.lock = &rec_lock_ops;
+    cfg.lock_config = lc;
+    char err[512] = "";
+    void *t = ops->create(&cfg, err, sizeof err);
+    CHECK(t, "%s: create under the recording lock: %s", ops->name, err);
+    if (!t)
+        return;
+    CHECK(rec_inits >= 1, "%s: no lock inited", ops->name);
+    CHECK(!rec_mismatch, "%s: %u of %u locks inited with another config than the first", ops->name,
+          rec_mismatch, rec_inits);
+    CHECK(rec_first.handoff_bound == want_handoff, "%s: locks got handoff_bound %u, the run's is %u", ops->name,
+          rec_first.handoff_bound, want_handoff);
+    CHECK(rec_first.waiter_threshold == want_waiters, "%s: locks got waiter_threshold %u, the run's is %u",
+          ops->name, rec_first.waiter_threshold, want_waiters);
+    CHECK(rec_first.numa_nodes == 2 && rec_first.max_threads == THREADS,
+          "%s: locks got numa_nodes %u, max_threads %u; the table's config says 2, %u", ops->name,
+          rec_first.numa_nodes, rec_first.max_threads, THREADS);
+    CHECK(rec_ctx_inits >= THREADS, "%s: %u ctxs inited for %u threads", ops->name, rec_ctx_inits, THREADS);
+    /* each thread in turn on this OS thread: its ops must hand the lock its own ctx */
+    for (unsigned tid = 0; tid < THREADS; tid++) {
+        rec_tid = tid;
+        if (ops->thread_init)
+            ops->thread_init(t, tid);
+        for (cht_key_t k = 1 + tid * 100; k <= 20 + tid * 100; k++) {
+            CHECK(ops->insert(t, k, k), "%s: insert %llu", ops->name, (unsigned long long)k);
+            cht_val_t v = 0;
+            /* a filter answers membership only */
+            CHECK(ops->get(t, k, &v) && (v == k || (ops->caps & CHT_CAP_APPROXIMATE)), "%s: get %llu", ops->name,
+                  (unsigned long long)k);
+        }
+        for (cht_key_t k = 1 + tid * 100; k <= 10 + tid * 100; k++)
+            CHECK(ops->remove(t, k), "%s: remove %llu", ops->name, (unsigned long long)k);
+        if (ops->thread_exit)
+            ops->thread_exit(t, tid);
+    }
+    CHECK(ops->size(t) == 30, "%s: size %zu, expected 30", ops->name, ops->size(t));
+    CHECK(rec_ops > 0, "%s: no operation took the lock", ops->name);
+    CHECK(!rec_bad_ctx, "%s: %u lock calls without the calling thread's ctx", ops->name, rec_bad_ctx);
+    unsigned inits = rec_inits;
+    ops->destroy(t);
+    CHECK(!rec_busy, "%s: %u acquisitions of a held lock, releases of a free one or locks destroyed held",
+          ops->name, rec_busy);
+    CHECK(rec_destroys == inits, "%s: %u locks inited, %u destroyed", ops->name, inits, rec_destroys);
+}
+
+static int mode_lock_config(void)
+{
+    if (!(ops->caps & CHT_CAP_LOCK_PARAM)) {
+        printf("SKIP %s: takes no lock\n", ops->name);
+        return SKIP;
+    }
+    /* no lock chosen: the registry gives the table its .default_lock (NULL: built-in locking) */
+    struct table_choice bare = choice;
+    bare.lock = NULL;
+    struct cht_config c0 = { 0 };
+    registry_apply_choice(&bare, &c0);
+    if (ops->default_lock)
+        CHECK(c0.lock && strcmp(c0.lock->name, ops->default_lock) == 0, "%s: default_lock %s resolved to %s",
+              ops->name, ops->default_lock, c0.lock ? c0.lock->name : "nothing");
+    else
+        CHECK(!c0.lock, "%s: no default_lock, yet the registry gave lock %s", ops->name, c0.lock->name);
+    /* numa_nodes and max_threads here differ from the table's: the table's own win */
+    struct lock_config lc = { .numa_nodes = 5, .max_threads = 77, .handoff_bound = 7, .waiter_threshold = 3 };
+    lock_config_run(&lc, 7, 3);
+    lock_config_run(NULL, LOCK_HANDOFF_DEFAULT, LOCK_WAITER_THRESHOLD_DEFAULT);
+    if (!failures)
+        printf("ok %s: handoff_bound and waiter_threshold of the run reach its locks; ctxs per thread\n",
+               ops->name);
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: %s tid-bound|oom|sizes|rtm-aborts|batch TABLE[:opts]\n", argv[0]);
+        fprintf(stderr, "usage: %s tid-bound|oom|sizes|rtm-aborts|batch|lock-config TABLE[:opts]\n", argv[0]);
         return 2;
     }
     char err[512];
@@ -611,6 +783,8 @@ int main(int argc, char **argv)
         return mode_rtm_aborts();
     if (strcmp(argv[1], "batch") == 0)
         return mode_batch();
+    if (strcmp(argv[1], "lock-config") == 0)
+        return mode_lock_config();
     fprintf(stderr, "unknown mode %s\n", argv[1]);
     return 2;
 }

@@ -1,0 +1,52 @@
+/*
+ * cht_atomic.h - atomics and spin-waiting shared by tables/ and locks/.
+ *
+ *  - cht_pause(): the spin-loop hint (x86 pause, aarch64 yield, else a
+ *    compiler barrier);
+ *  - cht_spin_yield(&n, period): one step of a table's bounded spin: pause,
+ *    except that every period-th step gives the CPU away with sched_yield()
+ *    instead, so that an oversubscribed run lets a preempted holder finish
+ *    (the locks of locks/ pause *and* yield: spin_wait in locks/lock_internal.h);
+ *  - LD/ST/XCHG/FADD/CAS: the __atomic builtins with the memory order spelled
+ *    in the call (LD(p, ACQUIRE)), so every access states its order.
+ *
+ * Header-only and `static inline`: the helpers compile to the instruction
+ * they wrap. The short macro names are defined only here; a file that
+ * includes this header must not define its own.
+ */
+#ifndef CHT_ATOMIC_H
+#define CHT_ATOMIC_H
+
+#include <sched.h>
+#include <stdbool.h>
+
+static inline void cht_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    __asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/* One step of a spin loop whose counter *n starts at 0: pause, but on every
+ * period-th step (period: a power of two) sched_yield() instead. */
+static inline void cht_spin_yield(unsigned *n, unsigned period)
+{
+    if (++*n & (period - 1))
+        cht_pause();
+    else
+        sched_yield();
+}
+
+/* mo, fmo: RELAXED, ACQUIRE, RELEASE, ACQ_REL, SEQ_CST (fmo: the order of a failed CAS) */
+#define LD(p, mo)       __atomic_load_n((p), __ATOMIC_##mo)
+#define ST(p, v, mo)    __atomic_store_n((p), (v), __ATOMIC_##mo)
+#define XCHG(p, v, mo)  __atomic_exchange_n((p), (v), __ATOMIC_##mo)
+#define FADD(p, v, mo)  __atomic_fetch_add((p), (v), __ATOMIC_##mo)
+#define CAS(p, expp, v, mo, fmo) \
+    __atomic_compare_exchange_n((p), (expp), (v), false, __ATOMIC_##mo, __ATOMIC_##fmo)
+
+#endif /* CHT_ATOMIC_H */
