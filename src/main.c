@@ -141,6 +141,22 @@ static int trace_checks(const struct bench_config *cfg, const struct trace *trac
     return 0;
 }
 
+/* --trace: load the file and check it against the run's settings, for the run and for --validate
+ * alike; EXIT_USAGE with the message printed if it cannot be used */
+static int trace_open(const struct bench_config *cfg, struct trace *trace)
+{
+    char err[1024];
+    if (trace_load(cfg->trace_path, trace, err, sizeof err) != 0) {
+        fprintf(stderr, "chtbench: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (trace_checks(cfg, trace) != 0) {
+        trace_free(trace);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 /* Writes one repetition's row: CSV, JSON; returns nonzero when the CSV could
  * not be appended. */
 static int emit(const struct bench_config *cfg, const struct record *rec)
@@ -485,14 +501,8 @@ static int run_all(struct bench_config *cfg)
     validate_tables(cfg);
     static struct trace trace;
     if (cfg->trace_path) {
-        if (trace_load(cfg->trace_path, &trace, err, sizeof err) != 0) {
-            fprintf(stderr, "chtbench: %s\n", err);
+        if (trace_open(cfg, &trace) != 0)
             return EXIT_USAGE;
-        }
-        if (trace_checks(cfg, &trace) != 0) {
-            trace_free(&trace);
-            return EXIT_USAGE;
-        }
         if (trace.max_key > cfg->range) {
             fprintf(stderr, "chtbench: note: --trace: keys up to %llu: the key range (prefill, final check) grows from "
                     "%llu to it\n", (unsigned long long)trace.max_key, (unsigned long long)cfg->range);
@@ -760,14 +770,8 @@ static int validate_only(struct bench_config *cfg, enum cli_action action, char 
         validate_tables(cfg);
         if (cfg->trace_path) {
             struct trace trace;
-            if (trace_load(cfg->trace_path, &trace, err, sizeof err) != 0) {
-                fprintf(stderr, "chtbench: %s\n", err);
+            if (trace_open(cfg, &trace) != 0)
                 return EXIT_USAGE;
-            }
-            if (trace_checks(cfg, &trace) != 0) {
-                trace_free(&trace);
-                return EXIT_USAGE;
-            }
             if (trace.max_key > cfg->range)
                 cfg->range = trace.max_key;
             trace_free(&trace);
