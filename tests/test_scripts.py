@@ -239,7 +239,9 @@ def case_figure(chtbench, tmp):
     for t in med.index:
         row = f"| {t} | {style.fmt_num(med.loc[t, 'clht-lb'])} | {style.fmt_num(med.loc[t, 'locked'])} |"
         check(row in text, f"NAME.md medians row {row}")
-    check("CLHT is the fastest table" in text and "000_7a5564d72d74d689.txt:798-800" in text, "claim and citation")
+    check("CLHT is the fastest table" in text and "*Concurrent Hashing on Multi-core Systems*" in text
+          and "2017; fig. 3.6." in text and "000_7a5564d72d74d689.txt" not in text,
+          "claim and the work cited from docs/references.md, never a source file readers cannot open")
     # the same CSV again: nothing reruns
     stamp = os.path.getmtime(os.path.join(out, "results-quick.csv"))
     r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), toml, "--out", out, "--chtbench", chtbench],

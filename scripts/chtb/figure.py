@@ -3,7 +3,7 @@
 scripts/figures/NAME.toml holds one figure of the source documents:
 
     title = "..."                 # one line: what the figure shows (the work is added from `source`)
-    source = "seed 000, fig. 3.6" # the work (its key in docs/references.md), then its figure number
+    source = "cht-thesis-2017, fig. 3.6"  # the work (its key in docs/references.md), then its figure
     cite = ["000_7a5564d72d74d689.txt:796-800"]   # seed file:lines the claim rests on
     claim = "..."                 # what the source found, in our words
     requires = ["rtm"]            # optional: what the machine must have (else the page says why skipped)
@@ -411,7 +411,6 @@ def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, 
                dropped=(), summary=None, runs=None):
     short, full = style.citation(fig.get("source", ""))
     lines = [f"# {fig['title']}", "", f"After {full}", "",
-             "Lines of the source text the claim rests on: " + ", ".join(f"`{c}`" for c in fig.get("cite", [])), "",
              "## Claim (source)", "", fig["claim"].strip(), ""]
     lines += ["## Reproduce", "", "```sh", f"scripts/figure {name} --scale {scale}", "```", ""]
     if skipped:

@@ -20,7 +20,7 @@ def references():
             with open(os.path.join(REPO, "docs", "references.md"), encoding="utf-8") as f:
                 for line in f:
                     cells = [c.strip() for c in line.strip().strip("|").split("|")]
-                    if len(cells) == 6 and re.fullmatch(r"\d{3}", cells[0]):
+                    if len(cells) == 6 and re.fullmatch(r"[a-z][a-z0-9-]*", cells[0]) and cells[0] != "key":
                         _REFS[cells[0]] = dict(zip(("short", "authors", "title", "venue", "year"), cells[1:]))
         except OSError:
             pass
@@ -28,13 +28,13 @@ def references():
 
 
 def citation(source):
-    """A figure's `source` ("seed 001, fig. 16") -> (short, full) citations naming the work, or the
-    source text itself twice when it names no known work."""
-    m = re.match(r"\s*seed\s+(\d{3})\s*,?\s*(.*)$", source or "")
+    """A figure's `source` ("hotring-fast20, fig. 16") -> (short, full) citations naming the work, or
+    the source text itself twice when it names no known work."""
+    m = re.match(r"\s*([a-z][a-z0-9-]*)\s*(?:,\s*(.*))?$", source or "")
     ref = references().get(m.group(1)) if m else None
     if not ref:
         return source or "", source or ""
-    where = m.group(2).strip()
+    where = (m.group(2) or "").strip()
     short = ref["short"] + (f", {where}" if where else "")
     full = (f"{ref['authors']}. *{ref['title']}*. {ref['venue']}, {ref['year']}"
             + (f"; {where}" if where else "") + ".")
