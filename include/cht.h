@@ -35,6 +35,12 @@ typedef uint64_t cht_val_t;
 
 #define CHT_CACHE_LINE 64
 
+/* The binary interface plugins are built against (include/cht_plugin.h):
+ * bumped on every incompatible change of struct cht_ops, lock_ops,
+ * cht_config or lock_config, members appended included (a plugin built
+ * against fewer members would be read past its end). */
+#define CHT_ABI_VERSION 1u
+
 enum cht_caps {
     CHT_CAP_RESIZE      = 1u << 0, /* grows by itself when full */
     CHT_CAP_UPDATE      = 1u << 1, /* update() implemented */
