@@ -1,5 +1,5 @@
 /*
- * occupancy.c - the occupancy and hit/miss benchmark (seed 004, the indexlib
+ * occupancy.c - the occupancy and hit/miss benchmark (Alibaba's indexlib
  * note: dense vs chain vs 4-way cuckoo across occupancy 50%..90%+, hit-only
  * and miss-only lookups, the load at the first failed insert). One thread,
  * as the note. docs/csv.md "Occupancy CSV"; occupancy.h for the wiring.

@@ -403,7 +403,7 @@ PartitionName=chtb Nodes={self.host} Default=YES MaxTime=INFINITE State=UP OverS
 SLURM_TOML = """
 title = "slurm test: clht-lb vs locked"
 source = "test"
-cite = ["000_7a5564d72d74d689.txt:798-800"]
+cite = ["cht-thesis-2017, §3.4.2 (fig. 3.6)"]
 claim = "CLHT is the fastest table at every thread count."
 [sweep]
 base = ["--initial", "4096"]

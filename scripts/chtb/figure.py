@@ -4,7 +4,7 @@ scripts/figures/NAME.toml holds one figure of the source documents:
 
     title = "..."                 # one line: what the figure shows (the work is added from `source`)
     source = "cht-thesis-2017, fig. 3.6"  # the work (its key in docs/references.md), then its figure
-    cite = ["000_7a5564d72d74d689.txt:796-800"]   # seed file:lines the claim rests on
+    cite = ["cht-thesis-2017, §3.4.2 (fig. 3.6)"]  # where in the work the claim stands (section, figure)
     claim = "..."                 # what the source found, in our words
     requires = ["rtm"]            # optional: what the machine must have (else the page says why skipped)
     counters = true               # optional: the page gets a "counters per op" table (--counters rows)
@@ -556,7 +556,8 @@ def list_figures(chtbench, stream=sys.stdout):
             est = sweep.fmt_s(sweep.estimate_s(sw))
             why = missing_requirement(fig, chtbench)
             tail = f"skipped here: {why}" if why else f"quick: {len(sw.cells)} cells, ~{est}"
-            stream.write(f"{n:28s} {fig.get('source', ''):40s} {tail}\n")
+            short, _ = style.citation(fig.get("source", ""))   # the work named, not its key
+            stream.write(f"{n:28s} {short:44s} {tail}\n")
         except (config.ConfigError, tomllib.TOMLDecodeError, KeyError) as e:
             stream.write(f"{n:24s} BROKEN: {e}\n")
 
