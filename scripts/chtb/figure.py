@@ -413,7 +413,10 @@ def _x_range_words(c):
     lo, hi = c.get("min_x"), c.get("max_x")
     if lo is None and hi is None:
         return "in the data"
-    return f"in [{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}]"
+    hi = "the CPU count" if hi == "ncpu" else hi
+    if lo is None:
+        return f"up to {hi}"
+    return f"from {lo}" + (f" up to {hi}" if hi is not None else "")
 
 
 def _counter_columns(df):
@@ -460,8 +463,8 @@ def verdicts(df, fig, cpus=None):
 
 def _one_verdict(df, fig, c, cpus):
     if c.get("needs_cpus") and cpus < c["needs_cpus"]:
-        return None, (f"not testable here: needs at least {c['needs_cpus']} CPUs (thread counts up to the CPU "
-                      f"count {_x_range_words(c)}), this machine has {cpus}")
+        return None, (f"not testable here: needs at least {c['needs_cpus']} CPUs, this machine has {cpus} (the "
+                      f"check reads {c.get('x', fig['plot']['x'])} {_x_range_words(c)})")
     try:
         agg = check_agg(df, fig, c, cpus)
     except Untestable as e:
