@@ -1,7 +1,8 @@
 /*
  * report.c - what a run leaves behind: an aligned console summary, CSV rows
- * (schema in docs/csv.md; bump CSV_SCHEMA_VERSION on any column change) and
- * JSON records with the same fields.
+ * and JSON records. Every column is declared once below ("the schemas"); docs/csv.md
+ * is generated from the declarations (chtbench --schema). Bump the schema's version
+ * on any column change.
  *
  * CSV rows are appended to possibly shared files by parallel chtbench runs:
  * each row is formatted in memory, then written with one write() on an
@@ -606,7 +607,7 @@ const char *report_outcome_name(enum run_outcome o)
     return names[o];
 }
 
-/* The schema: one place defines the columns, their order and their values. */
+/* The table row's values, in the order table_head/run_key_cols/table_cols/context_cols declare. */
 static void build_row(const struct record *rec, struct row *row)
 {
     const struct bench_config *c = rec->cfg;
@@ -1087,7 +1088,7 @@ void report_console_latency(FILE *f, const struct record *rec)
 
 static const char *lock_bench_name(enum bench_kind b) { return b == BENCH_RWLOCK ? "rwlock" : "mutex"; }
 
-/* The lock-bench schema: one place defines its columns, order and values. */
+/* The lock-bench row's values, in the order lock_cols/context_cols declare. */
 static void build_lock_row(const struct lock_record *rec, struct row *row)
 {
     const struct bench_config *c = rec->cfg;

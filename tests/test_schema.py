@@ -93,6 +93,9 @@ with open(f["latency"]) as fh:
     lat = list(csv.DictReader(fh))
 check(len(lat) == 8 and all(r["run_id"] == row.get("run_id") and r["rep"] == row.get("rep") for r in lat),
       "--latency-csv: one row per class, joined to the table row by run_id + rep")
+p = run("-t", "locked", "-i", "1K", "--ops", "100", "--csv", f["latency"])
+check(p.returncode == 2 and "latency" in p.stderr and "foreign" not in p.stderr,
+      f"a latency file given as --csv is refused and named as one ({p.stderr.strip()[:160]})")
 
 # ---- docs/csv.md is generated from --schema ----
 with open(DOC, encoding="utf-8") as fh:
