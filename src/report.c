@@ -44,7 +44,10 @@
  * To add a column: a COL(...) line at its place here (JSON_ONLY(...) for a field the --json
  * record carries and the CSV leaves out), the put_*() call at the same place in the builder,
  * bump the schema's version, scripts/chtb/schema.py --update docs/csv.md, and a migration note
- * in docs/csv.md. */
+ * in docs/csv.md. A put_*() added without its declaration compiles, and the first run says
+ * "the table row puts column 'X' at position N, where src/report.c declares 'Y'": add X's
+ * COL line just before Y's. Types: "int", "float", "text", "0/1"; units: "" or a short unit
+ * ("bytes", "ns", "cycles", "s", "ms", "Mops/s", "%", "share", ...). */
 
 enum col_where { IN_CSV, IN_JSON };   /* IN_JSON: a detail field of the --json record only */
 struct col_decl {
