@@ -295,8 +295,12 @@ def flag_columns(bench, chtbench=None):
     key = (bench, schema.binary(chtbench))
     if key in _FLAG_COLUMNS:       # match_key runs per cell and row group: build the map once
         return _FLAG_COLUMNS[key]
+    try:
+        cols = schema.columns("lock" if bench else "table", chtbench)
+    except schema.SchemaError as e:     # no usable binary: a one-line error, as for a bad config
+        raise ConfigError(str(e))
     out = _FLAG_COLUMNS[key] = {}
-    for c in schema.columns("lock" if bench else "table", chtbench):
+    for c in cols:
         if not c["flag"]:
             continue
         if c["name"] in _SPECIAL:
