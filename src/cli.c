@@ -28,7 +28,10 @@ enum {
     OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE, OPT_SIZE, OPT_CEILING, OPT_BATCH, OPT_HUGEPAGES, OPT_SLOTS, OPT_LOAD,
     OPT_VALUE_SIZE, OPT_KEYS, OPT_VALIDATE,
     OPT_PLUGIN,
+    OPT_SCHEMA,
 };
+
+const char *cli_schema_name;
 
 static const struct option long_options[] = {
     { "table", required_argument, NULL, 't' },
@@ -84,6 +87,7 @@ static const struct option long_options[] = {
     { "plugin", required_argument, NULL, OPT_PLUGIN },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
+    { "schema", optional_argument, NULL, OPT_SCHEMA },
     { NULL, 0, NULL, 0 },
 };
 
@@ -161,6 +165,8 @@ void cli_usage(FILE *f)
 "      --plugin PATH       load tables and locks from a plugin (repeatable; also\n"
 "                          CHTBENCH_PLUGINS=PATH:PATH; docs/plugins.md)\n"
 "  -V, --version           version and optional features built in\n"
+"      --schema[=NAME]     the columns of every results file (or of NAME: table, latency,\n"
+"                          timeline, lock, memory, occupancy) as JSON (docs/csv.md)\n"
 "  -h, --help              this text\n"
 "Exit: 0 ok, 1 a run failed its correctness check, ran out of memory or could not run,\n"
 "2 bad usage, 3 a fixed-capacity table filled up, 130/143 interrupted (SIGINT/SIGTERM).\n",
@@ -904,6 +910,12 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             return 0;
         case 'V':
             *action = CLI_VERSION;
+            return 0;
+        case OPT_SCHEMA:
+            if (!optarg && optind < argc && argv[optind][0] != '-')
+                optarg = argv[optind++];      /* "--schema table" means --schema=table, as --list */
+            cli_schema_name = optarg;         /* NULL: all schemas; report_schema checks the name */
+            *action = CLI_SCHEMA;
             return 0;
         case ':':
             return usage_error("%s: needs a value (see --help)", argv[optind - 1]);

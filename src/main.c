@@ -839,6 +839,7 @@ int main(int argc, char **argv)
     case CLI_VERSION: version(); break;
     case CLI_LIST_TABLES: list_tables(); break;
     case CLI_LIST_LOCKS: list_locks(); break;
+    case CLI_SCHEMA: rc = report_schema(stdout, cli_schema_name); break;
     case CLI_PRINT_PINNING: rc = print_pinning(&cfg); break;
     case CLI_RUN: rc = run_all(&cfg); break;
     }

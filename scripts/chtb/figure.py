@@ -33,7 +33,7 @@ import tomllib
 
 import pandas as pd
 
-from . import REPO, config, default_chtbench, machine, plot, style, sweep
+from . import REPO, config, default_chtbench, machine, plot, schema, style, sweep
 
 FIG_DIR = os.path.join(REPO, "scripts", "figures")
 
@@ -673,6 +673,7 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
         print(f"figure: {e}", file=sys.stderr)
         return 2
     chtbench = os.path.abspath(chtbench or default_chtbench())
+    schema.use(chtbench)   # cells are matched to rows by the columns this binary declares
     out = os.path.abspath(out or os.path.join(REPO, "results", "figures", name))
     if fig.get("data") not in (None, "results", "timeline"):
         print(f"figure: {path}: data = '{fig['data']}' (accepted: results, timeline)", file=sys.stderr)
