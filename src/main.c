@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "check.h"
 #include "cht_env.h"
 #include "cli.h"
 #include "marker.h"
@@ -796,6 +797,8 @@ static int validate_only(struct bench_config *cfg, enum cli_action action, char 
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "check") == 0)
+        return check_main(argc - 1, argv + 1);     /* chtbench check: src/check_cli.c */
     struct bench_config cfg;
     enum cli_action action;
     if (cli_parse(argc, argv, &cfg, &action) != 0) {

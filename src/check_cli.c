@@ -1,0 +1,313 @@
+/*
+ * check_cli.c - `chtbench check`: the conformance checks of the test suite
+ * (src/check.c) on any table or lock, one verdict line per check, the first
+ * counter-example of a failure, a summary line; exit 0 all passed, 1 one
+ * failed, 2 usage. docs/cli.md "chtbench check".
+ *
+ * Tables and locks are validated by cli_parse itself (the same messages as
+ * a run), from a command line built here; fault hooks (src/faults.h) wrap
+ * the table as in a run, so a test can see a check fire.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "cli.h"
+#include "faults.h"
+#include "lockbench.h"
+#include "util.h"
+
+/* the checks by name, in the order they run: tables, then locks */
+enum { CK_MUTEX = CHECK_TABLE_KINDS, CK_RW, CK_RWBENCH, CK_ALL };
+static const char *const all_names[CK_ALL] = {
+    "model", "disjoint", "stable", "stress", "values", "steady", "mutex", "rw", "rwbench",
+};
+
+#define CHECK_SECONDS_DEFAULT 5.0
+#define CHECK_LOCK_THREADS 16          /* the suite's lock runs: more threads than CPUs */
+#define CHECK_VALUES_OOL 100           /* the values check's size for out-of-line tables without --value-size */
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "chtbench check: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+static void check_usage(FILE *f)
+{
+    fprintf(f,
+"usage: chtbench check --table SPEC[,SPEC...] [--lock NAME[,NAME...]] [options]\n"
+"       chtbench check --lock NAME[,NAME...] [options]\n"
+"Runs the test suite's conformance checks on tables and locks; one line per check:\n"
+"PASS|FAIL|SKIP CHECK NAME, a failure with its first counter-example; exit 0 all passed, 1 one failed.\n"
+"  -t, --table SPEC[,SPEC]  tables as for a run (NAME or NAME:key=val,...): model, disjoint, stable,\n"
+"                           stress, values, steady\n"
+"      --lock NAME[,NAME]   locks (see --list=locks): mutex, rw, rwbench\n"
+"      --plugin PATH        load tables and locks from a shared object first (docs/plugins.md)\n"
+"  -n, --threads N          threads of the concurrent checks (default: the suite's, 4 to 16; stress\n"
+"                           and the lock checks use at least 16)\n"
+"      --seconds S          time bound of each check (default %g)\n"
+"      --value-size B       value bytes for every table check (default 8; the values check of a table\n"
+"                           with out-of-line values runs at %d)\n"
+"      --checks LIST        only these checks, comma separated (default: all that apply)\n"
+"  -v, --verbose            the suite's progress lines on stderr\n"
+"  -h, --help               this text\n", CHECK_SECONDS_DEFAULT, CHECK_VALUES_OOL);
+}
+
+struct tally {
+    unsigned pass, fail, skip;
+};
+
+static void verdict(struct tally *t, enum check_verdict v, const char *check, const char *name, const char *detail)
+{
+    if (v == CHECK_PASS) {
+        t->pass++;
+        printf("PASS %s %s (%s)\n", check, name, detail);
+    } else if (v == CHECK_FAIL) {
+        t->fail++;
+        printf("FAIL %s %s: %s\n", check, name, detail);
+    } else {
+        t->skip++;
+        printf("SKIP %s %s: %s\n", check, name, detail);
+    }
+    fflush(stdout);
+}
+
+/* cli_parse on a command line of our own; -1 when it refused it (message printed) */
+static int parse_as_run(struct bench_config *cfg, const char **args, int n)
+{
+    enum cli_action action;
+    char *argv[16];
+    argv[0] = (char *)"chtbench";
+    for (int i = 0; i < n; i++)
+        argv[i + 1] = (char *)args[i];
+    argv[n + 1] = NULL;
+    return cli_parse(n + 1, argv, cfg, &action);
+}
+
+static void table_checks(const struct bench_config *cfg, const bool *want, unsigned threads, double seconds,
+                         bool value_size_given, FILE *log, struct tally *t)
+{
+    for (unsigned i = 0; i < cfg->ntables; i++) {
+        const struct table_choice *ch = &cfg->table[i];
+        const struct cht_ops *ops = fault_wrap(ch->ops);   /* the test hooks, as in a run */
+        for (unsigned k = 0; k < CHECK_TABLE_KINDS; k++) {
+            if (!want[k])
+                continue;
+            struct check_ctx c = { .choice = ch, .ops = ops, .value_size = cfg->value_size, .seconds = seconds,
+                                   .threads = threads, .log = log, .fail_log = log, .before_create = fault_reset };
+            if (k == CHECK_VALUES && !value_size_given && (ch->ops->caps & CHT_CAP_VALUE_OOL))
+                c.value_size = CHECK_VALUES_OOL;
+            check_table(&c, (enum check_kind)k);
+            if (c.verdict == CHECK_PASS && c.value_size > 8) {
+                size_t n = strlen(c.detail);
+                snprintf(c.detail + n, sizeof c.detail - n, ", value size %zu", c.value_size);
+            }
+            verdict(t, c.verdict, all_names[k], ch->text, c.detail);
+        }
+    }
+}
+
+static void lock_checks(const struct bench_config *cfg, const bool *want, unsigned threads, double seconds,
+                        FILE *log, struct tally *t)
+{
+    unsigned n = threads > CHECK_LOCK_THREADS ? threads : CHECK_LOCK_THREADS;
+    char err[512];
+    struct pin_topology *topo = NULL;
+    struct pin_plan plan;
+    bool have_plan = false;
+    if (want[CK_RWBENCH]) {
+        topo = pin_topology_load(NULL, err, sizeof err);
+        have_plan = topo && pin_plan_make(topo, &cfg->pin, n, &plan, err, sizeof err) == 0;
+    }
+    for (unsigned i = 0; i < cfg->nlocks; i++) {
+        const struct lock_ops *lo = cfg->locks[i];
+        for (unsigned k = CK_MUTEX; k <= CK_RW; k++) {
+            if (!want[k])
+                continue;
+            /* two "nodes", so cohort and NUMA locks hand over between them */
+            struct lock_check l = { .ops = lo, .threads = n, .iters = UINT64_MAX / 2, .seconds = seconds,
+                                    .log = log,
+                                    .cfg = { .numa_nodes = 2, .handoff_bound = cfg->handoff_bound,
+                                             .waiter_threshold = cfg->waiter_threshold } };
+            if (k == CK_MUTEX)
+                l.trylock_every = 8;
+            else
+                l.write_one_in = 8, l.read_spin = 16;
+            lock_check_run(&l, k == CK_MUTEX ? LCHECK_MUTEX : LCHECK_RW);
+            verdict(t, l.verdict, all_names[k], lo->name, l.detail);
+        }
+        if (!want[CK_RWBENCH])
+            continue;
+        if (!have_plan) {
+            verdict(t, CHECK_FAIL, "rwbench", lo->name, err);
+            continue;
+        }
+        /* RWBench as `--bench rwlock` runs it (src/lockbench.c): the array's sum stays 0 */
+        struct lb_params p = { .cfg = cfg, .lock = lo, .threads = n, .topo = topo, .plan = &plan };
+        struct lb_result r;
+        char detail[512];
+        enum check_verdict v = CHECK_PASS;
+        if (lockbench_run(&p, &r) != 0) {
+            v = CHECK_FAIL;
+            snprintf(detail, sizeof detail, "%s", r.error);
+        } else if (!r.invariant_ok) {
+            v = CHECK_FAIL;
+            snprintf(detail, sizeof detail, "array sum expected 0 got %lld, readers that saw a nonzero sum expected 0 "
+                     "got %llu, writer counter expected %llu got %llu (%u threads)", (long long)r.final_sum,
+                     (unsigned long long)r.reader_violations, (unsigned long long)r.writes,
+                     (unsigned long long)r.write_counter, n);
+        } else {
+            snprintf(detail, sizeof detail, "%llu reads, %llu writes, %u threads", (unsigned long long)r.reads,
+                     (unsigned long long)r.writes, n);
+        }
+        verdict(t, v, "rwbench", lo->name, detail);
+    }
+    if (have_plan)
+        pin_plan_free(&plan);
+    if (topo)
+        pin_topology_free(topo);
+}
+
+int check_main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "table", required_argument, NULL, 't' },
+        { "lock", required_argument, NULL, 'L' },
+        { "plugin", required_argument, NULL, 'P' },
+        { "threads", required_argument, NULL, 'n' },
+        { "seconds", required_argument, NULL, 'S' },
+        { "value-size", required_argument, NULL, 'V' },
+        { "checks", required_argument, NULL, 'C' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *tables = NULL, *locks = NULL, *value_size = NULL, *checks = NULL;
+    unsigned threads = 0;
+    double seconds = CHECK_SECONDS_DEFAULT;
+    bool verbose = false;
+    uint64_t v;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":t:n:vh", opts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            tables = optarg;
+            break;
+        case 'L':
+            locks = optarg;
+            break;
+        case 'P':
+            return usage_error("--plugin: this build has no plugin loader yet");
+        case 'n':
+            if (!parse_uint(optarg, &v) || v < 1 || v > 1024)
+                return usage_error("--threads: expected a thread count 1..1024 (got '%s')", optarg);
+            threads = (unsigned)v;
+            break;
+        case 'S':
+            if (!parse_double(optarg, &seconds) || seconds <= 0 || seconds > 86400)
+                return usage_error("--seconds: expected seconds > 0 and <= 86400 like 0.5 or 10 (got '%s')", optarg);
+            break;
+        case 'V':
+            value_size = optarg;
+            break;
+        case 'C':
+            checks = optarg;
+            break;
+        case 'v':
+            verbose = true;
+            break;
+        case 'h':
+            check_usage(stdout);
+            return 0;
+        case ':':
+            return usage_error("%s: needs a value (see chtbench check --help)", argv[optind - 1]);
+        default:
+            return usage_error("%s: unknown option (accepted: --table, --lock, --plugin, --threads, --seconds, "
+                               "--value-size, --checks, --verbose, --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_error("'%s': unexpected argument (options only; see chtbench check --help)", argv[optind]);
+    if (!tables && !locks)
+        return usage_error("--table: expected --table SPEC[,SPEC...] or --lock NAME[,NAME...] (see --list)");
+
+    bool want[CK_ALL];
+    for (unsigned k = 0; k < CK_ALL; k++)
+        want[k] = !checks;
+    if (checks) {
+        char buf[512];
+        const char *items[CK_ALL * 2];
+        char why[128];
+        int n = list_split(checks, buf, sizeof buf, items, CK_ALL * 2, false, why, sizeof why);
+        if (n < 0)
+            return usage_error("--checks: %s (expected names from model, disjoint, stable, stress, values, steady, "
+                               "mutex, rw, rwbench; got '%s')", why, checks);
+        for (int i = 0; i < n; i++) {
+            unsigned k = 0;
+            while (k < CK_ALL && strcmp(items[i], all_names[k]) != 0)
+                k++;
+            if (k == CK_ALL)
+                return usage_error("--checks: unknown check '%s' (expected model, disjoint, stable, stress, values, "
+                                   "steady, mutex, rw, rwbench)", items[i]);
+            want[k] = true;
+        }
+    }
+
+    struct bench_config tcfg, lcfg;
+    bool have_t = false, have_l = false;
+    int rc = 0;
+    if (tables) {
+        const char *args[4] = { "--table", tables, "--value-size", value_size };
+        have_t = true;
+        if (parse_as_run(&tcfg, args, value_size ? 4 : 2) != 0)
+            rc = EXIT_USAGE;
+        /* option values are the tables' to judge: a tiny create() first, as a run does */
+        for (unsigned i = 0; !rc && i < tcfg.ntables; i++) {
+            struct cht_config cc = { .initial = 16, .density = 0.5, .range = 32, .max_threads = 1, .numa_nodes = 1,
+                                     .value_size = tcfg.value_size };
+            registry_apply_choice(&tcfg.table[i], &cc);
+            char err[512] = "";
+            void *tb = tcfg.table[i].ops->create(&cc, err, sizeof err);
+            if (!tb)
+                rc = usage_error("%s", err[0] ? err : "--table: cannot create the table");
+            else
+                tcfg.table[i].ops->destroy(tb);
+        }
+    } else if (value_size) {
+        rc = usage_error("--value-size: only with --table");
+    }
+    if (!rc && locks) {
+        char ms[32];
+        snprintf(ms, sizeof ms, "%llu", (unsigned long long)(seconds * 1000 > 1 ? seconds * 1000 : 1));
+        const char *args[6] = { "--bench", "rwlock", "--lock", locks, "-d", ms };
+        have_l = true;
+        if (parse_as_run(&lcfg, args, 6) != 0)
+            rc = EXIT_USAGE;
+    }
+    if (!rc) {
+        struct tally t = { 0 };
+        FILE *log = verbose ? stderr : NULL;
+        if (tables)
+            table_checks(&tcfg, want, threads, seconds, value_size != NULL, log, &t);
+        if (locks)
+            lock_checks(&lcfg, want, threads, seconds, log, &t);
+        printf("check: %u passed, %u failed, %u skipped\n", t.pass, t.fail, t.skip);
+        rc = t.fail ? EXIT_FAILED : 0;
+    }
+    if (have_t)
+        cli_free(&tcfg);
+    if (have_l)
+        cli_free(&lcfg);
+    return rc;
+}
