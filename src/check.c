@@ -295,7 +295,7 @@ static int workers_check(struct worker *w, unsigned n, const char *what)
             ft = w[i].tid;
         }
     }
-    CHECK(errors == 0, "thread %u %s (%d wrong results in all, %s, %u threads)", ft, first ? first : "", errors,
+    CHECK(errors == 0, "thread %u %s; %d wrong results in all, %s, %u threads", ft, first ? first : "", errors,
           what, n);
     return errors;
 }
@@ -773,8 +773,8 @@ static void steady_phase(unsigned n)
             }
         }
         ops_total += bursts * n * STEADY_BURST;
-        CHECK(errors == 0, "thread %u %s (%d failed ops in all, %u threads, round %u)", ft, first ? first : "", errors,
-              n, round);
+        CHECK(errors == 0, "thread %u %s; %d failed ops in all, %u thread(s), round %u", ft, first ? first : "",
+              errors, n, round);
         /* every thread is offline (thread_exit ran): what EBR held back is
          * freed. Reclamation that runs in another thread (liburcu's call_rcu)
          * frees later: the baseline is taken once it stops falling, later
@@ -810,7 +810,7 @@ static void steady_phase(unsigned n)
     }
     size_t bbound = b0 + slack + b0 / 8, abound = a0 + slack + a0 / 8;
     t_init(t, 0);
-    CHECK(ops->size(t) == STEADY_KEYS, "final size() expected %d got %zu (%u threads)", STEADY_KEYS, ops->size(t), n);
+    CHECK(ops->size(t) == STEADY_KEYS, "final size() expected %d got %zu (%u thread(s))", STEADY_KEYS, ops->size(t), n);
     for (cht_key_t k = 1; k <= STEADY_KEYS; k++) {
         cht_val_t got = 0;
         CHECK(ops->get(t, k, &got) && val_ok(k, got), "key %llu final get expected its value got %llx", (unsigned long long)k,
@@ -1090,7 +1090,7 @@ static void ax_threads(const char *mode, unsigned n, uint64_t range, size_t init
         *q += w[i].fp_queries;
         *h += w[i].fp_hits;
     }
-    CHECK(errors == 0, "thread %u %s (%d wrong results in all, %u threads)", ft, first ? first : "", errors, n);
+    CHECK(errors == 0, "thread %u %s; %d wrong results in all, %u threads", ft, first ? first : "", errors, n);
     t_init(t, 0);
     CHECK(ops->size(t) == pre + ins - rem, "size() expected %zu + %llu - %llu got %zu", pre,
           (unsigned long long)ins, (unsigned long long)rem, ops->size(t));
