@@ -101,10 +101,12 @@ static void table_checks(const struct bench_config *cfg, const bool *want, unsig
     for (unsigned i = 0; i < cfg->ntables; i++) {
         const struct table_choice *ch = &cfg->table[i];
         const struct cht_ops *ops = fault_wrap(ch->ops);   /* the test hooks, as in a run */
+        char label[4200];                                   /* the spec as given: NAME[:options] */
+        snprintf(label, sizeof label, "%s%s%s", ch->text, ch->options_text[0] ? ":" : "", ch->options_text);
         for (unsigned k = 0; k < CHECK_TABLE_KINDS; k++) {
             if (!want[k])
                 continue;
-            struct check_ctx c = { .choice = ch, .ops = ops, .value_size = cfg->value_size, .seconds = seconds,
+            struct check_ctx c = { .choice = ch, .ops = ops, .spec = label, .value_size = cfg->value_size, .seconds = seconds,
                                    .threads = threads, .log = log, .fail_log = log, .before_create = fault_reset };
             if (k == CHECK_VALUES && !value_size_given && (ch->ops->caps & CHT_CAP_VALUE_OOL))
                 c.value_size = CHECK_VALUES_OOL;
@@ -113,7 +115,7 @@ static void table_checks(const struct bench_config *cfg, const bool *want, unsig
                 size_t n = strlen(c.detail);
                 snprintf(c.detail + n, sizeof c.detail - n, ", value size %zu", c.value_size);
             }
-            verdict(t, c.verdict, all_names[k], ch->text, c.detail);
+            verdict(t, c.verdict, all_names[k], label, c.detail);
         }
     }
 }
