@@ -193,10 +193,13 @@ static bool check_lock(const struct lock_ops *l, char *why, size_t len)
     const struct member m[] = {
         { "summary", l->summary }, { "init", l->init }, { "destroy", l->destroy }, { "lock", l->lock },
         { "unlock", l->unlock }, { "read_lock", l->read_lock }, { "read_unlock", l->read_unlock },
-        { "lock_size (0)", l->lock_size > 0 },
     };
     if (!members_present("lock", l->name, m, sizeof m / sizeof m[0], why, len))
         return false;
+    if (!l->lock_size) {
+        snprintf(why, len, "lock '%s': lock_size is 0 (a lock takes at least one byte)", l->name);
+        return false;
+    }
     if (l->ctx_size && !l->ctx_init) {
         snprintf(why, len, "lock '%s': ctx_size is %zu but ctx_init is NULL", l->name, l->ctx_size);
         return false;

@@ -477,8 +477,13 @@ bool registry_choice_available(const struct table_choice *c, char *why, size_t l
     return table_itself_available(c->ops, why, len) && registry_lock_available(c->lock, why, len);
 }
 
+const struct lock_ops *registry_choice_lock(const struct table_choice *c)
+{
+    return c->lock ? c->lock : default_lock(c->ops);
+}
+
 void registry_apply_choice(const struct table_choice *c, struct cht_config *cfg)
 {
-    cfg->lock = c->lock ? c->lock : default_lock(c->ops);
+    cfg->lock = registry_choice_lock(c);
     cfg->options = c->options;
 }

@@ -69,6 +69,8 @@ int registry_parse_table(const char *spec, struct table_choice *out, char *err, 
  * under: lock=NAME, else its default_lock (a table that needs RTM only for its
  * default lock runs under any other available lock=NAME). */
 bool registry_choice_available(const struct table_choice *c, char *why, size_t len);
+/* The lock a choice runs under: lock=NAME, else the table's default_lock; NULL: none. */
+const struct lock_ops *registry_choice_lock(const struct table_choice *c);
 /* Fills a cht_config's lock (lock=NAME, else the table's default_lock) and options from a choice. */
 void registry_apply_choice(const struct table_choice *c, struct cht_config *cfg);
 
