@@ -9,10 +9,13 @@
  * the table as in a run, so a test can see a check fire.
  */
 #include <getopt.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include "check.h"
 #include "cht_env.h"
 #include "cli.h"
@@ -55,7 +58,7 @@ static void check_usage(FILE *f)
 "      --lock NAME[,NAME]   locks (see --list=locks): mutex, rw, rwbench\n"
 "      --plugin PATH        load tables and locks from a shared object first (docs/plugins.md)\n"
 "  -n, --threads N          threads of the concurrent checks (default: the suite's, 4 to 16; stress\n"
-"                           and the lock checks use at least 16)\n"
+"                           uses at least 16) and of the lock checks (default 16)\n"
 "      --seconds S          time bound of each check (default %g)\n"
 "      --value-size B       value bytes for every table check (default 8; the values check of a table\n"
 "                           with out-of-line values runs at %d)\n"
@@ -68,8 +71,55 @@ struct tally {
     unsigned pass, fail, skip;
 };
 
+/* The watchdog: --seconds bounds a check's operations, not one that never
+ * returns (a deadlocked table or lock). A check still running long after its
+ * bound is a failure: its FAIL line, the summary, exit 1. */
+static pthread_mutex_t dog_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t dog_cv = PTHREAD_COND_INITIALIZER;
+static struct timespec dog_due;                   /* tv_sec 0: no check running */
+static char dog_line[4300];
+static const struct tally *dog_tally;
+static double dog_limit_s;
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&dog_mu);
+    for (;;) {
+        if (!dog_due.tv_sec) {
+            pthread_cond_wait(&dog_cv, &dog_mu);
+            continue;
+        }
+        struct timespec due = dog_due;
+        if (pthread_cond_timedwait(&dog_cv, &dog_mu, &due) == 0 || dog_due.tv_sec != due.tv_sec ||
+            dog_due.tv_nsec != due.tv_nsec)
+            continue;                             /* the check ended, or the next one began */
+        printf("%s: no result after %.0f s (an operation that does not return?)\n", dog_line, dog_limit_s);
+        printf("check: %u passed, %u failed, %u skipped\n", dog_tally->pass, dog_tally->fail + 1, dog_tally->skip);
+        fflush(stdout);
+        _exit(EXIT_FAILED);                       /* the check's threads may be stuck: no clean exit */
+    }
+    return NULL;
+}
+
+/* check `check` of `name` starts (check != NULL) or ended (NULL) */
+static void dog_arm(const char *check, const char *name)
+{
+    pthread_mutex_lock(&dog_mu);
+    if (check) {
+        snprintf(dog_line, sizeof dog_line, "FAIL %s %s", check, name);
+        clock_gettime(CLOCK_REALTIME, &dog_due);
+        dog_due.tv_sec += (time_t)dog_limit_s;
+    } else {
+        dog_due.tv_sec = 0;
+    }
+    pthread_cond_signal(&dog_cv);
+    pthread_mutex_unlock(&dog_mu);
+}
+
 static void verdict(struct tally *t, enum check_verdict v, const char *check, const char *name, const char *detail)
 {
+    dog_arm(NULL, NULL);
     if (v == CHECK_PASS) {
         t->pass++;
         printf("PASS %s %s (%s)\n", check, name, detail);
@@ -110,6 +160,7 @@ static void table_checks(const struct bench_config *cfg, const bool *want, unsig
                                    .threads = threads, .log = log, .fail_log = log, .before_create = fault_reset };
             if (k == CHECK_VALUES && !value_size_given && (ch->ops->caps & CHT_CAP_VALUE_OOL))
                 c.value_size = CHECK_VALUES_OOL;
+            dog_arm(all_names[k], label);
             check_table(&c, (enum check_kind)k);
             if (c.verdict == CHECK_PASS && c.value_size > 8) {
                 size_t n = strlen(c.detail);
@@ -141,7 +192,7 @@ static const struct lock_ops *hooked(const struct lock_ops *lo, struct lock_ops 
 static void lock_checks(const struct bench_config *cfg, const bool *want, unsigned threads, double seconds,
                         FILE *log, struct tally *t)
 {
-    unsigned n = threads > CHECK_LOCK_THREADS ? threads : CHECK_LOCK_THREADS;
+    unsigned n = threads ? threads : CHECK_LOCK_THREADS;
     char err[512];
     struct pin_topology *topo = NULL;
     struct pin_plan plan;
@@ -165,6 +216,7 @@ static void lock_checks(const struct bench_config *cfg, const bool *want, unsign
                 l.trylock_every = 8;
             else
                 l.write_one_in = 8, l.read_spin = 16;
+            dog_arm(all_names[k], lo->name);
             lock_check_run(&l, k == CK_MUTEX ? LCHECK_MUTEX : LCHECK_RW);
             verdict(t, l.verdict, all_names[k], lo->name, l.detail);
         }
@@ -178,6 +230,7 @@ static void lock_checks(const struct bench_config *cfg, const bool *want, unsign
         struct lb_params p = { .cfg = cfg, .lock = lo, .threads = n, .topo = topo, .plan = &plan };
         struct lb_result r;
         char detail[512];
+        dog_arm("rwbench", lo->name);
         enum check_verdict v = CHECK_PASS;
         if (lockbench_run(&p, &r) != 0) {
             v = CHECK_FAIL;
@@ -323,6 +376,12 @@ int check_main(int argc, char **argv)
     }
     if (!rc) {
         struct tally t = { 0 };
+        /* settle loops (steady: up to 2 s a round) and final scans come on top of the bound */
+        dog_limit_s = 4 * seconds + 60;
+        dog_tally = &t;
+        pthread_t dog;
+        if (pthread_create(&dog, NULL, watchdog, NULL) == 0)
+            pthread_detach(dog);
         FILE *log = verbose ? stderr : NULL;
         if (tables)
             table_checks(&tcfg, want, threads, seconds, value_size != NULL, log, &t);
