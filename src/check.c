@@ -90,10 +90,11 @@ static void time_slice(unsigned j, unsigned n)
         deadline_ns = check_start_ns + (uint64_t)(cur->seconds * 1e9 * (j + 1) / n);
 }
 
-/* checked every 1024 ops: cheap enough for the op loops */
+/* checked every 1024 ops (cheap enough for the op loops), first after 1023:
+ * a run whose slice the set-up used up still does that many */
 static inline bool out_of_time(uint64_t i)
 {
-    return deadline_ns && (i & 1023) == 0 && mono_ns() > deadline_ns;
+    return deadline_ns && (i & 1023) == 1023 && mono_ns() > deadline_ns;
 }
 
 static inline uint64_t scaled(uint64_t n)
@@ -1224,7 +1225,7 @@ static uint64_t lock_deadline_ns;
 static inline bool lock_out_of_time(uint64_t i)
 {
     /* every 64: a convoying lock (16 FIFO waiters on 2 CPUs) may take a millisecond an acquisition */
-    return lock_deadline_ns && (i & 63) == 0 && mono_ns() > lock_deadline_ns;
+    return lock_deadline_ns && (i & 63) == 63 && mono_ns() > lock_deadline_ns;
 }
 
 static inline void relax(void)
