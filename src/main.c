@@ -24,7 +24,7 @@
 #include "occupancy.h"
 #include "plugin.h"
 
-/* " (plugin NAME, PATH)" after an entry a plugin added, else nothing */
+/* ends an entry's line: " (plugin NAME, PATH)" first when a plugin added it */
 static void print_origin(const struct registry_plugin *p)
 {
     if (p)

@@ -10,7 +10,9 @@
 /* Loads one plugin and adds its tables and locks to the registry. `source`
  * names where the path came from ("--plugin", "CHTBENCH_PLUGINS") for the
  * message. Returns 0 (also for a file already loaded: a no-op), or -1 with
- * err set to one line "SOURCE PATH: reason"; the registry is unchanged then. */
+ * err set to one line "SOURCE PATH: reason": the caller stops (exit 2). A
+ * refused plugin adds nothing to the registry, except when the registry
+ * fills up midway (more than 128 plugin tables or locks). */
 int plugin_load(const char *path, const char *source, char *err, size_t len);
 
 /* Loads CHTBENCH_PLUGINS (colon separated), then every --plugin PATH and

@@ -197,6 +197,12 @@ recs = [__import__("json").loads(x) for x in p.stdout.splitlines() if x.startswi
 check(p.returncode == 0 and len(recs) == 2 and all(r["outcome"] == "ok" and r["size_ok"] == 1 and
                                                    r["final_size"] == r["expected_size"] for r in recs),
       f"2 threads: size and final check ok ({[(r['table'], r['options'], r['outcome']) for r in recs]})")
+check([(r["plugin"], r["plugin_sha256"]) for r in recs] == [("example-table;example-lock", sha(TAB) + ";" + sha(LCK)),
+                                                           ("example-table", sha(TAB))],
+      "JSON records name the plugins too")
+p = run("--plugin", TAB, "-t", "ex-striped:lock=clh", "-n", "2", "--ops", "10", "--validate", "--csv", csvp + ".v")
+check(p.returncode == 0 and p.stdout == "" and p.stderr == "" and not os.path.exists(csvp + ".v"),
+      f"--validate with a plugin table: exit 0, silent, no file ({p.returncode}: {p.stderr.strip()})")
 
 # A lock bench of the plugin lock: lock-bench schema 3 names it.
 lockcsv = os.path.join(tmp, "lock.csv")

@@ -77,6 +77,8 @@ static const struct cht_plugin ex_plugin = {
     .locks = ex_locks,
 };
 
+CHT_PLUGIN_EXPORT const struct cht_plugin *cht_plugin(void);   /* declared: -Wmissing-prototypes */
+
 CHT_PLUGIN_EXPORT const struct cht_plugin *cht_plugin(void)
 {
     return &ex_plugin;
