@@ -841,7 +841,8 @@ static void mode_steady(void)
     if (!ops->stats)
         note("steady: %s has no stats(); allocated bytes only\n", ops->name);
     steady_phase(1);
-    steady_phase(nthr(4) < 2 ? 2 : nthr(4));
+    /* 2..64 threads: each needs keys of its own among the 512 */
+    steady_phase(nthr(4) < 2 ? 2 : nthr(4) > 64 ? 64 : nthr(4));
 }
 
 static void mode_stress(void)
