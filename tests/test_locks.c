@@ -18,6 +18,8 @@
  *          acquisitions a thread yields, so all 16 interleave. Both counters
  *          must come out exact and no overlap may be seen. RTM locks: the
  *          counters of ctx_stats must add up.
+ *          (mutex and rw run src/check.c's lock_check_run, as `chtbench check
+ *          --lock` does: one implementation of the checks.)
  * rw       16 threads, 1 in 8 operations writes: writers store a sequence
  *          number into an 8-word record, readers must never see a mixed
  *          record nor a writer inside; then a read-only phase (readers
