@@ -103,6 +103,13 @@ static inline uint64_t scaled(uint64_t n)
     return s ? s : 1;
 }
 
+/* stress: 16 threads (more than CPUs on the suite's machines), or more */
+static unsigned stress_n(void)
+{
+    unsigned n = cur->threads > 16 ? cur->threads : 16;
+    return cur->stress_threads > n ? cur->stress_threads : n;
+}
+
 /* the suite's thread count n, or --threads */
 static unsigned nthr(unsigned n)
 {
@@ -850,7 +857,7 @@ static void mode_stress(void)
 {
     if (ops->caps & CHT_CAP_APPROXIMATE)
         return ax_stress();
-    const unsigned n = cur->threads > 16 ? cur->threads : 16;    /* more threads than CPUs */
+    const unsigned n = stress_n();    /* more threads than CPUs */
     const uint64_t range = 64, initial = 32;
     unsigned runs = (unsigned)scaled(40);
     struct worker *w = aligned_alloc(64, sizeof *w * n);
@@ -1144,7 +1151,7 @@ static void ax_stress(void)
      * insert then searches `retries` kicks while the others move fingerprints).
      * 64 keys, 16 threads: inserts are 8% of ops, or the multiset's copies of
      * one key pass 2*ways (refused as full) most of the time. */
-    unsigned n = cur->threads > 16 ? cur->threads : 16;
+    unsigned n = stress_n();
     for (unsigned run = 0; run < runs; run++) {
         time_slice(run, runs);
         ax_threads("stress", n, 64, run % 2 ? 32 : 512, 32, scaled(run % 2 ? 2000 : 20000), 100 + run, true, 8,

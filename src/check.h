@@ -44,6 +44,7 @@ struct check_ctx {
     unsigned scale_pct;                  /* op counts in percent of the suite's (0: 100) */
     double seconds;                      /* > 0: time bound of the check (its op loops) */
     unsigned threads;                    /* > 0: thread count of the concurrent checks instead of the suite's */
+    unsigned stress_threads;             /* stress runs at least this many threads (and at least 16) */
     FILE *log;                           /* progress lines as the suite prints them; NULL: none */
     FILE *fail_log;                      /* every failed check as it happens ("FAIL ..."); NULL: none */
     void (*before_create)(void);         /* called before each table is created; may be NULL */

@@ -58,7 +58,7 @@ static void check_usage(FILE *f)
 "      --lock NAME[,NAME]   locks (see --list=locks): mutex, rw, rwbench\n"
 "      --plugin PATH        load tables and locks from a shared object first (docs/plugins.md)\n"
 "  -n, --threads N          threads of the concurrent checks (default: the suite's, 4 to 16; stress\n"
-"                           uses at least 16) and of the lock checks (default 16)\n"
+"                           at least 16 and twice the CPUs) and of the lock checks (default 16)\n"
 "      --seconds S          time bound of each check (default %g)\n"
 "      --value-size B       value bytes for every table check (default 8; the values check of a table\n"
 "                           with out-of-line values runs at %d)\n"
@@ -148,6 +148,9 @@ static int parse_as_run(struct bench_config *cfg, const char **args, int n)
 static void table_checks(const struct bench_config *cfg, const bool *want, unsigned threads, double seconds,
                          bool value_size_given, FILE *log, struct tally *t)
 {
+    /* stress: more threads than this machine has CPUs, as the suite's 16 are on small ones */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned stress_threads = cpus > 0 && cpus < 512 ? 2 * (unsigned)cpus : 16;
     for (unsigned i = 0; i < cfg->ntables; i++) {
         const struct table_choice *ch = &cfg->table[i];
         const struct cht_ops *ops = fault_wrap(ch->ops);   /* the test hooks, as in a run */
@@ -156,8 +159,9 @@ static void table_checks(const struct bench_config *cfg, const bool *want, unsig
         for (unsigned k = 0; k < CHECK_TABLE_KINDS; k++) {
             if (!want[k])
                 continue;
-            struct check_ctx c = { .choice = ch, .ops = ops, .spec = label, .value_size = cfg->value_size, .seconds = seconds,
-                                   .threads = threads, .log = log, .fail_log = log, .before_create = fault_reset };
+            struct check_ctx c = { .choice = ch, .ops = ops, .spec = label, .value_size = cfg->value_size,
+                                   .seconds = seconds, .threads = threads, .stress_threads = stress_threads,
+                                   .log = log, .fail_log = log, .before_create = fault_reset };
             if (k == CHECK_VALUES && !value_size_given && (ch->ops->caps & CHT_CAP_VALUE_OOL))
                 c.value_size = CHECK_VALUES_OOL;
             dog_arm(all_names[k], label);
