@@ -86,9 +86,10 @@ bool occupancy_fixed_capacity(const struct table_choice *c, char *why, size_t le
     int n = snprintf(why, len, "table '%s' has no fixed capacity (it %s); fixed-capacity tables:", o->name,
                      o->caps & CHT_CAP_RESIZE ? "grows when full: give it resize=0 if it takes that option"
                                               : "never refuses an insert");
-    for (unsigned i = 0; cht_tables[i] && n > 0 && (size_t)n < len; i++)
-        if (cht_tables[i]->caps & CHT_CAP_FIXED_CAP)
-            n += snprintf(why + n, len - (size_t)n, " %s", cht_tables[i]->name);
+    const struct cht_ops *t;
+    for (unsigned i = 0; (t = registry_table_at(i)) && n > 0 && (size_t)n < len; i++)
+        if (t->caps & CHT_CAP_FIXED_CAP)
+            n += snprintf(why + n, len - (size_t)n, " %s", t->name);
     return false;
 }
 

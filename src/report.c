@@ -40,6 +40,7 @@ struct row {
     struct field f[MAX_FIELDS];
     unsigned n;
     char strbuf[8][128];
+    char plugin[2][160];   /* plugin, plugin_sha256: up to two entries each */
     char counters[CNT_MAX_EVENTS * 32];
 };
 
@@ -241,6 +242,19 @@ const char *report_outcome_name(enum run_outcome o)
     return names[o];
 }
 
+/* plugin, plugin_sha256 (table schema 8, lock schema 3): the plugins that
+ * provided what was measured, a the table's (or the lock bench's lock), b
+ * the lock it ran under; "A;B" when they differ, empty for built-ins. */
+static void put_plugins(struct row *row, const struct registry_plugin *a, const struct registry_plugin *b)
+{
+    if (a == b || !a)
+        a = a ? a : b, b = NULL;
+    snprintf(row->plugin[0], sizeof row->plugin[0], "%s%s%s", a ? a->name : "", b ? ";" : "", b ? b->name : "");
+    snprintf(row->plugin[1], sizeof row->plugin[1], "%s%s%s", a ? a->sha256 : "", b ? ";" : "", b ? b->sha256 : "");
+    put_s(row, "plugin", row->plugin[0]);
+    put_s(row, "plugin_sha256", row->plugin[1]);
+}
+
 /* The schema: one place defines the columns, their order and their values. */
 static void build_row(const struct record *rec, struct row *row)
 {
@@ -339,6 +353,8 @@ static void build_row(const struct record *rec, struct row *row)
     bool filter = rec->table->ops->caps & CHT_CAP_APPROXIMATE;
     put_ou(row, "filter_skipped_ins", filter, r->filter_skipped[0]);
     put_ou(row, "filter_skipped_rem", filter, r->filter_skipped[1]);
+    const struct lock_ops *lk = registry_choice_lock(rec->table);
+    put_plugins(row, registry_table_plugin(rec->table->ops), lk ? registry_lock_plugin(lk) : NULL);   /* schema 8 */
     put_context(row);
 }
 
@@ -753,6 +769,7 @@ static void build_lock_row(const struct lock_record *rec, struct row *row)
     put_ou(row, "abort_retry", st, r->ls.abort_retry);
     put_ou(row, "abort_other", st, r->ls.abort_other);
     put_ou(row, "fallbacks", st, r->ls.fallbacks);
+    put_plugins(row, registry_lock_plugin(rec->lock), NULL);   /* lock schema 3 */
     put_context(row);
 }
 

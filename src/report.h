@@ -8,7 +8,7 @@
 #include "lockbench.h"
 #include "outfile.h"
 
-#define CSV_SCHEMA_VERSION 7
+#define CSV_SCHEMA_VERSION 8
 #define LATENCY_CSV_SCHEMA_VERSION 2   /* 1: no schema/run key columns (chtbench <= schema 3) */
 #define TIMELINE_CSV_SCHEMA_VERSION 2
 
@@ -57,7 +57,7 @@ void report_console_summary(FILE *f, const struct table_choice *t, unsigned thre
                             const char *pin, const double *mops, unsigned n, const char *check);
 
 /* ---- lock benches (--bench): their own CSV schema, docs/csv.md "Lock-bench CSV" ---- */
-#define LOCK_CSV_SCHEMA_VERSION 2   /* 2: run_id and build context columns */
+#define LOCK_CSV_SCHEMA_VERSION 3   /* 2: run_id and build context columns; 3: plugin, plugin_sha256 */
 
 struct lock_record {
     const struct bench_config *cfg;
