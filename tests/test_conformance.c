@@ -47,6 +47,7 @@
 #include <stdarg.h>
 #include "cht.h"
 #include "registry.h"
+#include "plugin.h"
 #include "keygen.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -969,6 +970,8 @@ int main(int argc, char **argv)
         return 2;
     }
     char err[512];
+    if (plugin_load_all(1, argv) != 0)   /* default plugins and CHTBENCH_PLUGINS: their tables too */
+        return 1;
     if (registry_parse_table(argv[2], &choice, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 2;
