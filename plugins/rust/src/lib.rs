@@ -8,8 +8,9 @@
 //! stderr once, when the table is destroyed. Allocation failure is not a panic in Rust:
 //! it aborts the process (std's handle_alloc_error), so create() refuses, up front, a
 //! capacity larger than the machine's memory.
-//! stats.bytes is 0 (not stated): the crates do not report their memory; the driver's
-//! RSS / jemalloc columns measure it (docs/measurements/rust-maps.md).
+//! stats.bytes is an estimate from each crate's capacity and its version's layout (maps.rs), as the
+//! crates do not report their memory; checked against the driver's RSS columns in
+//! docs/measurements/rust-maps.md.
 mod abi;
 mod maps;
 
@@ -214,9 +215,10 @@ extern "C" fn stats<M: Map>(t: Table, s: *mut cht_stats) {
         return;
     }
     let buckets = shielded::<M, usize>(t, 0, |h| h.map.buckets());
+    let bytes = shielded::<M, usize>(t, 0, |h| h.map.bytes() + std::mem::size_of::<Handle<M>>());
     let h = unsafe { &*(t as *const Handle<M>) };
     unsafe {
-        (*s).bytes = 0;
+        (*s).bytes = bytes;
         (*s).buckets = buckets;
         (*s).alloc_failures = h.panics.load(Relaxed);
     }

@@ -124,13 +124,30 @@ pub trait Map: Send + Sync + Sized {
     fn update(&self, k: u64, v: u64) -> bool; // only if present
     fn len(&self) -> usize;
     fn buckets(&self) -> usize; // 0: the crate does not say
+    /// stats.bytes: an estimate from the crate's capacity and the layout of its version (see each
+    /// impl), checked against RSS in docs/measurements/rust-maps.md. The driver's memory check
+    /// (runner_check_memory: a 64K-key table's bytes per key times --initial) depends on it.
+    fn bytes(&self) -> usize;
 }
 
-pub struct Dash(dashmap::DashMap<u64, u64, ChtBuild>);
+/// Bytes of a hashbrown table (std's HashMap, each dashmap shard) whose capacity() is `cap`,
+/// with `entry`-byte slots: buckets (a power of two, capacity 7/8 of them, or buckets - 1 below 8)
+/// of one entry and one control byte each, plus 16 trailing control bytes (Group::WIDTH).
+pub fn hashbrown_bytes(cap: usize, entry: usize) -> usize {
+    if cap == 0 {
+        return 0; // the shared empty singleton
+    }
+    let buckets = if cap < 8 { (cap + 1).next_power_of_two() } else { (cap / 7 * 8).next_power_of_two() };
+    buckets * (entry + 1) + 16
+}
+
+pub struct Dash(dashmap::DashMap<u64, u64, ChtBuild>, usize);
 
 impl Map for Dash {
     fn new(capacity: usize, h: ChtBuild) -> Self {
-        Dash(dashmap::DashMap::with_capacity_and_hasher(capacity, h))
+        // dashmap's own default shard count (default_shard_amount), kept for bytes()
+        let shards = (std::thread::available_parallelism().map_or(1, usize::from) * 4).next_power_of_two().max(2);
+        Dash(dashmap::DashMap::with_capacity_and_hasher_and_shard_amount(capacity, h, shards), shards)
     }
     #[inline]
     fn get(&self, k: u64) -> Option<u64> {
@@ -166,13 +183,19 @@ impl Map for Dash {
     fn buckets(&self) -> usize {
         self.0.capacity()
     }
+    fn bytes(&self) -> usize {
+        // capacity() sums the shards'; each shard is a hashbrown table of (u64, SharedValue<u64>)
+        // (16 bytes), sized alike (capacity / shards each), in a 128-byte CachePadded RwLock slot
+        let (cap, n) = (self.0.capacity(), self.1);
+        hashbrown_bytes(cap / n, 16) * n + 128 * n + 64
+    }
 }
 
-pub struct Papaya(papaya::HashMap<u64, u64, ChtBuild>);
+pub struct Papaya(papaya::HashMap<u64, u64, ChtBuild>, usize);
 
 impl Map for Papaya {
     fn new(capacity: usize, h: ChtBuild) -> Self {
-        Papaya(papaya::HashMap::builder().capacity(capacity).hasher(h).build())
+        Papaya(papaya::HashMap::builder().capacity(capacity).hasher(h).build(), capacity)
     }
     #[inline]
     fn get(&self, k: u64) -> Option<u64> {
@@ -199,6 +222,16 @@ impl Map for Papaya {
     }
     fn buckets(&self) -> usize {
         0
+    }
+    fn bytes(&self) -> usize {
+        // papaya 0.2.5 (raw/probe.rs entries_for, raw/alloc.rs layout): a table of
+        // next_power_of_two(n * 8 / 6) slots, one metadata byte and one entry pointer each, for the
+        // larger of the capacity asked for and the keys held (it may be up to twice that after
+        // growing: a lower bound then); each entry its own allocation: 24 bytes (key, value, seize's
+        // link) in a 32-byte malloc chunk. Retired entries and tables awaiting reclamation are not counted.
+        let n = self.0.len();
+        let slots = (n.max(self.1).max(1) * 8 / 6).next_power_of_two();
+        slots * 9 + n * 32
     }
 }
 
@@ -229,6 +262,12 @@ impl Map for Scc {
     }
     fn buckets(&self) -> usize {
         self.0.capacity()
+    }
+    fn bytes(&self) -> usize {
+        // scc 3.8.8: capacity() counts slots; buckets of 32 slots, each a 64-byte bucket header
+        // (lock, metadata) and a 32-entry data block of 16-byte (key, value): 18 bytes a slot
+        // (overflow entries linked from a full bucket are not counted)
+        self.0.capacity() * 18
     }
 }
 
@@ -280,5 +319,8 @@ impl Map for StdMutex {
     }
     fn buckets(&self) -> usize {
         self.lock().capacity()
+    }
+    fn bytes(&self) -> usize {
+        hashbrown_bytes(self.lock().capacity(), 16) + 64 // + the Mutex and the map's header
     }
 }
