@@ -263,10 +263,10 @@ macro_rules! ops {
     };
 }
 
-static DASH: cht_ops = ops!(Dash, 0, c"rs-dashmap", c"Rust dashmap 6.2.1 DashMap: sharded hashbrown tables, a RwLock per shard (plugin)");
-static PAPAYA: cht_ops = ops!(Papaya, 1, c"rs-papaya", c"Rust papaya 0.2.5 HashMap: lock-free open addressing, incremental resize, seize reclamation (plugin)");
-static SCC: cht_ops = ops!(Scc, 2, c"rs-scc", c"Rust scc 3.8.8 HashMap: bucket locks, epoch reclamation (sdd) (plugin)");
-static STD_MUTEX: cht_ops = ops!(StdMutex, 3, c"rs-std-mutex", c"Rust std HashMap (hashbrown) under one std::sync::Mutex: the Rust baseline (plugin)");
+static DASH: cht_ops = ops!(Dash, 0, c"rs-dashmap", c"Rust dashmap 6.2.1 DashMap: sharded hashbrown tables, a RwLock per shard");
+static PAPAYA: cht_ops = ops!(Papaya, 1, c"rs-papaya", c"Rust papaya 0.2.5 HashMap: lock-free open addressing, incremental resize, seize reclamation");
+static SCC: cht_ops = ops!(Scc, 2, c"rs-scc", c"Rust scc 3.8.8 HashMap: bucket locks, epoch reclamation (sdd)");
+static STD_MUTEX: cht_ops = ops!(StdMutex, 3, c"rs-std-mutex", c"Rust std HashMap (hashbrown) under one std::sync::Mutex: the Rust baseline");
 
 static TABLES: [Option<&'static cht_ops>; 5] = [Some(&DASH), Some(&PAPAYA), Some(&SCC), Some(&STD_MUTEX), None];
 
