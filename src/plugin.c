@@ -401,8 +401,25 @@ static int load_one(const char *path, const char *source)
     return EXIT_USAGE;
 }
 
+/* Plugins built with chtbench (meson passes their paths: plugins/meson.build, the Rust maps), loaded
+ * first, as if given with --plugin, so their tables are listed like built-in ones. One that is not
+ * there (not built, or an installed binary away from its build directory) is skipped without a
+ * word; one that is there but refused is an error like any other plugin's. */
+#ifndef CHTBENCH_DEFAULT_PLUGINS
+#define CHTBENCH_DEFAULT_PLUGINS ""
+#endif
+
 int plugin_load_all(int argc, char **argv)
 {
+    char defaults[] = CHTBENCH_DEFAULT_PLUGINS;   /* colon separated */
+    for (char *save = NULL, *p = strtok_r(defaults, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
+        struct stat st;
+        if (stat(p, &st) != 0 && errno == ENOENT)
+            continue;
+        int rc = load_one(p, "default plugin");
+        if (rc)
+            return rc;
+    }
     const char *list = cht_env()->plugins;
     if (list && *list) {
         char *copy = strdup(list);   /* kept: the paths live on in the registry's copies only */

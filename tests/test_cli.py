@@ -8,6 +8,7 @@ writers, --print-pinning, size syntax, uneven op splits, allocation failure.
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -135,7 +136,8 @@ p = run("--list")
 heads = [l for l in p.stdout.splitlines() if l.strip() and not l.startswith(" ")]
 names = [l.split()[0] for l in heads]
 check(p.returncode == 0 and "noop" in names and "null" not in names and "locked" in names, f"--list names tables: {names}")
-check(all(l.rstrip().endswith("available") or "unavailable:" in l for l in heads),
+# a plugin's table (the Rust plugin, loaded by default) ends with " (plugin NAME, PATH)" after it
+check(all(re.sub(r" \(plugin \S+, .*\)$", "", l.rstrip()).endswith("available") or "unavailable:" in l for l in heads),
       "--list gives availability on every table's line")
 # under each table, indented: whether it takes lock=, then its options (key=, help) from its cht_option_spec
 detail, cur = {}, None

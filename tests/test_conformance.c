@@ -17,6 +17,7 @@
 #include <string.h>
 #include "check.h"
 #include "registry.h"
+#include "plugin.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define UNDER_TSAN 1
@@ -45,6 +46,8 @@ int main(int argc, char **argv)
         return 2;
     }
     char err[512];
+    if (plugin_load_all(1, argv) != 0)   /* default plugins and CHTBENCH_PLUGINS: their tables too */
+        return 1;
     if (registry_parse_table(argv[2], &choice, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 2;

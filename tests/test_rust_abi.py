@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""The Rust plugin's hand-written ABI mirror (plugins/rust/src/abi.rs) claims the
+CHT_ABI_VERSION of include/cht.h: the two numbers must agree (build.rs refuses to
+build the crate otherwise; this test says so without cargo), and every member of
+struct cht_ops / cht_config / cht_stats / cht_plugin must appear in the mirror,
+in the header's order (tests/test_rust_plugin.c checks sizes and offsets).
+
+    test_rust_abi.py SOURCE_ROOT
+"""
+import re
+import sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else "."
+header = open(f"{root}/include/cht.h").read() + open(f"{root}/include/cht_plugin.h").read()
+mirror = open(f"{root}/plugins/rust/src/abi.rs").read()
+fails = []
+
+hv = re.search(r"#define\s+CHT_ABI_VERSION\s+(\d+)", header)
+rv = re.search(r"pub const CHT_ABI_VERSION: c_uint = (\d+);", mirror)
+if not hv or not rv:
+    fails.append("CHT_ABI_VERSION not found in include/cht.h or plugins/rust/src/abi.rs")
+elif hv.group(1) != rv.group(1):
+    fails.append(f"CHT_ABI_VERSION: include/cht.h {hv.group(1)}, plugins/rust/src/abi.rs {rv.group(1)}")
+
+
+def c_members(name):
+    body = re.search(r"struct %s \{(.*?)\n\};" % name, header, re.S).group(1)
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    out = []
+    for decl in body.split(";"):
+        decl = decl.strip()
+        if not decl:
+            continue
+        fn = re.search(r"\(\s*\*\s*(\w+)\s*\)", decl)      # function pointer member
+        if fn:
+            out.append(fn.group(1))
+            continue
+        for part in decl.split(","):                       # "uint64_t a, b, c"
+            out.append(re.findall(r"\w+", part)[-1])
+    return out
+
+
+def rust_members(name):
+    body = re.search(r"pub struct %s \{(.*?)\n\}" % name, mirror, re.S).group(1)
+    return re.findall(r"^\s*pub (\w+):", body, re.M)
+
+
+for s in ["cht_option", "cht_option_spec", "cht_config", "cht_stats", "cht_ops", "cht_plugin"]:
+    c, r = c_members(s), rust_members(s)
+    if c != r:
+        fails.append(f"struct {s}: include/ has {c}, plugins/rust/src/abi.rs has {r}")
+
+for f in fails:
+    print("FAIL", f)
+print("ok" if not fails else f"{len(fails)} failures")
+sys.exit(1 if fails else 0)
