@@ -300,6 +300,7 @@ TABLE_COLUMNS = {
     "value-size": lambda v: {"value_size": parse_size(v)},
     "keys": lambda v: {"keys": str(v)},
     "workload": lambda v: {"workload": str(v)},
+    "allocator": lambda v: {"allocator": str(v)},   # the row's allocator is the one verified in the process
 }
 BENCH_COLUMNS = {
     "bench": lambda v: {"bench": str(v)},
@@ -315,6 +316,7 @@ BENCH_COLUMNS = {
     "wcs": lambda v: {"wcs": int(v)},
     "handoff": lambda v: {"handoff_bound": int(v)},
     "waiters": lambda v: {"waiter_threshold": int(v)},
+    "allocator": lambda v: {"allocator": str(v)},
 }
 
 
