@@ -116,6 +116,13 @@ static bool answers(unsigned k, void *addr, void *base)
     return ok;
 }
 
+/* The base address of chtbench's own executable (a statically linked sanitizer runtime lives there). */
+static void *program_base(void)
+{
+    Dl_info info;
+    return dladdr((void *)program_base, &info) ? info.dli_fbase : NULL;
+}
+
 static const char *detected;
 static alloc_mallctl_fn detected_mallctl;
 static char other[256];
@@ -145,8 +152,8 @@ static void detect(void)
     const char *leaf = slash ? slash + 1 : file ? file : "";
     if (object_of("gnu_get_libc_version", NULL, NULL) == base)
         detected = "system";
-    else if (sanitizer_owns_malloc() && (strstr(leaf, "san") || object_of("main", NULL, NULL) == base))
-        detected = "system";   /* the sanitizer runtime's malloc, this build's own (docs/csv.md) */
+    else if (sanitizer_owns_malloc() && (strstr(leaf, "san") || program_base() == base))
+        detected = "system";   /* the sanitizer runtime's malloc (shared, or linked in): this build's own */
     else {
         snprintf(other, sizeof other, "%s", leaf[0] ? leaf : "unknown");
         detected = other;
