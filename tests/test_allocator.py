@@ -6,7 +6,8 @@
 - a missing library (CHTBENCH_TEST_ALLOCATOR_DIR=/nonexistent), a bad name and two spoofs (a
   "libjemalloc.so.2" that is really mimalloc/tcmalloc, one that exports a mallctl but no malloc) are
   each one line on stderr, exit 2 and no CSV;
-- a sweep's allocator axis is matched on the allocator column and its rows count as this build's.
+- a sweep's allocator axis is matched on the allocator column and its rows count as this build's
+  (--resume reruns none of them).
 
 usage: test_allocator.py CHTBENCH SOURCE_ROOT
 """
@@ -116,6 +117,22 @@ check(list(provenance.is_current(df, cur, {})) == [True, True, False],
       "sweep: rows of run-time allocators are this build's, an unknown malloc is not")
 check(list(provenance.is_current(df, dict(cur, allocator="jemalloc"), {})) == [False, False, False],
       "sweep: a -Dallocator=jemalloc build owns only jemalloc rows")
+
+# ... and end to end: a sweep over two allocators, then --resume finds every cell complete
+two = ["system"] + installed[:1]
+with open(os.path.join(tmp, "a.toml"), "w") as f:
+    f.write('[sweep]\nbase = ["--initial", "1K", "--update", "50"]\nreps = 1\nduration = 20\n[sweep.axes]\n'
+            f'table = ["chain"]\nallocator = {two!r}\n'.replace("'", '"'))
+sw = [os.path.join(ROOT, "scripts", "sweep"), os.path.join(tmp, "a.toml"), "--out", os.path.join(tmp, "sw"),
+      "--chtbench", BIN]
+p1 = subprocess.run(sw, capture_output=True, text=True, timeout=120)
+p2 = subprocess.run(sw + ["--resume"], capture_output=True, text=True, timeout=120)
+got = sorted(r["allocator"] for r in csv.DictReader(open(os.path.join(tmp, "sw", "results.csv")))) \
+    if p1.returncode == 0 else []
+check(p1.returncode == 0 and got == sorted(two) and p2.returncode == 0 and
+      f"{len(two)} of {len(two)} cells already complete" in p2.stdout + p2.stderr,
+      f"sweep: an allocator axis runs each allocator ({got}) and --resume reuses them "
+      f"({(p1.stderr + p2.stderr).strip()[-300:]!r})")
 
 shutil.rmtree(tmp, ignore_errors=True)
 finish()
