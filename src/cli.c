@@ -16,6 +16,7 @@
 #ifdef HAVE_NUMA
 #include <numa.h>
 #endif
+#include "alloc.h"
 #include "cli.h"
 #include "util.h"
 #include "plugin.h"
@@ -26,7 +27,7 @@ enum {
     OPT_LATENCY, OPT_LATENCY_CSV, OPT_COUNTERS, OPT_LIKWID_MARKER, OPT_TIMELINE, OPT_TIMELINE_CSV,
     OPT_BENCH, OPT_LOCK, OPT_CS, OPT_NCS, OPT_RCS, OPT_WCS, OPT_WRITE, OPT_HANDOFF, OPT_WAITERS,
     OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE, OPT_SIZE, OPT_CEILING, OPT_BATCH, OPT_HUGEPAGES, OPT_SLOTS, OPT_LOAD,
-    OPT_VALUE_SIZE, OPT_KEYS, OPT_VALIDATE,
+    OPT_VALUE_SIZE, OPT_KEYS, OPT_VALIDATE, OPT_ALLOCATOR,
     OPT_PLUGIN,
     OPT_SCHEMA,
 };
@@ -85,6 +86,7 @@ static const struct option long_options[] = {
     { "value-size", required_argument, NULL, OPT_VALUE_SIZE },
     { "validate", no_argument, NULL, OPT_VALIDATE },
     { "plugin", required_argument, NULL, OPT_PLUGIN },
+    { "allocator", required_argument, NULL, OPT_ALLOCATOR },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { "schema", optional_argument, NULL, OPT_SCHEMA },
@@ -148,6 +150,8 @@ void cli_usage(FILE *f)
 "      --ceiling           add ceiling_mops/ceiling_frac: the machine's miss rate at the table's size\n"
 "      --batch B           gets in batches of B (1..64) through the table's get_batch (default 1)\n"
 "      --hugepages MODE    off | thp: transparent huge pages for every table's memory (default off)\n"
+"      --allocator NAME    system | jemalloc | mimalloc | tcmalloc: malloc for the whole run,\n"
+"                          preloaded by re-executing, checked in the process (default: as built)\n"
 "      --value-size BYTES  value bytes 8..1M (default 8); over 8: stored out of line, replaced on\n"
 "                          update (tables with that capability only; docs/cli.md \"Value size\")\n"
 "      --lock LIST         locks to benchmark, comma separated (see --list=locks)\n"
@@ -611,6 +615,12 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
                 static const char *const modes[] = { "off", "thp", NULL };
                 return usage_error("--hugepages: expected off|thp (got '%s')%s", optarg, near(optarg, modes));
             }
+            break;
+        case OPT_ALLOCATOR:
+            cfg->allocator = alloc_lookup(optarg);
+            if (!cfg->allocator)
+                return usage_error("--allocator: expected system|jemalloc|mimalloc|tcmalloc (got '%s')%s", optarg,
+                                   near(optarg, alloc_names));
             break;
         case OPT_KEYS:
             if (strcmp(optarg, "dense") == 0)

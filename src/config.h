@@ -61,6 +61,7 @@ struct bench_config {
     unsigned batch;             /* --batch: gets per get_batch call (1: single gets) */
     size_t value_size;          /* --value-size: bytes per value (8: inline; > 8: CHT_CAP_VALUE_OOL tables) */
     bool hugepages;             /* --hugepages thp (false: off) */
+    const char *allocator;      /* --allocator: a name from alloc_names (src/alloc.h), NULL when not given */
     bool keys_sparse;           /* --keys sparse: every key k is keygen_sparse(k) (false: dense, 1..r) */
     bool keybuf_set;            /* given on the command line (else: automatic) */
     enum verify_mode verify;    /* --verify (VERIFY_AUTO: full when affordable) */

@@ -59,7 +59,12 @@ static void env_read(void)
     }
 
     env.plugins = getenv("CHTBENCH_PLUGINS");
+    const char *dir = getenv("CHTBENCH_TEST_ALLOCATOR_DIR");
+    env.test_allocator_dir = dir && *dir ? dir : NULL;
+
     env.glibc_tunables = getenv("GLIBC_TUNABLES");
+    env.ld_preload = getenv("LD_PRELOAD");
+    env.allocator_reexec = getenv(CHT_ENV_ALLOCATOR_REEXEC);
     env.hugepages_reexec = getenv(CHT_ENV_HUGEPAGES_REEXEC) != NULL;
     env.likwid_marker_env = getenv("LIKWID_MODE") && getenv("LIKWID_EVENTS") && getenv("LIKWID_FILEPATH");
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
+#include "alloc.h"
 #include "cht_env.h"
 #include "cli.h"
 #include "marker.h"
@@ -773,6 +774,9 @@ static int validate_only(struct bench_config *cfg, enum cli_action action, char 
     pin_topology_free(topo);
     if (action == CLI_PRINT_PINNING)
         return 0;
+    int arc = alloc_apply(cfg->allocator, argv, true);   /* --allocator: installed, not refused */
+    if (arc)
+        return arc;
     if (cfg->bench == BENCH_OCCUPANCY) {
         struct occupancy_spec spec = { cfg->occ_slots, cfg->occ_loads, cfg->occ_nloads, cfg->ops };
         int rc = occupancy_check(cfg, &spec);
@@ -829,6 +833,14 @@ int main(int argc, char **argv)
     }
     if (action == CLI_RUN && cfg.bench == BENCH_TABLE) {
         int rc = apply_hugepages(&cfg, argv, false);
+        if (rc) {
+            cli_free(&cfg);
+            return rc;
+        }
+    }
+    /* --allocator (src/alloc.c): after --hugepages' re-execution, whose environment it keeps */
+    if (action == CLI_RUN || action == CLI_VERSION) {
+        int rc = alloc_apply(cfg.allocator, argv, false);
         if (rc) {
             cli_free(&cfg);
             return rc;

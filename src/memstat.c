@@ -1,10 +1,8 @@
 /* memstat.c - see memstat.h. */
 #include <stdio.h>
 #include <string.h>
+#include "alloc.h"
 #include "memstat.h"
-#ifdef HAVE_JEMALLOC
-#include <jemalloc/jemalloc.h>
-#endif
 
 void memstat_take(struct memsnap *m)
 {
@@ -37,24 +35,21 @@ void memstat_take(struct memsnap *m)
             }
         fclose(f);
     }
-#ifdef HAVE_JEMALLOC
+    /* jemalloc's statistics whenever jemalloc serves malloc: linked (-Dallocator=jemalloc) or preloaded
+     * (--allocator jemalloc); its mallctl is the one alloc.c found serving this process */
+    alloc_mallctl_fn mallctl = alloc_mallctl();
     uint64_t epoch = 1;
     size_t sz = sizeof epoch;
     size_t a = 0, r = 0, asz = sizeof a, rsz = sizeof r;
-    if (mallctl("epoch", &epoch, &sz, &epoch, sz) == 0 && mallctl("stats.allocated", &a, &asz, NULL, 0) == 0 &&
+    if (mallctl && mallctl("epoch", &epoch, &sz, &epoch, sz) == 0 && mallctl("stats.allocated", &a, &asz, NULL, 0) == 0 &&
         mallctl("stats.resident", &r, &rsz, NULL, 0) == 0) {
         m->je_ok = true;
         m->je_allocated = a;
         m->je_resident = r;
     }
-#endif
 }
 
 const char *memstat_allocator(void)
 {
-#ifdef HAVE_JEMALLOC
-    return "jemalloc";
-#else
-    return "system";
-#endif
+    return alloc_detected();
 }

@@ -204,7 +204,7 @@ static const struct col_decl context_cols[] = {
     COL("build_type", "text", "", "", "Meson build type (`release`, `debugoptimized`, ...)"),
     COL("sanitizer", "text", "", "", "Meson `b_sanitize` (`none`, `address,undefined`, `thread`)"),
     COL("compiler", "text", "", "", "C compiler id and version (`gcc 12.2.0`)"),
-    COL("allocator", "text", "", "", "`system` or `jemalloc` (`-Dallocator=jemalloc`: malloc is jemalloc)"),
+    COL("allocator", "text", "", "allocator", "what served malloc, found in the process (docs/cli.md \"Allocators\"): `system` (the C library's; in a sanitizer build the sanitizer runtime's), `jemalloc` (`-Dallocator=jemalloc` or `--allocator jemalloc`), `mimalloc`, `tcmalloc` (`--allocator`), else the file name of the library that defines malloc (one preloaded from outside)"),
 };
 
 /* --latency-csv: one row per (run, rep, operation class), after the run key and the context */

@@ -1,7 +1,8 @@
 """Which build and host made a row (docs/figures.md "Provenance").
 
 A row's build is its build-context columns (docs/csv.md: version, git_rev, build_type, sanitizer,
-compiler, allocator) plus its host; the sweep directory's runs.json adds the sha256 of the chtbench
+compiler, allocator; a build that chooses its allocator at run time, --allocator, may write any of
+RUNTIME_ALLOCATORS) plus its host; the sweep directory's runs.json adds the sha256 of the chtbench
 binary that wrote each run_id, so a rebuild with uncommitted changes (same git_rev) differs too. Rows
 of runs.json-less runs (older sweeps, hand-made CSVs) are judged on the columns alone.
 """
@@ -18,6 +19,9 @@ BUILD_COLS = ("version", "git_rev", "build_type", "sanitizer", "compiler", "allo
 _VERSION_KEYS = {"version": "version", "git": "git_rev", "build": "build_type", "sanitizer": "sanitizer",
                  "compiler": "compiler", "allocator": "allocator"}
 RUNS_NAME = "runs.json"
+# chtbench --allocator (docs/cli.md "Allocators"): a build whose --version says "system" chooses the
+# allocator at run time, so its rows may carry any of these; a -Dallocator=jemalloc build only its own
+RUNTIME_ALLOCATORS = ("system", "jemalloc", "mimalloc", "tcmalloc")
 
 
 def sha256(path):
@@ -90,7 +94,10 @@ def is_current(df, cur, runs, check_host=True):
     check_host=False for Slurm sweeps, whose rows come from many nodes)."""
     m = _col(df, "host") == cur["host"] if check_host else pd.Series(True, index=df.index)
     for c in BUILD_COLS:
-        m &= _col(df, c) == cur.get(c, "?")
+        if c == "allocator" and cur.get(c) == "system":
+            m &= _col(df, c).isin(RUNTIME_ALLOCATORS)
+        else:
+            m &= _col(df, c) == cur.get(c, "?")
     if runs and "run_id" in df.columns:
         sha = df["run_id"].map(lambda r: runs.get(r, ""))
         m &= (sha == "") | (sha == cur["binary_sha256"])
