@@ -12,6 +12,7 @@
 usage: test_allocator.py CHTBENCH SOURCE_ROOT
 """
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -56,8 +57,11 @@ for a in ["system"] + installed:
     check(p.returncode == 0 and len(rows) == 1 and rows[0]["allocator"] == a,
           f"--allocator {a}: exit 0, the row's allocator column is {a} "
           f"(got {p.returncode}, {[r['allocator'] for r in rows]}, {p.stderr.strip()[:200]})")
-    if rows:
-        je = rows[0]["jemalloc_allocated_after_run_bytes"]
+    if rows:   # the jemalloc statistics are in the --json record (table schema 8)
+        js = run("--allocator", a, "-t", "chain", "-u", "50", "-i", "1K", "-d", "20", "--json")
+        rec = json.loads(js.stdout.splitlines()[0]) if js.returncode == 0 and js.stdout else {}
+        je = rec.get("jemalloc_allocated_after_run_bytes", "missing")
+        je = "" if je is None else str(je)
         check((je != "") == (a == "jemalloc"), f"--allocator {a}: jemalloc statistics {'filled' if a == 'jemalloc' else 'empty'} ({je!r})")
     check(f"allocator: {a}\n" in run("--allocator", a, "--version").stdout, f"--allocator {a} --version says {a}")
 
