@@ -15,7 +15,9 @@
  * every strategy on misses, which never move a head): the sentinel, the items
  * below the key's order and the one that ends the walk (walk_get's hops).
  * Tables run interleaved, one pass each per round; the median pass is
- * reported as ns per lookup and ns per visited item.
+ * reported as ns per lookup and ns per visited item (with -m hit, random and
+ * sample move their heads: their items/op is still the walk from the
+ * sentinel, so only their ns/op means what it says).
  *
  *   bench_ringwalk [-k KEYS] [-L RATIO] [-m miss|hit] [-o LOOKUPS] [-r ROUNDS]
  *                  [-v V1,V2 [-q]] [-t TABLE] ... (default: chain, hotring:strategy=none|random|sample)
@@ -317,8 +319,11 @@ int main(int argc, char **argv)
         memcpy(sorted, ns[s], n * sizeof(double));
         qsort(sorted, n, sizeof(double), dcmp);
         double med = sorted[n / 2];
-        printf("%-28s %10llu %10.3f %10.2f %10.2f %.1f..%.1f\n", spec[s], (unsigned long long)found[s], items, med,
-               med / items, sorted[0], sorted[n - 1]);
+        if (only_v)
+            printf("%s\n", spec[s]);
+        else
+            printf("%-28s %10llu %10.3f %10.2f %10.2f %.1f..%.1f\n", spec[s], (unsigned long long)found[s], items,
+                   med, med / items, sorted[0], sorted[n - 1]);
         if (vsel[0]) {
             /* per-round slope, then its median: rounds differ in machine load */
             double vm[2], vmin[2], sl[MAXR], dv = (double)vsel[1] - (double)vsel[0];
