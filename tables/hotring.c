@@ -35,13 +35,15 @@
  *    head to the argmin if it differs, and resets the counters while reading
  *    them (§3.2.2). Round length: the ring's item count (§3.2.2), counted
  *    by that walk and kept for the next round in the counter bits of the
- *    inactive head word (the very first round counts the ring at its start);
- *    or samples=N. While a round is being finished (or first counted) the
- *    head word is "busy" (active bit, counter 0): nobody records or starts a
- *    round then, so no two threads read or clear the counters at once; the
- *    paper clears the active bit instead. Increments by threads that saw the
- *    round active just before it ended are left in the counters; the next
- *    round's finish counts them (a little noise).
+ *    inactive head word; a ring's first round is ratio= accesses long (the
+ *    expected ring length; deviation: counting the ring first cost a walk of
+ *    the whole ring per ring, issue 22); or samples=N. While a round is being
+ *    finished the head word is "busy" (active bit, counter 0): nobody records
+ *    or starts a round then, so no two threads read or clear the counters at
+ *    once; the paper clears the active bit instead. Increments by threads that
+ *    saw the round active just before it ended are left in the counters; the
+ *    next round's finish counts them (a little noise; so do counts an item
+ *    carries into a new table generation).
  *    An RCU update is a request like a get (it records, and on an R-th
  *    cold request starts a round) for the item it writes through: the old
  *    version's predecessor (§3.2.2), so the head settles on the predecessor
@@ -168,15 +170,21 @@
  * as accurate here, and cheaper: sample pays two CASes per sampled access and
  * starts rounds in every ring without a dominant item; with chtbench (1M
  * keys, ratio 8, 1 thread, noisy shared machine) sample was 20-35% slower
- * than random at theta 0.99 and 1.22 and equal at 0.5.
+ * than random at theta 0.99 and 1.22 and equal at 0.5. Without the first
+ * round's ring count (issue 22) sample executes 1.11x random's instructions
+ * per operation at 0.99 and 1.06x at 1.22 (was 1.21x and 1.11x), the rest
+ * being its two CASes per sampled access and the finish's walk of the ring
+ * (docs/measurements/hotring-item-cost.md).
  * Choose sample for rings with several hot items, where random keeps moving
  * the head between them (§3.2.1, §4.2); random also reacts faster to a shift
  * (§4.3).
  *
  * Implementation notes: orders are compared tag first, the key only when the
- * tags are equal. Items (32 bytes) come from a slab of 32-byte-aligned slots
- * in 64 KB chunks: reclaimed items are pooled (by batch: a thread takes one
- * batch at a time) and reused, chunks are freed by destroy (memory is not
+ * tags are equal; a lookup steps over the items below its tag with one
+ * compare each (walk_get: per visited item the instructions of a chain node).
+ * Items (32 bytes) come from a slab of 32-byte-aligned slots in 64 KB
+ * chunks: reclaimed items are pooled (by batch: a thread takes one batch at a
+ * time) and reused, chunks are freed by destroy (memory is not
  * returned to malloc before; stats() bytes count the chunks); malloc's 48-byte chunks
  * let a quarter of the items straddle two cache lines and measured ~1.5x
  * slower walks. Under AddressSanitizer items are malloc'ed one by one.
@@ -625,11 +633,32 @@ static bool unlink_item(struct hotring *hr, struct hr_item *p, uint64_t pw, stru
 
 /* ---------------- traversals ---------------- */
 
-/* Read-only lookup from the head item (§3.1). Returns the live item of
- * order t, or NULL. *hops: items visited. */
-static struct hr_item *walk_get(struct hr_gen *G, uint64_t j, uint64_t hw, hr_ord t, unsigned *hops)
+/* tests/test_hotring counts the steps a walk decides on the general test */
+#ifndef HR_SLOW_STEP
+#define HR_SLOW_STEP() ((void)0)
+#endif
+
+/* Read-only lookup from the head item (hotring-fast20 §3.1). Returns the live
+ * item of order t, or NULL. *hops: items visited.
+ *
+ * The loop's first test is the common step of a walk: the next item c lies
+ * in bucket j with a tag below t's, so c < t and the walk goes on. With
+ * base = the bucket's lowest tag, that is base < c.h < t.h, one unsigned
+ * compare: c.h - (base + 1) < t.h - (base + 1). It fails for the sentinel
+ * (h == base), for items of another bucket (a ring being split), for tags
+ * equal to t's and for the items above t: everything the general test below
+ * decides as before, so the fast test changes the cost of a step, never its
+ * outcome. A step is then two loads (next, h: one line), a mask, a subtract
+ * and one branch, like a chain node's (issue 22: the general test alone cost
+ * 19 instructions, 3 loads and 4 branches per item, 2.3x a chain node's
+ * instructions; docs/measurements/hotring-item-cost.md). */
+static inline __attribute__((always_inline)) struct hr_item *walk_get(struct hr_gen *G, uint64_t j, uint64_t hw,
+                                                                     hr_ord t, unsigned *hops)
 {
     struct hr_item *S = &G->sent[j], *x = ITEM(hw);
+    const unsigned shift = G->shift;   /* a local: the atomic loads below would reload G->shift */
+    const uint64_t th = (uint64_t)(t >> 64), base1 = (j << shift) + 1;
+    const uint64_t lim = th >= base1 ? th - base1 : 0;   /* 0: t has the lowest tag, no fast steps */
     unsigned n = 1;
     int r = rel(x, ldr(&x->h), t);
     if (r == 0 && live(x)) {
@@ -641,9 +670,19 @@ static struct hr_item *walk_get(struct hr_gen *G, uint64_t j, uint64_t hw, hr_or
         struct hr_item *c = ITEM(ld(&x->next));
         uint64_t ch = ldr(&c->h);
         n++;
-        if (c == S || (ch >> G->shift) != j) {
-            /* the wrap point (max -> min) of the paper's conditions, or the
-             * other half of a ring being split: continue at the sentinel */
+        if (__builtin_expect(ch - base1 < lim, 1)) {
+            do {                        /* same bucket, tag below t's */
+                x = c;
+                c = ITEM(ld(&x->next));
+                ch = ldr(&c->h);
+                n++;
+            } while (__builtin_expect(ch - base1 < lim, 1));
+            prev_lt = true;
+        }
+        HR_SLOW_STEP();
+        if (c == S || (ch >> shift) != j) {
+            /* the wrap point (max -> min) of the ordered ring's conditions, or
+             * the other half of a ring being split: continue at the sentinel */
             if (prev_lt || jumped)
                 break;
             jumped = true;
@@ -898,23 +937,18 @@ static void leave_busy(struct hr_gen *G, uint64_t j, uint64_t meta)
 
 /* §3.2.2: a cold access on an R-th request starts a round. Its length is
  * the ring's item count, which the previous round's finish left in the
- * counter bits of the inactive head word; the first round counts the ring
- * itself (busy meanwhile). */
+ * counter bits of the inactive head word. A ring's first round (no count
+ * there yet) is `ratio` accesses long, the expected ring length: counting the
+ * ring first was a walk over every item (one cache miss each in a table
+ * larger than the cache) in every ring a run touches, at the start of every
+ * ring's first round; in a 0.5 s chtbench run of 1M keys most rings see only
+ * their first rounds (issue 22, docs/measurements/hotring-item-cost.md). */
 static void sample_start(struct hotring *hr, struct hr_gen *G, uint64_t j, uint64_t hw)
 {
     uint64_t len = hr->samples ? hr->samples : (hw & HR_HCNT_MASK) >> HR_CNT_SHIFT;
-    if (len) {
-        cas(&G->head[j], hw, (hw & HR_ADDR) | HR_ACTIVE | len << HR_CNT_SHIFT);
-        return;
-    }
-    struct hr_item *items[HR_MAXK];
-    uint64_t counts[HR_MAXK];
-    if (!cas(&G->head[j], hw, (hw & HR_ADDR) | HR_BUSY))
-        return;
-    len = ring_from(G, j, ITEM(hw), items, counts, HR_MAXK);   /* also clears stale counts */
-    if (len > HR_HCNT_MAX)
-        len = HR_HCNT_MAX;
-    leave_busy(G, j, HR_ACTIVE | len << HR_CNT_SHIFT);
+    if (!len)
+        len = hr->ratio;
+    cas(&G->head[j], hw, (hw & HR_ADDR) | HR_ACTIVE | len << HR_CNT_SHIFT);
 }
 
 /* §3.2.2: the thread that ended the round (head now busy at hw) picks

@@ -33,8 +33,22 @@
  *   rcusample strategy=sample, update=rcu, update-only, 70% of the updates
  *             to one key: the head goes to that key's predecessor (seed 254)
  *             in >= 90% of the checks, so the update's unlink is one step
+ *   walk      the lookup's per-item cost (issue 22): an item is 32 bytes in a
+ *             32-byte-aligned slot (next and h on one line); walk_get finds
+ *             what the general ordered-ring walk finds, with the same hops,
+ *             for hits and misses from the sentinel and from moved heads, with
+ *             hash=fold and hash=identity (keys whose tag is their bucket's
+ *             lowest, equal tags); and from the sentinel, with distinct tags,
+ *             it decides exactly one step per walk on the general test (the
+ *             last), every other item being one fast step
+ *   start     strategy=sample: a ring's first round starts with one CAS of
+ *             the head word (active, ratio= samples) and changes no item
+ *             (issue 22: the ring walk that counted it first cost a miss per
+ *             item); its finish leaves the ring's item count for the next
  * Scale with CHT_TEST_SCALE (percent).
  */
+static __thread unsigned long slow_steps;   /* walk_get's steps decided by its general test (this thread) */
+#define HR_SLOW_STEP() (slow_steps++)
 #include "../tables/hotring.c"
 #include "keygen.h"
 #include "test_check.h"
@@ -159,7 +173,7 @@ static void setup_skew(struct hotring *hr, struct skew *s, double p_hot)
 
 static void test_sample(void)
 {
-    struct hotring *hr = make("strategy=sample,rehash=0,ratio=8", 4096, 1);
+    struct hotring *hr = make("strategy=sample,rehash=0,ratio=2,hash=mix", 4096, 1);
     struct skew s;
     setup_skew(hr, &s, 0.7);
     uint64_t rng = 88172645463325252ull;
@@ -702,6 +716,159 @@ static void test_rcusample(void)
     hr_destroy(hr);
 }
 
+/* The general ordered-ring walk (walk_get before issue 22's fast step): the
+ * reference walk_get must agree with, item for item. */
+static struct hr_item *ref_walk(struct hr_gen *G, uint64_t j, uint64_t hw, hr_ord t, unsigned *hops)
+{
+    struct hr_item *S = &G->sent[j], *x = ITEM(hw);
+    unsigned n = 1;
+    int r = rel(x, ldr(&x->h), t);
+    if (r == 0 && live(x)) {
+        *hops = n;
+        return x;
+    }
+    bool prev_lt = r < 0, jumped = false;
+    for (;;) {
+        struct hr_item *c = ITEM(ld(&x->next));
+        uint64_t ch = ldr(&c->h);
+        n++;
+        if (c == S || (ch >> G->shift) != j) {
+            if (prev_lt || jumped)
+                break;
+            jumped = true;
+            x = S;
+            prev_lt = true;
+            continue;
+        }
+        r = rel(c, ch, t);
+        if (r == 0) {
+            if (live(c)) {
+                *hops = n;
+                return c;
+            }
+        } else if (prev_lt && r > 0) {
+            break;
+        } else {
+            prev_lt = r < 0;
+        }
+        x = c;
+    }
+    *hops = n;
+    return NULL;
+}
+
+/* walk_get against ref_walk for keys 1..2n (half present) from the heads as
+ * they are; returns the walks compared */
+static uint64_t walk_compare(struct hotring *hr, cht_key_t n, const char *what)
+{
+    struct hr_gen *G = hr->cur;
+    uint64_t walks = 0, bad = 0;
+    for (cht_key_t k = 1; k <= 2 * n; k++) {
+        uint64_t g = order_hash(hr, k), j = g >> G->shift, hw = ld(&G->head[j]);
+        unsigned h1 = 0, h2 = 0;
+        struct hr_item *a = walk_get(G, j, hw, mkord(g, k), &h1), *b = ref_walk(G, j, hw, mkord(g, k), &h2);
+        if (a != b || h1 != h2)
+            bad++;
+        walks++;
+    }
+    CHECK(bad == 0, "walk: %s: %llu of %llu walks differ from the general walk", what, (unsigned long long)bad,
+          (unsigned long long)walks);
+    return walks;
+}
+
+static void test_walk(void)
+{
+    /* the layout the walk's cost rests on: next and h on one cache line */
+    CHECK(sizeof(struct hr_item) == 32 && offsetof(struct hr_item, next) < 16 && offsetof(struct hr_item, h) < 16,
+          "walk: item of %zu bytes, next at %zu, h at %zu", sizeof(struct hr_item),
+          offsetof(struct hr_item, next), offsetof(struct hr_item, h));
+    const cht_key_t n = 1 << 13;
+    const char *opts[] = { "strategy=none,rehash=0,ratio=16,hash=fold", "strategy=none,rehash=0,ratio=16,hash=identity",
+                           "strategy=random,rehash=0,ratio=16,hash=fold", "strategy=random,rehash=0,ratio=4,hash=identity" };
+    for (unsigned o = 0; o < 4; o++) {
+        struct hotring *hr = make(opts[o], n, 1);
+        unsigned misaligned = 0;
+        for (cht_key_t k = 1; k <= 2 * n; k += 2)       /* odd keys present */
+            CHECK(hr_insert(hr, k, k), "walk: insert %llu", (unsigned long long)k);
+        struct hr_gen *G = hr->cur;
+        for (uint64_t j = 0; j < (1ull << G->bits); j++)
+            for (struct hr_item *x = ITEM(G->sent[j].next); x != &G->sent[j]; x = ITEM(x->next))
+                misaligned += ((uintptr_t)x & 31) != 0;
+        CHECK(!HR_SLAB || misaligned == 0, "walk: %u items straddle a 32-byte slot boundary", misaligned);
+        slow_steps = 0;
+        uint64_t walks = walk_compare(hr, n, opts[o]);
+        /* hash=fold: distinct tags, heads at the sentinels: one general step per
+         * walk, the one that ends it (the fast step took every item below) */
+        if (o == 0)
+            CHECK(slow_steps == walks, "walk: %lu steps on the general test in %llu walks from the sentinel (want one "
+                  "per walk)", slow_steps, (unsigned long long)walks);
+        printf("walk: %-46s %llu walks as the general walk; %.2f general steps per walk\n", opts[o],
+               (unsigned long long)walks, (double)slow_steps / (double)walks);
+        if (o >= 2) {
+            /* move the heads: gets of every present key, head moved every 5th */
+            struct hr_thread *th = me(hr);
+            for (int round = 0; round < 3; round++)
+                for (cht_key_t k = 1; k <= 2 * n; k += 2) {
+                    uint64_t g = order_hash(hr, k), j = g >> G->shift, hw = ld(&G->head[j]);
+                    unsigned hops;
+                    strategy_hook(hr, th, G, j, hw, walk_get(G, j, hw, mkord(g, k), &hops));
+                }
+            uint64_t moved = 0, rings = 0;
+            for (uint64_t j = 0; j < (1ull << G->bits); j++) {
+                rings += ITEM(G->sent[j].next) != &G->sent[j];
+                moved += ITEM(G->head[j]) != &G->sent[j];
+            }
+            CHECK(moved > rings / 2, "walk: only %llu of %llu heads moved", (unsigned long long)moved,
+                  (unsigned long long)rings);
+            walk_compare(hr, n, "moved heads");
+        }
+        hr_thread_exit(hr, 0);
+        hr_destroy(hr);
+    }
+}
+
+static void test_start(void)
+{
+    struct hotring *hr = make("strategy=sample,rehash=0,ratio=2,hash=mix", 4096, 1);
+    for (cht_key_t k = 1; k <= 4096; k++)
+        CHECK(hr_insert(hr, k, k), "start: insert %llu", (unsigned long long)k);
+    struct hr_gen *G = hr->cur;
+    cht_key_t keys[64];
+    unsigned len;
+    uint64_t j = pick_ring(hr, keys, &len, 4);
+    uint64_t hw = ld(&G->head[j]);
+    CHECK(!(hw & HR_META), "start: a fresh head word carries meta bits %llx", (unsigned long long)hw);
+    /* ratio=2 and a ring of >= 4 items: a start that counted the ring would
+     * leave >= 5 samples, not 2 */
+    uint64_t before[64], after[64];
+    unsigned n = 0;
+    for (struct hr_item *x = ITEM(G->sent[j].next); x != &G->sent[j] && n < 64; x = ITEM(x->next))
+        before[n++] = x->next;
+    sample_start(hr, G, j, hw);
+    uint64_t now = ld(&G->head[j]);
+    CHECK(now == ((hw & HR_ADDR) | HR_ACTIVE | (uint64_t)2 << HR_CNT_SHIFT),
+          "start: head word %llx after the start, want active with 2 samples", (unsigned long long)now);
+    n = 0;
+    for (struct hr_item *x = ITEM(G->sent[j].next); x != &G->sent[j] && n < 64; x = ITEM(x->next))
+        after[n++] = x->next;
+    CHECK(memcmp(before, after, n * sizeof *before) == 0, "start: the start changed an item word");
+    /* the round then runs its 2 samples and its finish leaves the ring's item count */
+    struct hr_thread *th = me(hr);
+    for (int i = 0; i < 2; i++) {
+        uint64_t g = order_hash(hr, keys[0]), h = ld(&G->head[j]);
+        unsigned hops;
+        strategy_hook(hr, th, G, j, h, walk_get(G, j, h, mkord(g, keys[0]), &hops));
+    }
+    now = ld(&G->head[j]);
+    CHECK(!(now & HR_ACTIVE) && ((now & HR_HCNT_MASK) >> HR_CNT_SHIFT) == len + 1,
+          "start: after the first round the head word is %llx, want inactive with the ring's %u items",
+          (unsigned long long)now, len + 1);
+    printf("start: first round of 2 samples (ratio=2) started by one CAS; its finish left the ring's count %llu\n",
+           (unsigned long long)((now & HR_HCNT_MASK) >> HR_CNT_SHIFT));
+    hr_thread_exit(hr, 0);
+    hr_destroy(hr);
+}
+
 int main(int argc, char **argv)
 {
     const char *sc = getenv("CHT_TEST_SCALE");
@@ -716,6 +883,8 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "rehash")) test_rehash();
     if (!only || !strcmp(only, "leak")) test_leak();
     if (!only || !strcmp(only, "rcusample")) test_rcusample();
+    if (!only || !strcmp(only, "walk")) test_walk();
+    if (!only || !strcmp(only, "start")) test_start();
     if (failures) {
         fprintf(stderr, "test_hotring: %d checks failed\n", failures);
         return 1;
