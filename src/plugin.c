@@ -10,10 +10,12 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "cht_env.h"
 #include "cht_plugin.h"
 #include "config.h"
@@ -409,14 +411,46 @@ static int load_one(const char *path, const char *source)
 #define CHTBENCH_DEFAULT_PLUGINS ""
 #endif
 
+/* The first of a default plugin's '|'-separated places that exists, "@EXEDIR@/" read as the
+ * directory of the running binary (so an installed chtbench finds the plugin installed beside it,
+ * and a build directory's its own); NULL if none does. */
+static const char *default_plugin_path(char *alts, char *buf, size_t len)
+{
+    static const char exedir_mark[] = "@EXEDIR@/";
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    for (char *save = NULL, *p = strtok_r(alts, "|", &save); p; p = strtok_r(NULL, "|", &save)) {
+        if (strncmp(p, exedir_mark, sizeof exedir_mark - 1) == 0) {
+            if (!slash)
+                continue;
+            int m = snprintf(buf, len, "%s/%s", exe, p + sizeof exedir_mark - 1);
+            if (m < 0 || (size_t)m >= len)
+                continue;
+        } else if ((size_t)snprintf(buf, len, "%s", p) >= len) {
+            continue;
+        }
+        char real[PATH_MAX];
+        if (realpath(buf, real) && strlen(real) < len) {   /* exists; named without "bin/.." */
+            strcpy(buf, real);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
 int plugin_load_all(int argc, char **argv)
 {
-    char defaults[] = CHTBENCH_DEFAULT_PLUGINS;   /* colon separated */
+    char defaults[] = CHTBENCH_DEFAULT_PLUGINS;   /* colon separated; each '|'-separated alternatives */
     for (char *save = NULL, *p = strtok_r(defaults, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
-        struct stat st;
-        if (stat(p, &st) != 0 && errno == ENOENT)
+        char path[4096];
+        const char *found = default_plugin_path(p, path, sizeof path);
+        if (!found)
             continue;
-        int rc = load_one(p, "default plugin");
+        int rc = load_one(found, "default plugin");
         if (rc)
             return rc;
     }

@@ -56,6 +56,14 @@ for s in ("sweep", "figure", "plot", "report", "perfcheck", "trace-convert"):
     check(os.access(os.path.join(SHARE, "scripts", s), os.X_OK), f"share/chtbench/scripts/{s} executable")
 check(os.path.isfile(os.path.join(SHARE, "scripts", "chtb", "__init__.py")), "the chtb package beside them")
 check(os.path.isfile(os.path.join(SHARE, "docs", "plugins.md")), "share/chtbench/docs/plugins.md installed")
+# The Rust maps plugin, where this build has it, is installed beside the binary and the installed
+# binary loads that copy (not the build directory's).
+if os.path.isfile(os.path.join(BUILD, "plugins", "libcht_rust.so")):
+    rs = glob.glob(os.path.join(prefix, "lib*", "**", "chtbench", "plugins", "libcht_rust.so"), recursive=True)
+    p = subprocess.run([BIN, "--list"], capture_output=True, text=True)
+    line = next((ln for ln in p.stdout.splitlines() if ln.startswith("rs-dashmap ")), "")
+    check(len(rs) == 1 and line.endswith(f"(plugin rust, {os.path.realpath(rs[0])})"),
+          f"the installed chtbench loads the installed Rust plugin ({rs}, {line[-120:]!r})")
 
 # Only PKG_CONFIG_PATH points at the SDK; a build dir configured before pkgconfig.relocatable was the
 # default has an absolute prefix in its .pc: then the sysroot maps it into the destdir.
