@@ -26,6 +26,7 @@ enum {
     OPT_BENCH, OPT_LOCK, OPT_CS, OPT_NCS, OPT_RCS, OPT_WCS, OPT_WRITE, OPT_HANDOFF, OPT_WAITERS,
     OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE, OPT_SIZE, OPT_CEILING, OPT_BATCH, OPT_HUGEPAGES, OPT_SLOTS, OPT_LOAD,
     OPT_VALUE_SIZE, OPT_KEYS, OPT_VALIDATE,
+    OPT_PIPELINE,
 };
 
 static const struct option long_options[] = {
@@ -73,6 +74,7 @@ static const struct option long_options[] = {
     { "size", required_argument, NULL, OPT_SIZE },
     { "ceiling", no_argument, NULL, OPT_CEILING },
     { "batch", required_argument, NULL, OPT_BATCH },
+    { "pipeline", required_argument, NULL, OPT_PIPELINE },
     { "hugepages", required_argument, NULL, OPT_HUGEPAGES },
     { "keys", required_argument, NULL, OPT_KEYS },
     { "slots", required_argument, NULL, OPT_SLOTS },
@@ -140,6 +142,8 @@ void cli_usage(FILE *f)
 "                          gets and insert rate per load, max load (--ops: gets per phase)\n"
 "      --ceiling           add ceiling_mops/ceiling_frac: the machine's miss rate at the table's size\n"
 "      --batch B           gets in batches of B (1..64) through the table's get_batch (default 1)\n"
+"      --pipeline W|auto   keep W ops (1..64) in flight per thread: prefetch on entry, run W-1\n"
+"                          draws later (tables with a prefetch hook; default: off)\n"
 "      --hugepages MODE    off | thp: transparent huge pages for every table's memory (default off)\n"
 "      --value-size BYTES  value bytes 8..1M (default 8); over 8: stored out of line, replaced on\n"
 "                          update (tables with that capability only; docs/cli.md \"Value size\")\n"
@@ -536,7 +540,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             { OPT_TIMELINE_CSV, "--timeline-csv" }, { OPT_VERIFY, "--verify" }, { OPT_WARMUP, "--warmup" },
             { OPT_KEYBUF, "--keybuf" }, { OPT_WORKLOAD, "--workload" }, { OPT_TRACE, "--trace" },
             { OPT_CEILING, "--ceiling" }, { OPT_BATCH, "--batch" }, { OPT_HUGEPAGES, "--hugepages" },
-            { OPT_VALUE_SIZE, "--value-size" }, { OPT_KEYS, "--keys" },
+            { OPT_VALUE_SIZE, "--value-size" }, { OPT_KEYS, "--keys" }, { OPT_PIPELINE, "--pipeline" },
         };
         for (unsigned k = 0; k < sizeof table_only / sizeof table_only[0]; k++)
             if (table_only[k].c == c) {
@@ -622,6 +626,18 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             if (!parse_size(optarg, &v) || v < 1 || v > CHT_BATCH_MAX)
                 return usage_error("--batch: expected gets per batch 1..%d (got '%s')", CHT_BATCH_MAX, optarg);
             cfg->batch = (unsigned)v;
+            break;
+        case OPT_PIPELINE:
+            if (strcmp(optarg, "auto") == 0) {
+                cfg->pipeline_auto = true;
+                cfg->pipeline = 0;
+            } else if (!parse_size(optarg, &v) || v < 1 || v > CHT_PIPELINE_MAX) {
+                return usage_error("--pipeline: expected ops in flight 1..%d or auto (got '%s')", CHT_PIPELINE_MAX,
+                                   optarg);
+            } else {
+                cfg->pipeline = (unsigned)v;
+                cfg->pipeline_auto = false;
+            }
             break;
         case OPT_SIZE: {
             free(cfg->mem_sizes);
@@ -1015,6 +1031,10 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     }
     if (cfg->batch > 1 && cfg->latency_every)
         return usage_error("--batch: not with --latency (a batched get has no latency of its own)");
+    if ((cfg->pipeline || cfg->pipeline_auto) && (cfg->latency_every || cfg->batch > 1))
+        return usage_error("--pipeline: not with %s", cfg->latency_every
+                               ? "--latency (a pipelined op's latency spans the W ops around it)"
+                               : "--batch (choose one way to overlap the misses)");
     if (cfg->workload) {
         /* YCSB: every key is loaded (range = initial), requests are scrambled zipfian (YCSB's
          * default, theta 0.99), the op mix is the workload's */

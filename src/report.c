@@ -339,6 +339,10 @@ static void build_row(const struct record *rec, struct row *row)
     bool filter = rec->table->ops->caps & CHT_CAP_APPROXIMATE;
     put_ou(row, "filter_skipped_ins", filter, r->filter_skipped[0]);
     put_ou(row, "filter_skipped_rem", filter, r->filter_skipped[1]);
+    /* schema 8: --pipeline, the W used and how (runner.c pipe_choose) */
+    static const char *const pipe_modes[] = { "-", "hooks", "fallback", "plain" };
+    put_u(row, "pipeline", r->pipeline_w);
+    put_s(row, "pipeline_mode", pipe_modes[r->pipeline_mode]);
     put_context(row);
 }
 

@@ -8,7 +8,7 @@
 #include "lockbench.h"
 #include "outfile.h"
 
-#define CSV_SCHEMA_VERSION 7
+#define CSV_SCHEMA_VERSION 8
 #define LATENCY_CSV_SCHEMA_VERSION 2   /* 1: no schema/run key columns (chtbench <= schema 3) */
 #define TIMELINE_CSV_SCHEMA_VERSION 2
 

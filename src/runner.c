@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef HAVE_NUMA
 #include <numa.h>
 #endif
@@ -129,6 +130,8 @@ struct shared {
     alignas(CHT_CACHE_LINE) size_t prefill_size, final_size;
     size_t table_bytes_after_prefill;
     struct memsnap mem_after_prefill;
+    unsigned pipe_w;                         /* --pipeline: ops in flight (0: single ops), set before B3 */
+    enum pipe_mode pipe_mode;
 };
 
 struct worker {
@@ -235,7 +238,7 @@ static void prefill(struct worker *w)
     prefill_slice(w, first, per + (w->tid < extra));
 }
 
-enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2, LOOP_BATCH = 4, LOOP_APPROX = 8 };
+enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2, LOOP_BATCH = 4, LOOP_APPROX = 8, LOOP_PIPE = 16 };
 
 
 /* --batch without a table get_batch: n single gets */
@@ -389,11 +392,34 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     /* LOOP_TL */
     uint64_t done = 0;
 
+    /* LOOP_PIPE (--pipeline W, DRAMHiT's pipelining, Narayanan et al., EuroSys'23): an op
+     * drawn now is announced to the table (prefetch: its lines start to arrive) and parked
+     * in a FIFO of D = W - 1 pending ops; the op parked D draws ago leaves it and runs as an
+     * ordinary call, by then (mostly) on cached lines. So W ops are in flight, each op
+     * linearizes inside its own call, and ops run in program order: two ops on one key
+     * cannot overtake each other. The FIFO's last ops run after the stop, still timed. */
+    void (*prefetch)(void *, cht_key_t, bool) = s->ops->prefetch;
+    const unsigned pdist = (mode & LOOP_PIPE) ? s->pipe_w - 1 : 0;
+    cht_key_t pk[(mode & LOOP_PIPE) ? CHT_PIPELINE_MAX : 1];
+    uint16_t pc[(mode & LOOP_PIPE) ? CHT_PIPELINE_MAX : 1];
+    unsigned ppos = 0, pn = 0;      /* next slot to fill or swap; ops parked */
+
     if (!warm)
         w->t_start = now_ns();
-    for (; remaining && !__atomic_load_n(stop, __ATOMIC_RELAXED); remaining--) {
+    for (;;) {
         uint64_t c;
         cht_key_t k;
+        if (!remaining || __atomic_load_n(stop, __ATOMIC_RELAXED)) {
+            if (!(mode & LOOP_PIPE) || !pn)
+                break;
+            /* drain: the oldest parked op is pn slots behind ppos */
+            unsigned o = ppos >= pn ? ppos - pn : ppos + pdist - pn;
+            k = pk[o];
+            c = pc[o];
+            pn--;
+            goto run;
+        }
+        remaining--;
         if (dist == KEYGEN_UNIFORM) {
             k = uniform_draw(&rng, range, &c);
         } else if (dist == KEYGEN_HOTSPOT) {
@@ -430,6 +456,29 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
          * untimed warm-up draws in the loop, and maps here */
         if (warm && sparse_keys && (dist == KEYGEN_UNIFORM || dist == KEYGEN_ZIPF))
             k = keygen_sparse(k);
+        if (mode & LOOP_PIPE) {
+            /* inserts, removes (c below rem_below) and YCSB's updates (c >= 200) write */
+            prefetch(t, k, c < rem_below || c >= 200);
+            if (pn < pdist) {           /* filling: nothing old enough to run yet */
+                pk[ppos] = k;
+                pc[ppos] = (uint16_t)c;
+                pn++;
+                if (++ppos == pdist)
+                    ppos = 0;
+                continue;
+            }
+            if (pdist) {                /* full: park k in the oldest op's slot, run the oldest */
+                cht_key_t ok = pk[ppos];
+                uint64_t oc = pc[ppos];
+                pk[ppos] = k;
+                pc[ppos] = (uint16_t)c;
+                k = ok;
+                c = oc;
+                if (++ppos == pdist)
+                    ppos = 0;
+            }
+        }
+    run:;
         bool sample = false;
         uint64_t t0 = 0;
         unsigned store;
@@ -571,7 +620,7 @@ static void timed_loop(struct worker *w)
 {
     const struct bench_config *cfg = w->s->p->cfg;
     int mode = (cfg->latency_every ? LOOP_LAT : 0) | (cfg->timeline_ms ? LOOP_TL : 0) |
-               (cfg->batch > 1 ? LOOP_BATCH : 0);
+               (cfg->batch > 1 ? LOOP_BATCH : 0) | (w->s->pipe_w ? LOOP_PIPE : 0);
     if (w->s->shadow) {      /* a filter: one instantiation, with every measurement mode's code */
         LOOP_FOR_DIST(w, LOOP_APPROX | LOOP_LAT | LOOP_TL, false);
         return;
@@ -582,8 +631,67 @@ static void timed_loop(struct worker *w)
     case LOOP_TL: LOOP_FOR_DIST(w, LOOP_TL, false); break;
     case LOOP_BATCH: LOOP_FOR_DIST(w, LOOP_BATCH, false); break;          /* --batch excludes --latency */
     case LOOP_BATCH | LOOP_TL: LOOP_FOR_DIST(w, LOOP_BATCH | LOOP_TL, false); break;
+    case LOOP_PIPE: LOOP_FOR_DIST(w, LOOP_PIPE, false); break;           /* --pipeline excludes --latency */
+    case LOOP_PIPE | LOOP_TL: LOOP_FOR_DIST(w, LOOP_PIPE | LOOP_TL, false); break;
     default: LOOP_FOR_DIST(w, LOOP_LAT | LOOP_TL, false); break;
     }
+}
+
+/* --pipeline auto: below this many table bytes per last-level cache byte the
+ * table is (mostly) cache-resident, its ops hit anyway, and the prefetch
+ * call is pure overhead (docs/measurements/pipeline.md: the crossover). */
+#define PIPE_AUTO_LLC_FACTOR 2
+#define PIPE_AUTO_W 16          /* W for large tables: the curve's knee here */
+
+/* the last-level cache's bytes (0: unknown) */
+static uint64_t llc_bytes(void)
+{
+    long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (v > 0)
+        return (uint64_t)v;
+    uint64_t best = 0;
+    for (int i = 0; i < 8; i++) {    /* sysfs: the largest cache of cpu0 */
+        char path[96], buf[32];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            break;
+        if (fgets(buf, sizeof buf, f)) {
+            char *end;
+            uint64_t n = strtoull(buf, &end, 10);
+            n *= *end == 'K' ? 1024 : *end == 'M' ? 1024 * 1024 : 1;
+            best = n > best ? n : best;
+        }
+        fclose(f);
+    }
+    return best;
+}
+
+/* Thread 0, after the prefill, before the start barrier (off the clock):
+ * the W every worker's timed loop uses. Filters (a shadow) and tables
+ * without the prefetch hook run single ops; the row says which (report.c). */
+static void pipe_choose(struct shared *s)
+{
+    const struct bench_config *cfg = s->p->cfg;
+    s->pipe_w = 0;
+    s->pipe_mode = PIPE_OFF;
+    if (!cfg->pipeline && !cfg->pipeline_auto)
+        return;
+    if (!s->ops->prefetch || s->shadow) {
+        s->pipe_mode = PIPE_FALLBACK;
+        return;
+    }
+    if (cfg->pipeline_auto) {
+        uint64_t llc = llc_bytes();
+        if (llc && s->table_bytes_after_prefill <= PIPE_AUTO_LLC_FACTOR * llc) {
+            s->pipe_mode = PIPE_PLAIN;
+            return;
+        }
+        s->pipe_w = PIPE_AUTO_W;
+    } else {
+        s->pipe_w = cfg->pipeline;
+    }
+    s->pipe_mode = PIPE_HOOKS;
 }
 
 /* This worker's share of the final check: keys first+1..first+n of the
@@ -679,6 +787,7 @@ static void *worker_main(void *arg)
             s->table_bytes_after_prefill = st.bytes;
         }
         memstat_take(&s->mem_after_prefill);
+        pipe_choose(s);
     }
     barrier(s);                              /* B3: start */
     if (cfg->warmup_ms) {
@@ -1235,6 +1344,8 @@ int runner_run(const struct run_params *p, struct run_result *r)
         r->has_stats = true;
         r->table_bytes_after_prefill = s->table_bytes_after_prefill;
     }
+    r->pipeline_w = s->pipe_w;
+    r->pipeline_mode = s->pipe_mode;
     r->mem_after_prefill = s->mem_after_prefill;
     memstat_take(&r->mem_after_run);
     if (s->shadow && s->verify != VERIFY_OFF)
