@@ -343,6 +343,8 @@ static void build_row(const struct record *rec, struct row *row)
     static const char *const pipe_modes[] = { "-", "hooks", "fallback", "plain" };
     put_u(row, "pipeline", r->pipeline_w);
     put_s(row, "pipeline_mode", pipe_modes[r->pipeline_mode]);
+    /* the share of the timed phase the threads were on a CPU: below 1 on a busy machine */
+    put_od(row, "cpu_share", r->elapsed_s > 0 && r->cpu_ns, r->elapsed_s > 0 ? (double)r->cpu_ns * 1e-9 / ((double)rec->threads * r->elapsed_s) : 0);
     put_context(row);
 }
 

@@ -154,6 +154,7 @@ struct worker {
     bool opbuf_wrapped;          /* the timed loop went round it */
     uint64_t ops_limit;          /* --trace: this thread's share of the trace */
     uint64_t t_start, t_end;
+    uint64_t cpu_ns;             /* CPU time this thread spent in its timed loop (CLOCK_THREAD_CPUTIME_ID) */
     struct cht_rng rng;          /* this thread's key stream */
     bool prefill_full;           /* an insert of a fresh key was refused */
     char pin_error[160];         /* pin_apply failed: why */
@@ -236,6 +237,16 @@ static void prefill(struct worker *w)
     uint64_t per = i / p->threads, extra = i % p->threads;
     uint64_t first = w->tid * per + (w->tid < extra ? w->tid : extra);
     prefill_slice(w, first, per + (w->tid < extra));
+}
+
+/* This thread's CPU time: on a machine shared with other work the timed
+ * loop is descheduled part of its wall time; cpu_share (report.c) says how much. */
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2, LOOP_BATCH = 4, LOOP_APPROX = 8, LOOP_PIPE = 16 };
@@ -404,8 +415,10 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     uint16_t pc[(mode & LOOP_PIPE) ? CHT_PIPELINE_MAX : 1];
     unsigned ppos = 0, pn = 0;      /* next slot to fill or swap; ops parked */
 
-    if (!warm)
+    if (!warm) {
+        w->cpu_ns = thread_cpu_ns();    /* two calls per run, off the loop */
         w->t_start = now_ns();
+    }
     for (;;) {
         uint64_t c;
         cht_key_t k;
@@ -568,8 +581,10 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
             gf += !bfound[i];
         }
     }
-    if (!warm)
+    if (!warm) {
         w->t_end = now_ns();
+        w->cpu_ns = thread_cpu_ns() - w->cpu_ns;
+    }
     if (mode & LOOP_TL) {
         __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
         __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
@@ -1305,6 +1320,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
         }
         t0 = w[i].t_start < t0 ? w[i].t_start : t0;
         t1 = w[i].t_end > t1 ? w[i].t_end : t1;
+        r->cpu_ns += w[i].cpu_ns;
         full |= w[i].prefill_full;
         r->prefilled += w[i].prefilled;
         found += w[i].verify_found;

@@ -80,6 +80,7 @@ struct run_result {
     uint64_t opbuf_len;         /* ops pre-generated per thread (0: drawn in the loop) */
     double ceiling_mops;        /* --ceiling: the machine's independent-miss rate at the table's size (0: none) */
     unsigned pipeline_w;        /* --pipeline: ops in flight per thread in the timed loop (0: single ops) */
+    uint64_t cpu_ns;            /* CPU time of all threads' timed loops */
     enum pipe_mode { PIPE_OFF, PIPE_HOOKS, PIPE_FALLBACK, PIPE_PLAIN } pipeline_mode;
                                 /* not asked; the table's prefetch hook; no hook (single ops);
                                  * auto chose single ops (the table fits in the cache) */
