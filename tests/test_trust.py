@@ -95,7 +95,7 @@ def untouched(args, name, content, what, flag):
 old3 = ("schema,timestamp,host,table,options,threads,pin,mops,size_ok\n"
         "3,2026-01-01T00:00:00Z,h,clht-lb,,1,default,10.5,1\n")
 p = untouched(["--csv", "@"], "old.csv", old3, "a schema-3 table CSV", "--csv")
-check("schema 3" in p.stderr and "schema 7" in p.stderr, "the message names both schemas")
+check("schema 3" in p.stderr and "schema 8" in p.stderr, "the message names both schemas")
 lock_csv = path("lock.csv")
 run("--bench", "mutex", "--lock", "tas", "-d", "10", "--csv", lock_csv)
 untouched(["--csv", "@"], "lock-copy.csv", open(lock_csv).read(), "a lock-bench CSV given to a table run", "--csv")
@@ -143,7 +143,7 @@ with open(torn, "a") as fh:
 p = run("-t", "clht-lb", "-i", "1K", "-d", "10", "--csv", torn)
 lines = open(torn).read().splitlines()
 check(p.returncode == 0 and len(lines) == 4 and lines[2] == "4,partial-row-without-newline" and
-      lines[3].startswith("7,") and len(lines[3].split(",")) == len(lines[0].split(",")),
+      lines[3].startswith("8,") and len(lines[3].split(",")) == len(lines[0].split(",")),
       "a file not ending in a newline: the new row starts on its own line")
 
 # ---- 4. run_id and context on every row of every file; side files join ----

@@ -161,7 +161,7 @@ for tb in ("hotring", "chain", "locked"):
         p = run(*args, *(["--value-size", v] if v != "8" else []))
         rows = [r for r in csv.DictReader(open(vs_csv))] if os.path.exists(vs_csv) else []
         r = rows[-1] if rows else {}
-        check(p.returncode == 0 and r.get("schema") == "7" and r.get("value_size") == v and r.get("table") == tb and
+        check(p.returncode == 0 and r.get("schema") == "8" and r.get("value_size") == v and r.get("table") == tb and
               r.get("verify_ok") == "1" and int(r.get("upd_suc") or 0) > 10000 and r.get("upd_fail") == "0",
               f"{tb} --value-size {v} (YCSB-A): the row records value_size {v}, every update finds its key, check ok")
         bpk[tb, v] = float(r.get("bytes_per_key") or 0)
