@@ -143,7 +143,7 @@ void cli_usage(FILE *f)
 "      --ceiling           add ceiling_mops/ceiling_frac: the machine's miss rate at the table's size\n"
 "      --batch B           gets in batches of B (1..64) through the table's get_batch (default 1)\n"
 "      --pipeline W|auto   keep W ops (1..64) in flight per thread: prefetch on entry, run W-1\n"
-"                          draws later (tables with a prefetch hook; default: off)\n"
+"                          draws later (tables with a prefetch hook; default 0: off)\n"
 "      --hugepages MODE    off | thp: transparent huge pages for every table's memory (default off)\n"
 "      --value-size BYTES  value bytes 8..1M (default 8); over 8: stored out of line, replaced on\n"
 "                          update (tables with that capability only; docs/cli.md \"Value size\")\n"
@@ -631,9 +631,9 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             if (strcmp(optarg, "auto") == 0) {
                 cfg->pipeline_auto = true;
                 cfg->pipeline = 0;
-            } else if (!parse_size(optarg, &v) || v < 1 || v > CHT_PIPELINE_MAX) {
-                return usage_error("--pipeline: expected ops in flight 1..%d or auto (got '%s')", CHT_PIPELINE_MAX,
-                                   optarg);
+            } else if (!parse_size(optarg, &v) || v > CHT_PIPELINE_MAX) {   /* 0: off (a sweep axis' baseline) */
+                return usage_error("--pipeline: expected ops in flight 0..%d (0: off) or auto (got '%s')",
+                                   CHT_PIPELINE_MAX, optarg);
             } else {
                 cfg->pipeline = (unsigned)v;
                 cfg->pipeline_auto = false;

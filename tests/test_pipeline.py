@@ -18,7 +18,7 @@ What must hold, each an exact check:
  - the checks stay live under --pipeline: an injected lost insert fails
    the run (exit 1, verify_ok 0);
  - --pipeline auto picks single ops for a table that fits in the cache
-   (pipeline 0, pipeline_mode plain); bad values and clashes are refused.
+   (pipeline 0, pipeline_mode plain); 0 is off; bad values and clashes are refused.
 
 Usage: test_pipeline.py BIN
 """
@@ -123,7 +123,11 @@ check(p.returncode == 0 and recs and recs[0].get("pipeline") == 0 and recs[0].ge
       "without --pipeline: pipeline 0, pipeline_mode -")
 
 # 6. refused
-for bad in (["--pipeline", "0"], ["--pipeline", "65"], ["--pipeline", "x"], ["--pipeline", "8", "--latency=1"],
+p, recs = run("--table", "clht-lb", "-n", "1", "-u", "0", "-i", "1K", "--ops", "1000", "--pipeline", "0",
+              "--latency=4")
+check(p.returncode == 0 and recs and recs[0].get("pipeline") == 0 and recs[0].get("pipeline_mode") == "-",
+      "--pipeline 0 is off (and so combines with --latency): pipeline 0, pipeline_mode -")
+for bad in (["--pipeline", "-1"], ["--pipeline", "65"], ["--pipeline", "x"], ["--pipeline", "8", "--latency=1"],
             ["--pipeline", "8", "--batch", "4"]):
     p = subprocess.run([BIN, "--table", "clht-lb", "-i", "1K", "--ops", "10", *bad], capture_output=True, text=True,
                        timeout=60)
