@@ -341,7 +341,13 @@ static void build_row(const struct record *rec, struct row *row)
     put_ou(row, "filter_skipped_rem", filter, r->filter_skipped[1]);
     /* schema 8: --pipeline, the W used and how (runner.c pipe_choose) */
     static const char *const pipe_modes[] = { "-", "hooks", "fallback", "plain" };
-    put_u(row, "pipeline", r->pipeline_w);
+    /* as given: a sweep's cell key. A row keeps pointers to its strings until written, so each
+     * value has a string of its own that never changes (filled once, always with the same text) */
+    static char pipe_asked[CHT_PIPELINE_MAX + 1][4];
+    unsigned pw = c->pipeline <= CHT_PIPELINE_MAX ? c->pipeline : 0;
+    snprintf(pipe_asked[pw], sizeof pipe_asked[pw], "%u", pw);
+    put_s(row, "pipeline", c->pipeline_auto ? "auto" : pipe_asked[pw]);
+    put_u(row, "pipeline_w", r->pipeline_w);
     put_s(row, "pipeline_mode", pipe_modes[r->pipeline_mode]);
     /* the share of the timed phase the threads were on a CPU: below 1 on a busy machine */
     put_od(row, "cpu_share", r->elapsed_s > 0 && r->cpu_ns, r->elapsed_s > 0 ? (double)r->cpu_ns * 1e-9 / ((double)rec->threads * r->elapsed_s) : 0);

@@ -51,7 +51,7 @@ def clean(r):
 def desc(r):
     return (f"outcome {r.get('outcome')} size_ok {r.get('size_ok')} verify_ok {r.get('verify_ok')} "
             f"keysum {r.get('verify_keysum_ok')} bad {r.get('verify_bad_values')} total {r.get('total_ops')} "
-            f"pipeline {r.get('pipeline')}/{r.get('pipeline_mode')}")
+            f"pipeline {r.get('pipeline')}/{r.get('pipeline_w')}/{r.get('pipeline_mode')}")
 
 
 # 1. final check and exact op totals, hooks and fallback, 1 and 2 threads
@@ -66,7 +66,7 @@ for table in HOOKS + FALLBACK:
         for r in recs:
             n = r.get("threads")
             check(clean(r) and r.get("total_ops") == n * OPS and
-                  r.get("pipeline") == (w if mode == "hooks" else 0) and r.get("pipeline_mode") == mode,
+                  r.get("pipeline") == str(w) and r.get("pipeline_w") == (w if mode == "hooks" else 0) and r.get("pipeline_mode") == mode,
                   f"{table} -n {n} --pipeline {w}: final check ok, total_ops == {n * OPS}, mode {mode}: {desc(r)}")
 
 # 2. program order: one thread, 64 keys, counts equal to single ops
@@ -112,20 +112,20 @@ for table in HOOKS:
 
 # 5. auto: a table in the cache runs single ops; 2 threads, timed run
 p, recs = run("--table", "clht-lb,chain", "-n", "2", "-u", "10", "-i", "1K", "-d", "30", "--pipeline", "auto")
-got = {r.get("table"): (r.get("pipeline"), r.get("pipeline_mode")) for r in recs}
-check(p.returncode == 0 and got == {"clht-lb": (0, "plain"), "chain": (0, "fallback")} and all(clean(r) for r in recs),
-      f"--pipeline auto at i=1K: clht-lb (0, plain), chain (0, fallback): {got}")
+got = {r.get("table"): (r.get("pipeline"), r.get("pipeline_w"), r.get("pipeline_mode")) for r in recs}
+check(p.returncode == 0 and got == {"clht-lb": ("auto", 0, "plain"), "chain": ("auto", 0, "fallback")} and all(clean(r) for r in recs),
+      f"--pipeline auto at i=1K: clht-lb (auto, 0, plain), chain (auto, 0, fallback): {got}")
 p, recs = run("--table", "cuckoo", "-n", "2", "-u", "10", "-i", "1K", "-d", "30", "--pipeline", "16")
-check(p.returncode == 0 and len(recs) == 1 and recs[0].get("pipeline") == 16 and clean(recs[0]),
+check(p.returncode == 0 and len(recs) == 1 and recs[0].get("pipeline_w") == 16 and clean(recs[0]),
       f"cuckoo -d 30 --pipeline 16 -n 2 (a timed run, stopped by the clock): final check ok")
 p, recs = run("--table", "dense", "-n", "1", "-u", "0", "-i", "1K", "--ops", "1000")
-check(p.returncode == 0 and recs and recs[0].get("pipeline") == 0 and recs[0].get("pipeline_mode") == "-",
-      "without --pipeline: pipeline 0, pipeline_mode -")
+check(p.returncode == 0 and recs and recs[0].get("pipeline") == "0" and recs[0].get("pipeline_w") == 0 and
+      recs[0].get("pipeline_mode") == "-", "without --pipeline: pipeline 0, pipeline_w 0, pipeline_mode -")
 
 # 6. refused
 p, recs = run("--table", "clht-lb", "-n", "1", "-u", "0", "-i", "1K", "--ops", "1000", "--pipeline", "0",
               "--latency=4")
-check(p.returncode == 0 and recs and recs[0].get("pipeline") == 0 and recs[0].get("pipeline_mode") == "-",
+check(p.returncode == 0 and recs and recs[0].get("pipeline_w") == 0 and recs[0].get("pipeline_mode") == "-",
       "--pipeline 0 is off (and so combines with --latency): pipeline 0, pipeline_mode -")
 for bad in (["--pipeline", "-1"], ["--pipeline", "65"], ["--pipeline", "x"], ["--pipeline", "8", "--latency=1"],
             ["--pipeline", "8", "--batch", "4"]):

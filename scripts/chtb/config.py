@@ -300,6 +300,7 @@ TABLE_COLUMNS = {
     "value-size": lambda v: {"value_size": parse_size(v)},
     "keys": lambda v: {"keys": str(v)},
     "workload": lambda v: {"workload": str(v)},
+    "pipeline": lambda v: {"pipeline": str(v)},
 }
 BENCH_COLUMNS = {
     "bench": lambda v: {"bench": str(v)},
