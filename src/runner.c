@@ -411,9 +411,15 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
      * cannot overtake each other. The FIFO's last ops run after the stop, still timed. */
     void (*prefetch)(void *, cht_key_t, bool) = s->ops->prefetch;
     const unsigned pdist = (mode & LOOP_PIPE) ? s->pipe_w - 1 : 0;
+    /* a ring of CHT_PIPELINE_MAX slots indexed by the draw count masked (no wrap test):
+     * draw i goes to slot i, and the op run at draw i is the one of draw i - pdist */
+    enum { PMASK = CHT_PIPELINE_MAX - 1 };
+    _Static_assert((CHT_PIPELINE_MAX & PMASK) == 0, "CHT_PIPELINE_MAX: a power of two");
     cht_key_t pk[(mode & LOOP_PIPE) ? CHT_PIPELINE_MAX : 1];
-    uint16_t pc[(mode & LOOP_PIPE) ? CHT_PIPELINE_MAX : 1];
-    unsigned ppos = 0, pn = 0;      /* next slot to fill or swap; ops parked */
+    uint32_t pc[(mode & LOOP_PIPE) ? CHT_PIPELINE_MAX : 1];
+    uint64_t pi = 0;                /* ops drawn */
+    unsigned pn = 0;                /* drain: ops still parked */
+    bool draining = false;
 
     if (!warm) {
         w->cpu_ns = thread_cpu_ns();    /* two calls per run, off the loop */
@@ -423,10 +429,15 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
         uint64_t c;
         cht_key_t k;
         if (!remaining || __atomic_load_n(stop, __ATOMIC_RELAXED)) {
-            if (!(mode & LOOP_PIPE) || !pn)
+            if (!(mode & LOOP_PIPE))
                 break;
-            /* drain: the oldest parked op is pn slots behind ppos */
-            unsigned o = ppos >= pn ? ppos - pn : ppos + pdist - pn;
+            if (!draining) {            /* parked: the last min(drawn, pdist) draws */
+                draining = true;
+                pn = pi < pdist ? (unsigned)pi : pdist;
+            }
+            if (!pn)
+                break;
+            unsigned o = (unsigned)(pi - pn) & PMASK;    /* the oldest parked op */
             k = pk[o];
             c = pc[o];
             pn--;
@@ -471,25 +482,14 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
             k = keygen_sparse(k);
         if (mode & LOOP_PIPE) {
             /* inserts, removes (c below rem_below) and YCSB's updates (c >= 200) write */
-            prefetch(t, k, c < rem_below || c >= 200);
-            if (pn < pdist) {           /* filling: nothing old enough to run yet */
-                pk[ppos] = k;
-                pc[ppos] = (uint16_t)c;
-                pn++;
-                if (++ppos == pdist)
-                    ppos = 0;
+            prefetch(t, k, c < rem_below || (dist == KEYGEN_YCSB && c >= 200));
+            pk[pi & PMASK] = k;
+            pc[pi & PMASK] = (uint32_t)c;
+            if (++pi <= pdist)          /* filling: nothing old enough to run yet */
                 continue;
-            }
-            if (pdist) {                /* full: park k in the oldest op's slot, run the oldest */
-                cht_key_t ok = pk[ppos];
-                uint64_t oc = pc[ppos];
-                pk[ppos] = k;
-                pc[ppos] = (uint16_t)c;
-                k = ok;
-                c = oc;
-                if (++ppos == pdist)
-                    ppos = 0;
-            }
+            /* the op of draw pi - 1 - pdist (itself when pdist is 0) */
+            k = pk[(pi - 1 - pdist) & PMASK];
+            c = pc[(pi - 1 - pdist) & PMASK];
         }
     run:;
         bool sample = false;
@@ -658,12 +658,11 @@ static void timed_loop(struct worker *w)
 #define PIPE_AUTO_LLC_FACTOR 2
 #define PIPE_AUTO_W 16          /* W for large tables: the curve's knee here */
 
-/* the last-level cache's bytes (0: unknown) */
+/* the last-level cache's bytes (0: unknown): sysfs first, as lscpu reads it; glibc's
+ * sysconf(_SC_LEVEL3_CACHE_SIZE) derives it from CPUID, which a VM may report wrongly
+ * (320 MiB for a 32 MiB L3 on the KVM guest of docs/measurements/pipeline.md) */
 static uint64_t llc_bytes(void)
 {
-    long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (v > 0)
-        return (uint64_t)v;
     uint64_t best = 0;
     for (int i = 0; i < 8; i++) {    /* sysfs: the largest cache of cpu0 */
         char path[96], buf[32];
@@ -678,6 +677,10 @@ static uint64_t llc_bytes(void)
             best = n > best ? n : best;
         }
         fclose(f);
+    }
+    if (!best) {
+        long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        best = v > 0 ? (uint64_t)v : 0;
     }
     return best;
 }
