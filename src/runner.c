@@ -652,10 +652,12 @@ static void timed_loop(struct worker *w)
     }
 }
 
-/* --pipeline auto: below this many table bytes per last-level cache byte the
- * table is (mostly) cache-resident, its ops hit anyway, and the prefetch
- * call is pure overhead (docs/measurements/pipeline.md: the crossover). */
-#define PIPE_AUTO_LLC_FACTOR 2
+/* --pipeline auto: a table no larger than the last-level cache is (mostly)
+ * cache-resident, its ops hit anyway, and the hook's second hash, call and
+ * the FIFO are pure overhead (+25% time per op at i=1K here); a larger one
+ * misses on most ops and W ops in flight overlap them (1.4-3x at i=1M, 33 MB
+ * and more against a 32 MB L3): docs/measurements/pipeline.md. */
+#define PIPE_AUTO_LLC_FACTOR 1
 #define PIPE_AUTO_W 16          /* W for large tables: the curve's knee here */
 
 /* the last-level cache's bytes (0: unknown): sysfs first, as lscpu reads it; glibc's
