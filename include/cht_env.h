@@ -6,6 +6,8 @@
  *   - test hooks, all named CHTBENCH_TEST_* (docs/cli.md "Test hooks"): they
  *     make the harness misbehave on purpose so that a test can see a check
  *     fire. They are for testing chtbench, never for measurements.
+ *   - CHTBENCH_PLUGINS, plugins to load as if given with --plugin
+ *     (docs/plugins.md).
  *   - conventions of other tools that chtbench only reads: GLIBC_TUNABLES
  *     (--hugepages thp), likwid-perfctr's LIKWID_MODE/EVENTS/FILEPATH, and
  *     CHTBENCH_HUGEPAGES_REEXEC, the marker chtbench sets on its own
@@ -36,6 +38,9 @@ struct cht_env {
     bool lockbench_no_lock;       /* CHTBENCH_TEST_LOCKBENCH_NO_LOCK: lock bench skips every lock call */
     bool inject_get_delay_set;    /* CHTBENCH_TEST_INJECT_GET_DELAY=M: a -Dinject_get_delay build's */
     unsigned inject_get_delay;    /*   clht-lb get runs M rounds instead of the built-in N (0 allowed) */
+
+    /* Settings (docs/cli.md "Environment"). */
+    const char *plugins;          /* CHTBENCH_PLUGINS: plugin paths, colon separated (src/plugin.c) */
 
     /* Other tools' conventions (NULL / false when unset). */
     const char *glibc_tunables;   /* GLIBC_TUNABLES as at start-up */

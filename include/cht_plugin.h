@@ -36,6 +36,9 @@ typedef const struct cht_plugin *(*cht_plugin_fn)(void);
 #define CHT_PLUGIN_EXPORT
 #endif
 
+/* What a plugin defines (declared here so plugins build clean under -Wmissing-prototypes). */
+CHT_PLUGIN_EXPORT const struct cht_plugin *cht_plugin(void);
+
 #ifdef __cplusplus
 }
 #endif

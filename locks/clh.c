@@ -1,6 +1,6 @@
 /*
  * clh.c - CLH queue lock (Craig 1993; Magnusson, Landin & Hagersten 1994),
- * as described in thesis 000 §5.3.1 (seed 000 lines 1888-1894, fig. 5.6):
+ * as described in the 2017 Hunan Univ. thesis §5.3.1 (fig. 5.6):
  * an implicit queue of nodes, a tail pointer to the last one; a thread
  * enqueues its node with a swap on tail and spins on its predecessor's
  * `locked` field until the predecessor releases. FIFO.

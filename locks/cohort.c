@@ -1,7 +1,7 @@
 /*
  * cohort.c - lock cohorting: c-bo-mcs and c-tkt-tkt.
  *
- * Source: seed 003 §3.1 (Calciu, Dice, Lev, Luchangco, Marathe, Shavit,
+ * Source: §3.1 of the paper (Calciu, Dice, Lev, Luchangco, Marathe, Shavit,
  * "NUMA-aware reader-writer locks", PPoPP'13, who build on Dice, Marathe &
  * Shavit, "Lock cohorting: a general technique for designing NUMA locks",
  * PPoPP'12). A cohort lock is a global lock plus one local lock per NUMA

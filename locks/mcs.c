@@ -1,7 +1,7 @@
 /*
  * mcs.c - MCS queue lock (Mellor-Crummey & Scott, TOCS 1991), as described
- * in thesis 000 §4.4.3 (seed 000 lines 1349-1362, fig. 4.3) and the fallback
- * path of its RTM MCS lock (algorithms 5.3/5.4, lines 1945-2000).
+ * in the 2017 Hunan Univ. thesis §4.4.3 (fig. 4.3) and the fallback
+ * path of its RTM MCS lock (algorithms 5.3/5.4, §5.3.2).
  *
  * The lock is one tail pointer; each waiter's queue node {next, locked} is
  * in its ctx (one node per thread per lock it may hold at once).

@@ -2,9 +2,9 @@
  * numa_rw.c - NUMA-aware reader-writer locks: c-rw-np, c-rw-rp,
  * c-rw-rp-opt, c-rw-wp.
  *
- * Source: seed 003 (Calciu, Dice, Lev, Luchangco, Marathe, Shavit,
- * "NUMA-aware reader-writer locks", PPoPP'13), §3.2-3.6 and §4.3.
- * Writers synchronise among themselves with a cohort lock (cohort.c; 003
+ * Source: Calciu, Dice, Lev, Luchangco, Marathe, Shavit,
+ * "NUMA-aware reader-writer locks", PPoPP'13, §3.2-3.6 and §4.3.
+ * Writers synchronise among themselves with a cohort lock (cohort.c; the paper
  * recommends C-PTL-TKT, here C-TKT-TKT - ticket global + ticket per node);
  * readers announce themselves in a distributed reader indicator: per NUMA
  * node an ingress and an egress counter on their own cache line (§3.6; a

@@ -2,7 +2,7 @@
  * rtm.c - Intel RTM lock elision over a fallback lock: htm-retry, slr-mcs,
  * slr-scm-mcs, scm-ttas, scm-ttas-opt (+ run-time RTM detection).
  *
- * Source: thesis 000 chapter 4 (seed 000 lines 1010-1600): RTM and its abort
+ * Source: the 2017 Hunan Univ. thesis, chapter 4: RTM and its abort
  * status bits (§4.2.2, table 4.1), the lemming effect (§4.2.3), software-
  * assisted lock removal SLR (§4.3.1, algorithms 4.1/4.2) and software-assisted
  * conflict management SCM (§4.3.2, algorithms 4.3/4.4), both from Afek, Levy

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* RTM status bits (thesis 000 table 4.1; Intel SDM vol. 1 §16.3.5). */
+/* RTM status bits (2017 Hunan Univ. thesis, table 4.1; Intel SDM vol. 1 §16.3.5). */
 #define RTM_STARTED        (~0u)
 #define RTM_ABORT_EXPLICIT (1u << 0)  /* XABORT; the code is in bits 31:24 */
 #define RTM_ABORT_RETRY    (1u << 1)  /* the transaction may succeed on a retry */

@@ -1,7 +1,7 @@
 /*
  * spin.c - the test-and-set family: tas, ttas, ttas-backoff.
  *
- * Source: thesis 000, chapter 5.3.1 (seed 000 lines 1858-1900): algorithm
+ * Source: the 2017 Hunan Univ. thesis, §5.3.1: algorithm
  * 5.1 (TAS: spin on an atomic exchange of `true`, release by storing
  * `false`) and 5.2 (TTAS: spin reading the word in the local cache and only
  * try the exchange when it reads free, which stops the bus traffic of TAS

@@ -1,7 +1,7 @@
 /*
  * ticket.c - ticket lock (Mellor-Crummey & Scott, "Algorithms for scalable
  * synchronization on shared-memory multiprocessors", TOCS 1991; the Linux
- * ticket spinlock described in seed 002 lines 880-885: a `next` field taken
+ * ticket spinlock described in Cui's thesis (Tsinghua 2012) §3.3.2: a `next` field taken
  * with an atomic increment and an `owner` field the holder advances).
  *
  * lock:    t = fetch_add(next, 1); spin until serving == t.

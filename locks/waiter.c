@@ -1,8 +1,8 @@
 /*
- * waiter.c - the waiter-count ("requester") lock of seed 002 §3.3
- * (lines 838-1000, figs. 3.15-3.17), moved from the Linux kernel to user space.
+ * waiter.c - the waiter-count ("requester") lock of Cui's thesis
+ * (Tsinghua 2012) §3.3 (figs. 3.15-3.17), moved from the Linux kernel to user space.
  *
- * Lock thrashing (002 §3.3.1): once a spinlock is contended, the number of
+ * Lock thrashing (the thesis' §3.3.1): once a spinlock is contended, the number of
  * waiters grows quickly and every hand-off drags the lock's cache line past
  * all of them. The waiter-count lock wraps a ticket lock {next, owner} and
  * estimates the number of requesters from it, len = next - owner, without

@@ -18,6 +18,7 @@
 #endif
 #include "cli.h"
 #include "util.h"
+#include "plugin.h"
 
 enum {
     OPT_INSERT = 256, OPT_REMOVE, OPT_OPS, OPT_DENSITY, OPT_DIST, OPT_SEED, OPT_PREFILL, OPT_MEM,
@@ -26,8 +27,12 @@ enum {
     OPT_BENCH, OPT_LOCK, OPT_CS, OPT_NCS, OPT_RCS, OPT_WCS, OPT_WRITE, OPT_HANDOFF, OPT_WAITERS,
     OPT_VERIFY, OPT_WARMUP, OPT_KEYBUF, OPT_WORKLOAD, OPT_TRACE, OPT_SIZE, OPT_CEILING, OPT_BATCH, OPT_HUGEPAGES, OPT_SLOTS, OPT_LOAD,
     OPT_VALUE_SIZE, OPT_KEYS, OPT_VALIDATE,
+    OPT_PLUGIN,
+    OPT_SCHEMA,
     OPT_PIPELINE,
 };
+
+const char *cli_schema_name;
 
 static const struct option long_options[] = {
     { "table", required_argument, NULL, 't' },
@@ -81,8 +86,10 @@ static const struct option long_options[] = {
     { "load", required_argument, NULL, OPT_LOAD },
     { "value-size", required_argument, NULL, OPT_VALUE_SIZE },
     { "validate", no_argument, NULL, OPT_VALIDATE },
+    { "plugin", required_argument, NULL, OPT_PLUGIN },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
+    { "schema", optional_argument, NULL, OPT_SCHEMA },
     { NULL, 0, NULL, 0 },
 };
 
@@ -159,7 +166,11 @@ void cli_usage(FILE *f)
 "      --validate          check this command line as its run would (tables created tiny,\n"
 "                          trace and results files checked) without running or writing\n"
 "                          anything: exit 0 and no output when it would start, else its error\n"
+"      --plugin PATH       load tables and locks from a plugin (repeatable; also\n"
+"                          CHTBENCH_PLUGINS=PATH:PATH; docs/plugins.md)\n"
 "  -V, --version           version and optional features built in\n"
+"      --schema[=NAME]     the columns of every results file (or of NAME: table, latency,\n"
+"                          timeline, lock, memory, occupancy) as JSON (docs/csv.md)\n"
 "  -h, --help              this text\n"
 "Exit: 0 ok, 1 a run failed its correctness check, ran out of memory or could not run,\n"
 "2 bad usage, 3 a fixed-capacity table filled up, 130/143 interrupted (SIGINT/SIGTERM).\n",
@@ -905,11 +916,22 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
                                    near(optarg, what));
             }
             return 0;
+        case OPT_PLUGIN:   /* loaded by main before parsing (src/plugin.c); here only its spelling is checked */
+            if (!plugin_arg_loaded(optarg))
+                return usage_error("--plugin: write --plugin PATH or --plugin=PATH in full (an abbreviation is not "
+                                   "loaded; got '%s')", optarg);
+            break;
         case 'h':
             *action = CLI_HELP;
             return 0;
         case 'V':
             *action = CLI_VERSION;
+            return 0;
+        case OPT_SCHEMA:
+            if (!optarg && optind < argc && argv[optind][0] != '-')
+                optarg = argv[optind++];      /* "--schema table" means --schema=table, as --list */
+            cli_schema_name = optarg;         /* NULL: all schemas; report_schema checks the name */
+            *action = CLI_SCHEMA;
             return 0;
         case ':':
             return usage_error("%s: needs a value (see --help)", argv[optind - 1]);
@@ -1132,9 +1154,10 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             char names[512];
             size_t nl = 0;
             names[0] = '\0';
-            for (unsigned i = 0; cht_tables[i] && nl < sizeof names; i++)
-                if (cht_tables[i]->caps & CHT_CAP_VALUE_OOL)
-                    nl += (size_t)snprintf(names + nl, sizeof names - nl, "%s%s", nl ? ", " : "", cht_tables[i]->name);
+            const struct cht_ops *o;
+            for (unsigned i = 0; (o = registry_table_at(i)) && nl < sizeof names; i++)
+                if (o->caps & CHT_CAP_VALUE_OOL)
+                    nl += (size_t)snprintf(names + nl, sizeof names - nl, "%s%s", nl ? ", " : "", o->name);
             return usage_error("--value-size: %zu bytes needs a table that stores values out of line, and %s stores "
                                "8-byte values only (tables that take --value-size > 8: %s)", cfg->value_size,
                                cfg->table[t].ops->name, names);

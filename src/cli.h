@@ -4,7 +4,10 @@
 
 #include "config.h"
 
-enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION, CLI_LIST_TABLES, CLI_LIST_LOCKS, CLI_PRINT_PINNING };
+enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION, CLI_LIST_TABLES, CLI_LIST_LOCKS, CLI_PRINT_PINNING, CLI_SCHEMA };
+
+/* --schema[=NAME]: the NAME given, NULL for all */
+extern const char *cli_schema_name;
 
 /* Parses and validates argv. On a usage error prints one line on stderr
  * ("chtbench: --flag: what is accepted") and returns -1; nothing is written

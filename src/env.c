@@ -58,6 +58,7 @@ static void env_read(void)
         env.inject_get_delay = (unsigned)d;
     }
 
+    env.plugins = getenv("CHTBENCH_PLUGINS");
     env.glibc_tunables = getenv("GLIBC_TUNABLES");
     env.hugepages_reexec = getenv(CHT_ENV_HUGEPAGES_REEXEC) != NULL;
     env.likwid_marker_env = getenv("LIKWID_MODE") && getenv("LIKWID_EVENTS") && getenv("LIKWID_FILEPATH");

@@ -1,5 +1,5 @@
-/* latency.h - sspfd-style per-operation latency (thesis 000 lines 736-750,
- * 910-928): TSC stamps around sampled operations, eight stores
+/* latency.h - sspfd-style per-operation latency (the 2017 thesis §3.3.3,
+ * §3.4.5): TSC stamps around sampled operations, eight stores
  * (get/insert/remove/update x success/fail), summary statistics and log2 histograms. */
 #ifndef CHT_LATENCY_H
 #define CHT_LATENCY_H

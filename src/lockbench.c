@@ -1,6 +1,6 @@
 /*
  * lockbench.c - lock-only benchmarks (DESIGN.md "Locks": "a mutex counter
- * bench and RWBench (seed 003) with their invariants"; docs/cli.md "Lock
+ * bench and RWBench (Calciu et al., PPoPP'13) with their invariants"; docs/cli.md "Lock
  * benchmarks").
  *
  *   main: allocate the lock (64-byte aligned, lock_size bytes), init it with
@@ -16,7 +16,7 @@
  * holders at once lose increments); --cs work units; unlock(); --ncs units.
  * Invariant: every counter == total acquisitions.
  *
- * --bench rwlock (RWBench, seed 003): each iteration a Bernoulli draw with
+ * --bench rwlock (RWBench, Calciu et al., PPoPP'13 §4.1): each iteration a Bernoulli draw with
  * P(write) = --write %: a writer, under lock(), adds v to one random element
  * of the shared 64-integer array and subtracts v from another, --wcs times,
  * and bumps a writer-only counter non-atomically; a reader, under

@@ -21,24 +21,34 @@
 #include "trace.h"
 #include "membench.h"
 #include "occupancy.h"
+#include "plugin.h"
+
+/* ends an entry's line: " (plugin NAME, PATH)" first when a plugin added it */
+static void print_origin(const struct registry_plugin *p)
+{
+    if (p)
+        printf(" (plugin %s, %s)", p->name, p->path);
+    putchar('\n');
+}
 
 static void list_tables(void)
 {
-    for (unsigned i = 0; cht_tables[i]; i++) {
+    const struct cht_ops *t;
+    for (unsigned i = 0; (t = registry_table_at(i)); i++) {
         char why[256];
-        bool ok = registry_table_available(cht_tables[i], why, sizeof why);
-        printf("%-14s %-80s %s%s\n", cht_tables[i]->name, cht_tables[i]->summary, ok ? "available" : "unavailable: ",
-               ok ? "" : why);
+        bool ok = registry_table_available(t, why, sizeof why);
+        printf("%-14s %-80s %s%s", t->name, t->summary, ok ? "available" : "unavailable: ", ok ? "" : why);
+        print_origin(registry_table_plugin(t));
         /* then, indented: whether it takes lock=, and every option of its spec */
         const struct cht_option_spec *o, *lock = NULL;
-        for (o = cht_tables[i]->options; o && o->key; o++)
+        for (o = t->options; o && o->key; o++)
             if (strcmp(o->key, "lock") == 0)
                 lock = o;
-        if (cht_tables[i]->caps & CHT_CAP_LOCK_PARAM)
+        if (t->caps & CHT_CAP_LOCK_PARAM)
             printf("%15s %-10s takes a lock: %s\n", "", "lock=NAME", lock ? lock->help : "any lock from --list=locks");
         else
             printf("%15s %-10s not taken: this table has no lock to choose\n", "", "lock=NAME");
-        for (o = cht_tables[i]->options; o && o->key; o++)
+        for (o = t->options; o && o->key; o++)
             if (o != lock)
                 printf("%15s %s=%-*s %s\n", "", o->key, (int)(strlen(o->key) < 9 ? 9 - strlen(o->key) : 0), "",
                        o->help);
@@ -47,26 +57,31 @@ static void list_tables(void)
 
 static void list_locks(void)
 {
-    for (unsigned i = 0; cht_locks[i]; i++) {
+    const struct lock_ops *l;
+    for (unsigned i = 0; (l = registry_lock_at(i)); i++) {
         char why[256];
-        bool ok = registry_lock_available(cht_locks[i], why, sizeof why);
-        printf("%-14s %-70s %s%s\n", cht_locks[i]->name, cht_locks[i]->summary, ok ? "available" : "unavailable: ",
-               ok ? "" : why);
+        bool ok = registry_lock_available(l, why, sizeof why);
+        printf("%-14s %-70s %s%s", l->name, l->summary, ok ? "available" : "unavailable: ", ok ? "" : why);
+        print_origin(registry_lock_plugin(l));
     }
 }
 
 static void version(void)
 {
     unsigned nt = 0, nl = 0;
-    while (cht_tables[nt])
+    while (registry_table_at(nt))
         nt++;
-    while (cht_locks[nl])
+    while (registry_lock_at(nl))
         nl++;
     printf("chtbench %s\n", CHTBENCH_VERSION);
     report_version(stdout);
     printf("features: hwloc %s\ntables: %u, locks: %u\ncsv schema: %d (latency %d, timeline %d, lock-bench %d)\n",
            CHTBENCH_FEATURES, nt, nl, CSV_SCHEMA_VERSION, LATENCY_CSV_SCHEMA_VERSION, TIMELINE_CSV_SCHEMA_VERSION,
            LOCK_CSV_SCHEMA_VERSION);
+    printf("plugin abi: %u\n", CHT_ABI_VERSION);
+    const struct registry_plugin *p;
+    for (unsigned i = 0; (p = plugin_at(i)); i++)
+        printf("plugin: %s %s sha256 %s\n", p->name, p->path, p->sha256);
 }
 
 /* Plans for every thread count, made before anything runs so a bad --pin
@@ -798,6 +813,8 @@ int main(int argc, char **argv)
 {
     struct bench_config cfg;
     enum cli_action action;
+    if (plugin_load_all(argc, argv) != 0)   /* before cli_parse: its tables and locks are then known */
+        return EXIT_USAGE;
     if (cli_parse(argc, argv, &cfg, &action) != 0) {
         cli_free(&cfg);
         return EXIT_USAGE;
@@ -822,6 +839,7 @@ int main(int argc, char **argv)
     case CLI_VERSION: version(); break;
     case CLI_LIST_TABLES: list_tables(); break;
     case CLI_LIST_LOCKS: list_locks(); break;
+    case CLI_SCHEMA: rc = report_schema(stdout, cli_schema_name); break;
     case CLI_PRINT_PINNING: rc = print_pinning(&cfg); break;
     case CLI_RUN: rc = run_all(&cfg); break;
     }

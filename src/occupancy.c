@@ -1,5 +1,5 @@
 /*
- * occupancy.c - the occupancy and hit/miss benchmark (seed 004, the indexlib
+ * occupancy.c - the occupancy and hit/miss benchmark (Alibaba's indexlib
  * note: dense vs chain vs 4-way cuckoo across occupancy 50%..90%+, hit-only
  * and miss-only lookups, the load at the first failed insert). One thread,
  * as the note. docs/csv.md "Occupancy CSV"; occupancy.h for the wiring.
@@ -86,9 +86,10 @@ bool occupancy_fixed_capacity(const struct table_choice *c, char *why, size_t le
     int n = snprintf(why, len, "table '%s' has no fixed capacity (it %s); fixed-capacity tables:", o->name,
                      o->caps & CHT_CAP_RESIZE ? "grows when full: give it resize=0 if it takes that option"
                                               : "never refuses an insert");
-    for (unsigned i = 0; cht_tables[i] && n > 0 && (size_t)n < len; i++)
-        if (cht_tables[i]->caps & CHT_CAP_FIXED_CAP)
-            n += snprintf(why + n, len - (size_t)n, " %s", cht_tables[i]->name);
+    const struct cht_ops *t;
+    for (unsigned i = 0; (t = registry_table_at(i)) && n > 0 && (size_t)n < len; i++)
+        if (t->caps & CHT_CAP_FIXED_CAP)
+            n += snprintf(why + n, len - (size_t)n, " %s", t->name);
     return false;
 }
 

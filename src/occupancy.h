@@ -1,6 +1,6 @@
 /*
  * occupancy.h - the occupancy and hit/miss benchmark of the indexlib note
- * (seed 004; issue 11 point 4): fixed-capacity tables filled step by step
+ * (Alibaba; issue 11 point 4): fixed-capacity tables filled step by step
  * to each load factor, insert throughput per load band, hit-only and
  * miss-only lookup throughput at each load, and the load at the first
  * failed insert. docs/csv.md "Occupancy CSV".

@@ -69,7 +69,8 @@ void outfile_describe(const char *header, const char *first_row, char *buf, size
             snprintf(version, sizeof version, ", schema %.*s", (int)k, first_row);
     }
     const char *what = NULL;
-    if (has_column(header, "store") && has_column(header, "bucket"))
+    /* bucket: latency schema 1-2 (a row per log2 bucket); hist_log2: schema 3 (a row per class) */
+    if (has_column(header, "store") && (has_column(header, "bucket") || has_column(header, "hist_log2")))
         what = "chtbench latency-histogram CSV (--latency-csv)";
     else if (has_column(header, "t_ms") && has_column(header, "table"))
         what = "chtbench timeline CSV (--timeline-csv)";

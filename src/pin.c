@@ -1,7 +1,7 @@
 /*
  * pin.c - machine topology (hwloc) and thread pinning plans.
  *
- * Policies (thesis: seed 000_7a5564d72d74d689.txt, section 3.4.6 "线程绑定方案的
+ * Policies (the 2017 Hunan Univ. thesis, section 3.4.6 "线程绑定方案的
  * 影响" - default / compact / balanced binding on E5-2630, E7-4850, Opteron
  * 6172 and Xeon Phi 7120P; see pin.h for the exact rules):
  *   default   no affinity, the OS scheduler decides (slots are -1);

@@ -2,7 +2,7 @@
  * pin.h - machine topology (hwloc) and thread pinning plans.
  *
  * A pinning plan maps worker thread i to one processing unit (PU, a hardware
- * thread). The policies are the three of the thesis (seed 000, section 3.4.6
+ * thread). The policies are the three of the thesis (Hunan Univ. 2017, section 3.4.6
  * "线程绑定方案的影响", the influence of the thread-binding scheme) plus an
  * explicit list:
  *

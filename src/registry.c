@@ -121,22 +121,113 @@ const struct lock_ops *const cht_locks[] = {
     NULL,
 };
 
+/* Plugin entries (src/plugin.c), after the built-ins. Fixed arrays: the
+ * suggestion code below looks at 256 names at most anyway. */
+#define REGISTRY_PLUGIN_MAX 128
+static const struct cht_ops *plugin_tables[REGISTRY_PLUGIN_MAX];
+static const struct registry_plugin *plugin_table_owner[REGISTRY_PLUGIN_MAX];
+static unsigned n_plugin_tables;
+static const struct lock_ops *plugin_locks[REGISTRY_PLUGIN_MAX];
+static const struct registry_plugin *plugin_lock_owner[REGISTRY_PLUGIN_MAX];
+static unsigned n_plugin_locks;
+
+#define BUILTIN_COUNT(a) (sizeof(a) / sizeof(a)[0] - 1)
+
+const struct cht_ops *registry_table_at(unsigned i)
+{
+    if (i < BUILTIN_COUNT(cht_tables))
+        return cht_tables[i];
+    i -= (unsigned)BUILTIN_COUNT(cht_tables);
+    return i < n_plugin_tables ? plugin_tables[i] : NULL;
+}
+
+const struct lock_ops *registry_lock_at(unsigned i)
+{
+    if (i < BUILTIN_COUNT(cht_locks))
+        return cht_locks[i];
+    i -= (unsigned)BUILTIN_COUNT(cht_locks);
+    return i < n_plugin_locks ? plugin_locks[i] : NULL;
+}
+
+const struct registry_plugin *registry_table_plugin(const struct cht_ops *t)
+{
+    for (unsigned i = 0; i < n_plugin_tables; i++)
+        if (plugin_tables[i] == t)
+            return plugin_table_owner[i];
+    return NULL;
+}
+
+const struct registry_plugin *registry_lock_plugin(const struct lock_ops *l)
+{
+    for (unsigned i = 0; i < n_plugin_locks; i++)
+        if (plugin_locks[i] == l)
+            return plugin_lock_owner[i];
+    return NULL;
+}
+
 const struct cht_ops *registry_table(const char *name)
 {
     if (strcmp(name, "null") == 0)   /* the noop table's old name (pandas reads "null" as NaN) */
         name = "noop";
-    for (unsigned i = 0; cht_tables[i]; i++)
-        if (strcmp(cht_tables[i]->name, name) == 0)
-            return cht_tables[i];
+    const struct cht_ops *t;
+    for (unsigned i = 0; (t = registry_table_at(i)); i++)
+        if (strcmp(t->name, name) == 0)
+            return t;
     return NULL;
 }
 
 const struct lock_ops *registry_lock(const char *name)
 {
-    for (unsigned i = 0; cht_locks[i]; i++)
-        if (strcmp(cht_locks[i]->name, name) == 0)
-            return cht_locks[i];
+    const struct lock_ops *l;
+    for (unsigned i = 0; (l = registry_lock_at(i)); i++)
+        if (strcmp(l->name, name) == 0)
+            return l;
     return NULL;
+}
+
+/* "built in" or "plugin NAME, PATH": where an existing name comes from */
+static void origin(const struct registry_plugin *p, char *buf, size_t len)
+{
+    if (p)
+        snprintf(buf, len, "plugin %s, %s", p->name, p->path);
+    else
+        snprintf(buf, len, "built in");
+}
+
+int registry_add_table(const struct cht_ops *t, const struct registry_plugin *p, char *err, size_t len)
+{
+    const struct cht_ops *old = registry_table(t->name);
+    char from[512];
+    if (old || strcmp(t->name, "null") == 0) {   /* "null" is noop's alias */
+        origin(old ? registry_table_plugin(old) : NULL, from, sizeof from);
+        snprintf(err, len, "table '%s' already exists (%s)", t->name, from);
+        return -1;
+    }
+    if (n_plugin_tables == REGISTRY_PLUGIN_MAX) {
+        snprintf(err, len, "table '%s': more than %d plugin tables", t->name, REGISTRY_PLUGIN_MAX);
+        return -1;
+    }
+    plugin_table_owner[n_plugin_tables] = p;
+    plugin_tables[n_plugin_tables++] = t;
+    return 0;
+}
+
+int registry_add_lock(const struct lock_ops *l, const struct registry_plugin *p, char *err, size_t len)
+{
+    const struct lock_ops *old = registry_lock(l->name);
+    char from[512];
+    if (old) {
+        origin(registry_lock_plugin(old), from, sizeof from);
+        snprintf(err, len, "lock '%s' already exists (%s)", l->name, from);
+        return -1;
+    }
+    if (n_plugin_locks == REGISTRY_PLUGIN_MAX) {
+        snprintf(err, len, "lock '%s': more than %d plugin locks", l->name, REGISTRY_PLUGIN_MAX);
+        return -1;
+    }
+    plugin_lock_owner[n_plugin_locks] = p;
+    plugin_locks[n_plugin_locks++] = l;
+    return 0;
 }
 
 static void join_names(char *buf, size_t len, const char *(*name_at)(unsigned))
@@ -147,8 +238,17 @@ static void join_names(char *buf, size_t len, const char *(*name_at)(unsigned))
         n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", name_at(i));
 }
 
-static const char *table_name_at(unsigned i) { return cht_tables[i] ? cht_tables[i]->name : NULL; }
-static const char *lock_name_at(unsigned i) { return cht_locks[i] ? cht_locks[i]->name : NULL; }
+static const char *table_name_at(unsigned i)
+{
+    const struct cht_ops *t = registry_table_at(i);
+    return t ? t->name : NULL;
+}
+
+static const char *lock_name_at(unsigned i)
+{
+    const struct lock_ops *l = registry_lock_at(i);
+    return l ? l->name : NULL;
+}
 
 void registry_table_names(char *buf, size_t len) { join_names(buf, len, table_name_at); }
 
@@ -377,8 +477,13 @@ bool registry_choice_available(const struct table_choice *c, char *why, size_t l
     return table_itself_available(c->ops, why, len) && registry_lock_available(c->lock, why, len);
 }
 
+const struct lock_ops *registry_choice_lock(const struct table_choice *c)
+{
+    return c->lock ? c->lock : default_lock(c->ops);
+}
+
 void registry_apply_choice(const struct table_choice *c, struct cht_config *cfg)
 {
-    cfg->lock = c->lock ? c->lock : default_lock(c->ops);
+    cfg->lock = registry_choice_lock(c);
     cfg->options = c->options;
 }

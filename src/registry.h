@@ -6,8 +6,29 @@
 #include "lock.h"
 #include <stddef.h>
 
-extern const struct cht_ops *const cht_tables[];   /* NULL-terminated */
-extern const struct lock_ops *const cht_locks[];   /* NULL-terminated */
+/* The built-in ones only, NULL-terminated; code that lists or counts what a
+ * run can use walks registry_table_at / registry_lock_at, which also see the
+ * tables and locks of loaded plugins (src/plugin.c). */
+extern const struct cht_ops *const cht_tables[];
+extern const struct lock_ops *const cht_locks[];
+
+/* Where a plugin entry came from (docs/plugins.md); NULL for a built-in. */
+struct registry_plugin {
+    const char *name;     /* cht_plugin.name */
+    const char *path;     /* as given to --plugin / CHTBENCH_PLUGINS */
+    const char *sha256;   /* of the file, 64 hex digits */
+};
+
+/* The i-th table (lock): built-ins first, then plugin entries in load order;
+ * NULL past the end. */
+const struct cht_ops *registry_table_at(unsigned i);
+const struct lock_ops *registry_lock_at(unsigned i);
+const struct registry_plugin *registry_table_plugin(const struct cht_ops *t);
+const struct registry_plugin *registry_lock_plugin(const struct lock_ops *l);
+/* Adds a plugin's table (lock) after the built-ins; the plugin loader has
+ * checked it. -1 with err set when the name exists already or the registry is full. */
+int registry_add_table(const struct cht_ops *t, const struct registry_plugin *p, char *err, size_t len);
+int registry_add_lock(const struct lock_ops *l, const struct registry_plugin *p, char *err, size_t len);
 
 const struct cht_ops *registry_table(const char *name);
 const struct lock_ops *registry_lock(const char *name);
@@ -30,8 +51,6 @@ const char *registry_suggest_lock(const char *word, char *buf, size_t len);
 bool registry_table_available(const struct cht_ops *t, char *why, size_t len);
 bool registry_lock_available(const struct lock_ops *l, char *why, size_t len);
 
-#endif
-
 /* A table chosen on the command line: "NAME" or "NAME:key=val,key=val". */
 #define TABLE_MAX_OPTIONS 16
 struct table_choice {
@@ -50,5 +69,9 @@ int registry_parse_table(const char *spec, struct table_choice *out, char *err, 
  * under: lock=NAME, else its default_lock (a table that needs RTM only for its
  * default lock runs under any other available lock=NAME). */
 bool registry_choice_available(const struct table_choice *c, char *why, size_t len);
+/* The lock a choice runs under: lock=NAME, else the table's default_lock; NULL: none. */
+const struct lock_ops *registry_choice_lock(const struct table_choice *c);
 /* Fills a cht_config's lock (lock=NAME, else the table's default_lock) and options from a choice. */
 void registry_apply_choice(const struct table_choice *c, struct cht_config *cfg);
+
+#endif

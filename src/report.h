@@ -8,8 +8,10 @@
 #include "lockbench.h"
 #include "outfile.h"
 
-#define CSV_SCHEMA_VERSION 8
-#define LATENCY_CSV_SCHEMA_VERSION 2   /* 1: no schema/run key columns (chtbench <= schema 3) */
+#define CSV_SCHEMA_VERSION 9
+/* 1: no schema/run key columns (chtbench <= schema 3); 2: one row per log2 bucket (table schema <= 7);
+ * 3: one row per operation class, every statistic (docs/csv.md "Side files") */
+#define LATENCY_CSV_SCHEMA_VERSION 3
 #define TIMELINE_CSV_SCHEMA_VERSION 2
 
 struct record {
@@ -47,6 +49,11 @@ int report_timeline_append(struct outfile *o, const struct record *rec, char *er
 /* --latency: per-store table of one repetition on the console */
 void report_console_latency(FILE *f, const struct record *rec);
 
+/* --schema [NAME]: the declared columns of one schema (table, latency, timeline, lock, memory,
+ * occupancy) or, with NAME NULL, of all with their versions, as JSON on f. Returns 0, 2 for an
+ * unknown NAME, 1 when a file's header differs from its declaration (message on stderr). */
+int report_schema(FILE *f, const char *which);
+
 /* Column names, in order (for docs and tests). */
 void report_csv_header(FILE *f);
 
@@ -57,7 +64,7 @@ void report_console_summary(FILE *f, const struct table_choice *t, unsigned thre
                             const char *pin, const double *mops, unsigned n, const char *check);
 
 /* ---- lock benches (--bench): their own CSV schema, docs/csv.md "Lock-bench CSV" ---- */
-#define LOCK_CSV_SCHEMA_VERSION 2   /* 2: run_id and build context columns */
+#define LOCK_CSV_SCHEMA_VERSION 3   /* 2: run_id and build context columns; 3: plugin, plugin_sha256 */
 
 struct lock_record {
     const struct bench_config *cfg;

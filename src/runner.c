@@ -1,5 +1,5 @@
 /*
- * runner.c - one CHTBench run (thesis 000 lines 717-750; DESIGN.md "The run").
+ * runner.c - one CHTBench run (the 2017 thesis §3.3; DESIGN.md "The run").
  *
  *   main: create table -> spawn n workers
  *   worker: pin -> thread_init -> B1 -> prefill (thread 0, or a slice each)
@@ -272,7 +272,7 @@ enum { OPK_GET = 0, OPK_INS = 1, OPK_REM = 2, OPK_UPD = 3, OPK_RMW = 4 };
 #define OPBUF_OP_SHIFT 61
 #define OPBUF_KEY_MASK ((1ull << OPBUF_OP_SHIFT) - 1)
 
-/* YCSB core workloads (Cooper et al., SoCC'10; seed 001's figure 10): the
+/* YCSB core workloads (Cooper et al., SoCC'10; HotRing's figure 10): the
  * read share, then updates (A, B), inserts of new keys (D) or
  * read-modify-writes (F); percent. */
 static const struct { unsigned read, update, insert, rmw; } ycsb_mix[] = {

@@ -1,6 +1,6 @@
 /*
  * chain.c - lock-free separate chaining: the "Chaining Hash" baseline of
- * HotRing (seed 001 §4.1: a memcached-like hash index whose new items are
+ * HotRing (Chen et al., FAST 2020, §4.1: a memcached-like hash index whose new items are
  * CAS-ed at the head of the bucket's collision chain).
  *
  * Structure: a fixed power-of-two array of bucket heads (buckets from
@@ -47,7 +47,7 @@
  * then holds a pointer to a value block {limbo link, the value's words in
  * cht.h's cht_value_fill pattern}, malloc'ed and filled by insert. update
  * allocates and fills a new block and publishes it with one atomic exchange
- * of the val word (the RCU-style update of seed 001 figure 12, applied to the
+ * of the val word (the RCU-style update of HotRing's figure 12, applied to the
  * value only: the node stays); the block it took out is retired into the
  * same limbo bags as nodes (a second list per bag), so a get that read the
  * old pointer reads the whole old block (cht_value_read) before it can be

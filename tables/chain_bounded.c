@@ -1,6 +1,6 @@
 /*
- * chain_bounded.c - indexlib's "Chain Hash Table" (seed 004, lines 4-8 and
- * 63-66 of 004_908c029ac072ea51.txt): separate chaining with a fixed
+ * chain_bounded.c - indexlib's "Chain Hash Table" (the indexlib cuckoo note,
+ * Alibaba, its table list and chain layout): separate chaining with a fixed
  * capacity, made concurrent. The note's table keeps an index of chain heads
  * and stores every (k, v) node in ONE contiguous, preallocated "list region"
  * (line 6: "A,H,P,J,B,M,Q,D,W are stored in one contiguous memory area, in no

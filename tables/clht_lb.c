@@ -3,7 +3,7 @@
  *
  * Source: T. David, R. Guerraoui, V. Trigonakis, "Asynchronized Concurrency:
  * The Secret to Scaling Concurrent Search Data Structures", ASPLOS 2015 (the
- * ASCY patterns and CLHT), as described in thesis 000 lines 655-671. Written
+ * ASCY patterns and CLHT), as described in the 2017 thesis §3.2.1. Written
  * from the paper's description; no upstream code.
  *
  * Layout. A bucket is exactly one 64-byte cache line, 64-byte aligned:

@@ -3,7 +3,7 @@
  *
  * Source: T. David, R. Guerraoui, V. Trigonakis, "Asynchronized Concurrency:
  * The Secret to Scaling Concurrent Search Data Structures", ASPLOS 2015, as
- * described in thesis 000 lines 655-671 (the snapshot_t of a 4-byte version and
+ * described in the 2017 thesis §3.2.1 (the snapshot_t of a 4-byte version and
  * a 4-byte map of slot states). Written from the paper's description; no
  * upstream code. Upstream CLHT-LF has no overflow chains: an insert into a full
  * bucket retries until a resize makes room, and can spin forever; this one

@@ -1,7 +1,7 @@
 /*
  * clht_rtm.c - CLHT buckets under ONE global lock from locks/, elided with
  * Intel RTM by default: the "CLHT + RTM-elided global lock" experiment of
- * thesis 000 chapter 4 (seed 000 lines 1010-1600; §4.4/§4.5.3: the hash
+ * the 2017 Hunan Univ. thesis, chapter 4 (§4.4/§4.5.3: the hash
  * table's per-bucket locks replaced by a single global lock whose critical
  * sections run as hardware transactions, compared over the six global-lock
  * variants MCS, slr-mcs, htm-retry, scm-ttas, slr-scm-mcs, scm-ttas-opt).

@@ -1,9 +1,9 @@
 /*
  * cuckoo.c - concurrent multi-reader / multi-writer cuckoo hashing with
- * optimistic (lock-free) reads: the "Cuckoo" table of thesis 000 §3.2.2
- * (lines 673-685: B. Fan et al.'s MRMW table, set-associative buckets, two
+ * optimistic (lock-free) reads: the "Cuckoo" table of the 2017 Hunan Univ.
+ * thesis §3.2.2 (B. Fan et al.'s MRMW table, set-associative buckets, two
  * hash functions, kick paths, doubling when no path exists), with the
- * engineering of the indexlib note (seed 004): 4-way buckets of 16-byte
+ * engineering of the indexlib note (Alibaba): 4-way buckets of 16-byte
  * (key, value) slots = one 64-byte cache line, breadth-first search for the
  * SHORTEST kick path, more hash functions (2..6) for higher occupancy, and
  * prefetching every candidate bucket before reading any. The concurrency
@@ -18,7 +18,7 @@
  * with h0 = cht_hash(kind, k) and h1 = cht_hash_mix2(k) | 1 (double hashing;
  * h1 odd and >= 8 buckets make all candidates distinct).
  *
- * The knobs seed 004 evaluates (issue 11 point 5), each an option:
+ * The knobs the indexlib note evaluates (issue 11 point 5), each an option:
  *  - max_hashes=H..6 (default = hashes: off): when an insert finds no kick
  *    path, add a hash function (2 -> 3 -> ... -> H) before doubling
  *    (resize=1) or failing (resize=0) - the note's 98.02% -> 100% occupancy.
@@ -151,7 +151,7 @@ struct ck_stripe {
     alignas(CHT_CACHE_LINE) uint64_t seq;    /* even: free; odd: a writer holds it */
 };
 
-/* index=: how a 64-bit hash becomes a bucket number (seed 004: 32-bit vs
+/* index=: how a 64-bit hash becomes a bucket number (indexlib note: 32-bit vs
  * 64-bit modulo vs a power-of-two mask) */
 enum ck_index { CK_IDX_MASK = 0, CK_IDX_MOD64 = 1, CK_IDX_MOD32 = 2 };
 static const char *const ck_index_names[] = { "mask", "mod64", "mod32", NULL };
@@ -943,7 +943,7 @@ static bool ck_get(void *tp, cht_key_t k, cht_val_t *v)
 
 /* --batch: hash every key and prefetch all its candidate buckets before
  * resolving any, so the misses of n keys overlap (DRAMHiT, EuroSys'23; the
- * indexlib note's prefetch of both blocks, seed 004); then n ordinary gets. */
+ * indexlib note's prefetch of both blocks); then n ordinary gets. */
 static void ck_get_batch(void *tp, const cht_key_t *keys, size_t n, cht_val_t *vals, bool *found)
 {
     struct ck_table *t = tp;

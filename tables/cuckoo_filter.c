@@ -1,7 +1,7 @@
 /*
  * cuckoo_filter.c - a concurrent cuckoo filter: approximate set membership by
- * partial-key cuckoo hashing of fingerprints, thesis 000 chapter 5 (lines
- * 1617-2440: §5.2 structure and parameters, §5.3 the concurrent filter,
+ * partial-key cuckoo hashing of fingerprints, the 2017 Hunan Univ. thesis,
+ * chapter 5 (§5.2 structure and parameters, §5.3 the concurrent filter,
  * algorithms 5.5-5.7) after B. Fan, D. Andersen, M. Kaminsky, M. Mitzenmacher,
  * "Cuckoo filter: practically better than Bloom", CoNEXT'14. Own code.
  *

@@ -1,5 +1,5 @@
 /*
- * dense.c - indexlib's "Dense" hash table (seed 004: open addressing with
+ * dense.c - indexlib's "Dense" hash table (indexlib note: open addressing with
  * linear probing over one flat array of (key, value) slots; an insert takes
  * the first free slot after the key's home, a lookup scans until the key or
  * an empty slot), made concurrent, with a fixed capacity.
@@ -201,7 +201,7 @@ restart:
 
 /* --batch: hash every key and prefetch its home slot and region word before
  * resolving any, so the n first misses overlap (DRAMHiT, EuroSys'23;
- * indexlib's prefetching, seed 004); then n ordinary lookups. */
+ * indexlib's prefetching); then n ordinary lookups. */
 static void dn_get_batch(void *tp, const cht_key_t *keys, size_t n, cht_val_t *vals, bool *found)
 {
     struct dn_table *t = tp;

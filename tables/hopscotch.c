@@ -2,7 +2,7 @@
  * hopscotch.c - concurrent hopscotch hashing (fixed capacity).
  *
  * Algorithm: M. Herlihy, N. Shavit, M. Tzafrir, "Hopscotch Hashing", DISC 2008
- * (the concurrent version is the one the thesis benchmarks, seed 000 §3.2.3).
+ * (the concurrent version is the one the thesis benchmarks, its §3.2.3).
  * Every key lives in its home bucket h = hash(k) & (N-1) or in one of the next
  * H-1 slots (its neighbourhood; H = 32 by default, option h=8..64). Bucket h
  * keeps an H-bit hop bitmap: bit d set <=> slot h+d holds a key whose home is

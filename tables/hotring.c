@@ -1,82 +1,82 @@
 /*
  * hotring.c - HotRing, the hotspot-aware hash index (J. Chen et al., "HotRing:
  * A Hotspot-Aware In-Memory Key-Value Store", FAST 2020), written from the
- * annotated translation in ../shared/seeds/001_deeb2cbdd37b4ebf.txt (line
- * numbers below are that file's). No upstream code exists or was used.
+ * paper's text (section numbers below, "§", are the paper's; docs/references.md
+ * hotring-fast20). No upstream code exists or was used.
  *
- * Index (seed 82-237). A power-of-two array of head words; bucket j's items
+ * Index (§3.1). A power-of-two array of head words; bucket j's items
  * form a ring sorted by order = (tag, key), where the tag is the hash bits the
  * bucket index does not use: the index is the top `bits` bits of the 64-bit
  * order hash g, so ordering by g inside a bucket is ordering by tag (and a
- * rehash splits a ring at its tag's top bit, seed 269). g = cht_hash(key) for
+ * rehash splits a ring at its tag's top bit, §3.4). g = cht_hash(key) for
  * hash=mix; with hash=identity g is the bit-reversed key, so that (as in the
  * other tables) the bucket comes from the key's low bits. The head word may
- * point at any item of the ring (seed 83). A lookup starts at the head item
- * and walks forward; it stops at a hit (order equal, seed 113) or as soon as
- * the order says the key cannot come later (seed 162-236: prev < k < cur, or at
+ * point at any item of the ring (§3.1). A lookup starts at the head item
+ * and walks forward; it stops at a hit (order equal, §3.1) or as soon as
+ * the order says the key cannot come later (§3.1: prev < k < cur, or at
  * the wrap point max -> min: prev < k), so a miss compares about half the
- * ring, n/2 + 1 items (seed 237).
+ * ring, n/2 + 1 items (§3.1).
  *
- * Hotspot shift (seed 238-257), option strategy=:
- *  - random (seed 243): each thread counts its requests (get/update); on every
+ * Hotspot shift (§3.2-3.2.3), option strategy=:
+ *  - random (§3.2.1): each thread counts its requests (get/update); on every
  *    R-th (option r=, default 5) that hits an item other than the head item,
  *    the head moves to that item.
- *  - sample (seed 247-253): the head word is active bit | 15-bit counter |
- *    48-bit address (seed 249, figure 6a); an item's next word carries a
+ *  - sample (§3.2.2): the head word is active bit | 15-bit counter |
+ *    48-bit address (§3.2.2, figure 6a); an item's next word carries a
  *    14-bit access counter (figure 6b). On every R-th request that is a cold
  *    access (not the head item) with no round running, the thread starts a
  *    sampling round: one CAS sets the active bit and puts the round length in
  *    the head's counter. While active, every hit adds one to the item's
- *    counter and takes one from the head's counter (seed 250: two extra CASes
+ *    counter and takes one from the head's counter (§3.2.2: two extra CASes
  *    per sampled access). The thread whose CAS takes the counter to zero
- *    (seed 251: exactly one thread) computes, over the ring as seen from the
+ *    (§3.2.2: exactly one thread) computes, over the ring as seen from the
  *    head, the income W_t = sum_i n_i/N * ((i - t) mod k) of every candidate
- *    head t (seed 252; in O(k) with W_{t+1} = W_t - 1 + k n_t / N), moves the
+ *    head t (§3.2.2; in O(k) with W_{t+1} = W_t - 1 + k n_t / N), moves the
  *    head to the argmin if it differs, and resets the counters while reading
- *    them (seed 253). Round length: the ring's item count (seed 250), counted
+ *    them (§3.2.2). Round length: the ring's item count (§3.2.2), counted
  *    by that walk and kept for the next round in the counter bits of the
  *    inactive head word (the very first round counts the ring at its start);
  *    or samples=N. While a round is being finished (or first counted) the
  *    head word is "busy" (active bit, counter 0): nobody records or starts a
  *    round then, so no two threads read or clear the counters at once; the
- *    seed clears the active bit instead. Increments by threads that saw the
+ *    paper clears the active bit instead. Increments by threads that saw the
  *    round active just before it ended are left in the counters; the next
  *    round's finish counts them (a little noise).
  *    An RCU update is a request like a get (it records, and on an R-th
  *    cold request starts a round) for the item it writes through: the old
- *    version's predecessor (seed 254), so the head settles on the predecessor
+ *    version's predecessor (§3.2.2), so the head settles on the predecessor
  *    of a write-hot item and its update needs no ring walk; the new version
  *    inherits the old one's counter. (Random moves the head to the new version.)
  *  - none: the head is never moved by a strategy (a plain ordered ring; the
  *    ablation). Default: random - see "Default strategy" below.
- * Hotspot inheritance (seed 255-257) falls out of how a dead head is replaced:
+ * Hotspot inheritance (§3.2.3) falls out of how a dead head is replaced:
  * the head moves to the first live item after it, which for an RCU update is
  * the new version of the item and for a remove the next item.
  *
- * Concurrency (seed 258-266). The next word of an item is
+ * Concurrency (§3.3). The next word of an item is
  *   bits 48-61 access counter | bits 2-47 address | bit 1 OCC | bit 0 DEAD.
- * The seed's single "occupied" bit plays two roles; here they are two bits:
- *  - DEAD (the occupied bit of remove and RCU update, seed 262-263): set by
+ * The paper's single "occupied" bit plays two roles; here they are two bits:
+ *  - DEAD (the occupied bit of remove and RCU update, §3.3): set by
  *    the CAS that removes the item (linearisation point) or, for an RCU update
  *    (update=rcu), by the CAS C.next: succ -> C'|DEAD that also links the new
  *    version C' (same order, next = succ) right after C. Once set, the word
  *    never changes again: no insert after C, no unlink of C's successor, no
- *    update of C can succeed, exactly the protection the seed asks of the
+ *    update of C can succeed, exactly the protection the paper asks of the
  *    occupied bit (figure 8). Deviation: the bit is permanent (Harris-style
  *    logical deletion) rather than a lock held between two CASes: any writer
  *    that meets a DEAD item unlinks it (CAS pred.next: C -> succ) and the thread
  *    whose CAS succeeds retires it. A stalled remover or updater therefore
  *    never blocks anyone: insert, remove and RCU update are lock-free.
- *  - OCC (the occupied bit of a head move, seed 266): before the head word is
+ *  - OCC (the occupied bit of a head move, §3.3): before the head word is
  *    CASed to an item, that item's next word gets OCC, so it cannot die (or be
  *    changed) while the head moves onto it; cleared right after. Writers that
  *    meet OCC wait for it (these are the only waits; a head move is two CASes
  *    and a store). A head therefore only ever points at an item that was live
  *    when it was installed.
- *  - insert: CAS pred.next: succ -> new, pred live (the seed's insert, 261).
- *  - get never writes (seed 260) except when a hotspot strategy acts; update
- *    (default update=inplace, the seed's in-place update of values <= 8 bytes,
- *    seed 262) is one atomic store into the live item found: no lock, no CAS.
+ *  - insert: CAS pred.next: succ -> new, pred live (the paper's insert, §3.3).
+ *  - get never writes (§3.3) except when a hotspot strategy acts; update
+ *    (default update=inplace, the paper's in-place update of values <= 8 bytes,
+ *    §3.3) is one atomic store into the live item found: no lock, no CAS.
  *  - a dead item is unlinked only when no head word points at it (a writer
  *    that finds it under a head moves that head first, to the first live item
  *    after it); since a dead item can never become a head again, the item is
@@ -95,53 +95,53 @@
  * its ring to 1M items).
  *
  * Sentinels (deviation). Each bucket of each table generation has a sentinel
- * item (key 0, order (lowest tag of the bucket, 0)) in its ring: the seed's
- * rehash items (seed 269) kept for good instead of deleted. So a ring is never
+ * item (key 0, order (lowest tag of the bucket, 0)) in its ring: the paper's
+ * rehash items (§3.4) kept for good instead of deleted. So a ring is never
  * empty (an empty bucket is its sentinel pointing at itself; no NULL head, no
  * ring that dies entirely), the wrap point of every ring is at the sentinel,
  * and a lookup that meets an item of another bucket (only possible while a
  * split ring is being cut in two, below) continues at its bucket's sentinel.
  * Cost: 32 bytes per bucket, and a cold walk across the wrap visits it.
  *
- * Rehash (seed 267-271), option rehash=1 (default) | 0. Trigger (seed 268:
+ * Rehash (§3.4), option rehash=1 (default) | 0. Trigger (§3.4:
  * access cost, not load factor): each thread averages the items it visits per
  * operation over windows of 4096 operations; an average above 1 + ratio (the
- * cost of a uniform access at twice the configured key/bucket ratio, seed 42)
+ * cost of a uniform access at twice the configured key/bucket ratio, §2.2)
  * requests a rehash; so does a key count above 4 x ratio per bucket (a guard
  * for insert-only or miss-only phases; the rehash thread doubles again while
- * it holds after a rehash). A background thread (seed 269) runs it:
+ * it holds after a rehash). A background thread (§3.4) runs it:
  *  1. initialisation: a table of twice the buckets; its sentinels are the
- *     rehash items, two per old bucket, with tags 0 and T/2 (seed 269).
+ *     rehash items, two per old bucket, with tags 0 and T/2 (§3.4).
  *  2. split: both are inserted into the old ring (the one for tag 0 right
  *     after the old sentinel, the other at its order position); the new heads
  *     point at them; when every ring is split the new table is published.
  *     New operations use it, old ones finish on the old table; both see one
- *     consistent ring (seed 270).
+ *     consistent ring (§3.4).
  *  3. transition: an EBR grace period (a retired token whose free function
  *     sets a flag; the rehash thread calls ebr_collect until it has run): every
- *     operation that could still use the old table has ended (seed 271).
+ *     operation that could still use the old table has ended (§3.4).
  *  4. deletion: per old ring, the old sentinel is marked DEAD and unlinked,
  *     then the ring is cut into the two new rings by two CASes (the last item
  *     of the low half -> its rehash item, the last item of the high half -> its
  *     rehash item); a lookup that crosses the cut in between meets the other
  *     half's sentinel and continues at its own; then the old table (heads and
- *     old sentinels) is retired (seed 271).
- * Deviation: the seed deletes the rehash items; here they stay as the
+ *     old sentinels) is retired (§3.4).
+ * Deviation: the paper deletes the rehash items; here they stay as the
  * sentinels and the old sentinels are deleted instead (same effect, and the
- * seed leaves open how the two halves are closed into rings). The new heads
- * start at the sentinels: like the paper (seed 297) the new table is briefly
+ * paper leaves open how the two halves are closed into rings). The new heads
+ * start at the sentinels: like the paper (§4.3) the new table is briefly
  * unaware of the hotspots. rehash=0 keeps the initial size (figure 11a).
  *
  * Sizing: buckets = the power of two nearest to cfg->initial / ratio (option
- * ratio=2..16, default 8, the paper's setting, seed 283); --density is
+ * ratio=2..16, default 8, the paper's setting, §4.1); --density is
  * ignored (a chained table has no slot capacity). The real ratio lies within
  * ratio/sqrt(2) .. ratio*sqrt(2); stats() gives the bucket count.
  * size(): per-thread padded counters (table_support.h), exact when quiescent.
  *
- * Values (seed 254, 262, 281, 289). With the driver's 8-byte values
+ * Values (§3.2.2, §3.3, §4.1, §4.2). With the driver's 8-byte values
  * (--value-size 8, the default) an item holds the value and update=inplace
  * (default) or update=rcu chooses the update. With --value-size > 8
- * (CHT_CAP_VALUE_OOL: the seed's "large values", 100 bytes in its figure 12)
+ * (CHT_CAP_VALUE_OOL: the paper's "large values", 100 bytes in its figure 12)
  * the value's words (cht.h's cht_value_fill pattern) are stored in the item,
  * right after its header (item = 24 + 8 x words bytes, 64-byte-aligned
  * slots), and every update is the RCU update above: a new item is allocated
@@ -150,9 +150,9 @@
  * is published, so a get (which reads every word, cht_value_read) can never
  * see a torn value; update=inplace with --value-size > 8 is refused (no atomic
  * multiword store). "Out of line" here means out of the index (the head
- * array), as in the seed: the value lives in its item, one cache miss from
+ * array), as in the paper: the value lives in its item, one cache miss from
  * the head pointer, and the RCU update replaces the item, not a separate value
- * block, so the seed's predecessor counting (seed 254) is what it costs.
+ * block, so the paper's predecessor counting (§3.2.2) is what it costs.
  *
  * Other deviations: the sampling round finishes in the
  * accessing thread (as in the paper; its tail-latency cost is what figure 16
@@ -161,7 +161,7 @@
  * counted as an allocation failure.
  *
  * Default strategy: random, on this machine's evidence, against the paper's
- * preference for sample (HotRing-s, seed 286-288). Items a hit visits
+ * preference for sample (HotRing-s, §4.2). Items a hit visits
  * (tests/test_hotring "cost"; 1 thread, ratio 8, half the gets miss as with
  * the driver's r = 2i; 64K-256K keys) at zipf 0.99: none 6.2, random 2.4,
  * sample 2.4; at 1.22: 5.5 / 1.35 / 1.46; at 0.5: 6.0 / 5.1 / 5.3 - random is
@@ -170,8 +170,8 @@
  * keys, ratio 8, 1 thread, noisy shared machine) sample was 20-35% slower
  * than random at theta 0.99 and 1.22 and equal at 0.5.
  * Choose sample for rings with several hot items, where random keeps moving
- * the head between them (seed 244, 288); random also reacts faster to a shift
- * (seed 293).
+ * the head between them (§3.2.1, §4.2); random also reacts faster to a shift
+ * (§4.3).
  *
  * Implementation notes: orders are compared tag first, the key only when the
  * tags are equal. Items (32 bytes) come from a slab of 32-byte-aligned slots
@@ -554,7 +554,7 @@ static struct hr_gen *gen_new(unsigned bits, bool huge)
 /* ---------------- head words ---------------- */
 
 /* Moves bucket j's head from hw to x unless it moved meanwhile: x is occupied
- * for the move so that it cannot die while the head goes onto it (seed 266).
+ * for the move so that it cannot die while the head goes onto it (§3.3).
  * meta: the active/counter bits to install with it. */
 static bool move_head(struct hr_gen *G, uint64_t j, uint64_t hw, struct hr_item *x, uint64_t meta)
 {
@@ -625,7 +625,7 @@ static bool unlink_item(struct hotring *hr, struct hr_item *p, uint64_t pw, stru
 
 /* ---------------- traversals ---------------- */
 
-/* Read-only lookup from the head item (seed 84-237). Returns the live item of
+/* Read-only lookup from the head item (§3.1). Returns the live item of
  * order t, or NULL. *hops: items visited. */
 static struct hr_item *walk_get(struct hr_gen *G, uint64_t j, uint64_t hw, hr_ord t, unsigned *hops)
 {
@@ -642,7 +642,7 @@ static struct hr_item *walk_get(struct hr_gen *G, uint64_t j, uint64_t hw, hr_or
         uint64_t ch = ldr(&c->h);
         n++;
         if (c == S || (ch >> G->shift) != j) {
-            /* the wrap point (max -> min) of the seed's conditions, or the
+            /* the wrap point (max -> min) of the paper's conditions, or the
              * other half of a ring being split: continue at the sentinel */
             if (prev_lt || jumped)
                 break;
@@ -765,13 +765,13 @@ retry:
 
 /* The RCU update's CAS has killed c (its word: new version | DEAD, final).
  * Unlinks c (this thread, or another that meets it first) and returns the
- * live item before c's place: the item the update wrote through (seed 254).
+ * live item before c's place: the item the update wrote through (§3.2.2).
  * p: c's live predecessor when c was found (NULL: c was the head item). Without p, or when p died or p.next changed (an insert
  * between p and c), the walk starts at the bucket's sentinel: c lies in its
  * order position on the way from there to its new version (items of c's order
  * that are live come after every dead one: a search unlinks the dead items it
  * passes before inserting or finding). With c as the head item this is the
- * ring walk the seed's RCU update of a head pays for (seed 254). */
+ * ring walk the paper's RCU update of a head pays for (§3.2.2). */
 static struct hr_item *unlink_old(struct hotring *hr, struct hr_gen *G, uint64_t j, struct hr_item *p,
                                   struct hr_item *c, hr_ord t, unsigned *hops)
 {
@@ -896,7 +896,7 @@ static void leave_busy(struct hr_gen *G, uint64_t j, uint64_t meta)
     }
 }
 
-/* seed 250: a cold access on an R-th request starts a round. Its length is
+/* §3.2.2: a cold access on an R-th request starts a round. Its length is
  * the ring's item count, which the previous round's finish left in the
  * counter bits of the inactive head word; the first round counts the ring
  * itself (busy meanwhile). */
@@ -917,7 +917,7 @@ static void sample_start(struct hotring *hr, struct hr_gen *G, uint64_t j, uint6
     leave_busy(G, j, HR_ACTIVE | len << HR_CNT_SHIFT);
 }
 
-/* seed 251-253: the thread that ended the round (head now busy at hw) picks
+/* §3.2.2: the thread that ended the round (head now busy at hw) picks
  * the head minimising W_t and leaves the busy state */
 static void sample_finish(struct hr_gen *G, uint64_t j, uint64_t hw)
 {
@@ -946,7 +946,7 @@ static void sample_finish(struct hr_gen *G, uint64_t j, uint64_t hw)
         leave_busy(G, j, keep);
 }
 
-/* a sampled access to x (seed 250): item counter, then the ring's counter */
+/* a sampled access to x (§3.2.2): item counter, then the ring's counter */
 static void sample_record(struct hr_gen *G, uint64_t j, struct hr_item *x)
 {
     for (;;) {
@@ -1006,7 +1006,7 @@ static void request_rehash(struct hotring *hr)
     pthread_mutex_unlock(&hr->mu);
 }
 
-/* access cost window (seed 268) */
+/* access cost window (§3.4) */
 static inline void account(struct hotring *hr, struct hr_thread *th, struct hr_gen *G, unsigned hops)
 {
     if (!hr->rehash)
@@ -1140,7 +1140,7 @@ static void rehash(struct hotring *hr)
     }
     uint64_t nb = 1ull << G->bits;
     unsigned spins = 0;
-    /* split phase (seed 270): insert the two rehash items into every ring */
+    /* split phase (§3.4): insert the two rehash items into every ring */
     for (uint64_t i = 0; i < nb; i++) {
         ebr_enter(hr->ebr, tid);
         struct hr_item *So = &G->sent[i], *RA = &N->sent[2 * i], *RB = &N->sent[2 * i + 1];
@@ -1168,7 +1168,7 @@ static void rehash(struct hotring *hr)
     __atomic_store_n(&hr->old, G, __ATOMIC_SEQ_CST);
     __atomic_store_n(&hr->cur, N, __ATOMIC_SEQ_CST);
     __atomic_store_n(&hr->nbuckets, 2 * nb, __ATOMIC_RELAXED);
-    /* transition (seed 271): every operation on the old table ends */
+    /* transition (§3.4): every operation on the old table ends */
     wait_grace(hr);
     __atomic_store_n(&hr->old, NULL, __ATOMIC_SEQ_CST);
     /* deletion phase: old sentinel out, each ring cut in two */
@@ -1237,7 +1237,7 @@ static void *hr_create(const struct cht_config *cfg, char *err, size_t len)
         return NULL;
     size_t vwords = cht_value_words(cfg);
     if (vwords > 1) {
-        /* large values are replaced, never overwritten (seed 262) */
+        /* large values are replaced, never overwritten (§3.3) */
         if (cht_option_get(o, "update") && upd == 0) {
             snprintf(err, len, "--table hotring: option update=inplace: values of --value-size %zu bytes cannot be "
                      "written in place atomically; use update=rcu (the default for values over 8 bytes)",
@@ -1470,7 +1470,7 @@ static bool hr_update(void *tp, cht_key_t k, cht_val_t v)
     uint64_t j = g >> G->shift;
     uint64_t hw = ld(&G->head[j]);
     if (!hr->update_rcu) {
-        /* in place (seed 262): one atomic store into the live item; if a remove
+        /* in place (§3.3): one atomic store into the live item; if a remove
          * kills it meanwhile, the update linearises just before that remove */
         struct hr_item *x = walk_get(G, j, hw, t, &hops);
         if (x) {
@@ -1479,7 +1479,7 @@ static bool hr_update(void *tp, cht_key_t k, cht_val_t v)
         }
         strategy_hook(hr, th, G, j, hw, x);
     } else {
-        /* RCU (seed 262, figure 8): a new version linked right after the old
+        /* RCU (§3.3, figure 8): a new version linked right after the old
          * one by the CAS that kills the old one */
         struct hr_item *fresh = NULL;
         struct hr_pos pos;
@@ -1519,7 +1519,7 @@ static bool hr_update(void *tp, cht_key_t k, cht_val_t v)
              * search that starts at the new version (the head after inheritance
              * or a move) never walks back over it (issue 22's leak) */
             struct hr_item *p = unlink_old(hr, G, j, pos.p, pos.c, t, &hops);
-            /* seed 254: the item an RCU update writes through is the old
+            /* §3.2.2: the item an RCU update writes through is the old
              * version's predecessor, so sample counts p (and a round starts when
              * p is not the head); random moves the head to the new version */
             strategy_hook(hr, th, G, j, ld(&G->head[j]), hr->strategy == HR_SAMPLE ? p : fresh);

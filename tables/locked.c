@@ -1,6 +1,6 @@
 /*
  * locked.c - a serial hash table under one lock: the baseline every
- * concurrent table must beat (the "coarse-grained lock" of thesis 000 §3.4).
+ * concurrent table must beat (the "coarse-grained lock" of the 2017 thesis, §3.4).
  *
  * Serial part: open addressing with linear probing over a power-of-two array
  * of (key, value) slots, key 0 = empty, deletion by backward shift (no

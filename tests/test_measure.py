@@ -10,6 +10,7 @@ exist, instruction counts growing with --ops; memory columns; speedup.
 """
 import csv
 import json
+import math
 import os
 import re
 import subprocess
@@ -80,43 +81,63 @@ check(header == [c for _, c in doc_cols],
       f"CSV header == docs/csv.md column list ({len(header)} vs {len(doc_cols)} columns; first difference: "
       f"{next(((i, a, b) for i, (a, b) in enumerate(zip(header, [c for _, c in doc_cols])) if a != b), None)})")
 row = next(csv.DictReader(open(hdr_csv)))
-check(row["schema"] == "8", "schema is 8")
+check(row["schema"] == "9", "schema is 9")
+check(len(header) <= 100, f"the table CSV has at most 100 columns (has {len(header)})")
 check(row["keys"] == "dense", "keys: dense by default")
-for col in ["lat_every", "lat_get_suc_p50_cycles", "counter_names", "counter_values_per_op",
-            "jemalloc_allocated_after_run_bytes"]:
+for col in ["lat_every", "lat_get_suc_p50_ns", "counter_names", "counter_values_per_op"]:
     check(row[col] == "", f"{col} is empty when not asked for / not available")
+check(not any(c.startswith("jemalloc_") or c.endswith("_cycles") for c in header),
+      "jemalloc columns and cycle statistics are not in the table CSV (--json, --latency-csv)")
 
 # ---- latency: EVERY=1 counts every op into its store ----
 STORES = ["get_suc", "get_fail", "ins_suc", "ins_fail", "rem_suc", "rem_fail"]
+# the statistics are in --latency-csv, one row per (rep, class), joined to the records on run_id + rep
 lat_csv = os.path.join(tmp, "lat.csv")
 recs, p = records("-t", "locked", "-n", "2", "--ops", "50000", "-i", "4096", "-u", "40", "--latency=1",
                   "--latency-csv", lat_csv, "-R", "2")
 check(len(recs) == 2, "two reps -> two records")
+lat = {(h["run_id"], int(h["rep"]), h["store"]): h for h in csv.DictReader(open(lat_csv))}
+check(len(lat) == 2 * 8, f"--latency-csv: one row per (rep, class): 2 x 8 rows (got {len(lat)})")
+ALL = STORES + ["upd_suc", "upd_fail"]
 for r in recs:
-    check(all(r[f"lat_{s}_count"] == r[s] for s in STORES) and r["lat_dropped"] == 0,
-          f"rep {r['rep']}: --latency=1 samples per store == outcome counts {[r[s] for s in STORES]}")
-    s = "get_suc"
-    check(r[f"lat_{s}_min_cycles"] <= r[f"lat_{s}_p50_cycles"] <= r[f"lat_{s}_p90_cycles"] <= r[f"lat_{s}_p99_cycles"]
-          <= r[f"lat_{s}_p999_cycles"] <= r[f"lat_{s}_max_cycles"], "min <= p50 <= p90 <= p99 <= p99.9 <= max")
-    check(abs(r[f"lat_{s}_avg_ns"] - r[f"lat_{s}_avg_cycles"] * 1e9 / r["lat_tsc_hz"]) < 1e-3 * r[f"lat_{s}_avg_ns"] + 1e-6,
-          "ns = cycles / TSC GHz")
-    check(0 <= r[f"lat_{s}_within10_share"] <= r[f"lat_{s}_within25_share"] <= r[f"lat_{s}_within50_share"] <= 1,
+    h = {s: lat.get((r["run_id"], r["rep"], s)) for s in ALL}
+    check(all(h.values()), f"rep {r['rep']}: a latency row per class, joined on run_id + rep")
+    if not all(h.values()):
+        continue
+    check(all(int(h[s]["count"]) == r[s] for s in ALL) and all(h[s]["dropped"] == "0" for s in ALL),
+          f"rep {r['rep']}: --latency=1 samples per class == outcome counts {[r[s] for s in ALL]}")
+    g = {k: float(v) for k, v in h["get_suc"].items() if k.endswith(("_cycles", "_ns", "_share", "_hz"))}
+    check(g["min_cycles"] <= g["p50_cycles"] <= g["p90_cycles"] <= g["p99_cycles"] <= g["p999_cycles"] <= g["max_cycles"],
+          "min <= p50 <= p90 <= p99 <= p99.9 <= max")
+    check(abs(g["avg_ns"] - g["avg_cycles"] * 1e9 / g["tsc_hz"]) < 1e-3 * g["avg_ns"] + 1e-6, "ns = cycles / TSC GHz")
+    check(0 <= g["within10_share"] <= g["within25_share"] <= g["within50_share"] <= 1,
           "clustering shares are nested in [0,1]")
-check("latency locked" in p.stderr and "get_suc" in p.stderr, "console latency table printed")
-hist = list(csv.DictReader(open(lat_csv)))
-for r in recs:
     for s in STORES:
-        n = sum(int(h["count"]) for h in hist if h["rep"] == str(r["rep"]) and h["store"] == s)
-        check(n == r[f"lat_{s}_count"], f"rep {r['rep']} {s}: histogram sums to {r[f'lat_{s}_count']} (got {n})")
-check(all(int(h["lo_cycles"]) <= int(h["hi_cycles"]) and (int(h["bucket"]) == 0 or int(h["lo_cycles"]) == 1 << int(h["bucket"]))
-          for h in hist), "histogram buckets are [2^b, 2^(b+1)-1]")
+        for q in ("p50", "p99", "p999"):
+            check(math.isclose(r[f"lat_{s}_{q}_ns"], float(h[s][f"{q}_ns"]), rel_tol=1e-4) if r[s] else
+                  r[f"lat_{s}_{q}_ns"] is None and h[s][f"{q}_ns"] == "",
+                  f"rep {r['rep']} {s}: the record's lat_{s}_{q}_ns is the latency file's {q}_ns (empty without samples)")
+    for s in ALL:
+        pairs = [tuple(map(int, x.split(":"))) for x in h[s]["hist_log2"].split(";") if x]
+        check(sum(n for _, n in pairs) == int(h[s]["count"]) and [b for b, _ in pairs] == sorted({b for b, _ in pairs})
+              and all(0 <= b < 64 and n > 0 for b, n in pairs),
+              f"rep {r['rep']} {s}: hist_log2 has ascending non-empty buckets summing to count {h[s]['count']}")
+        if pairs:   # bucket b holds [2^b, 2^(b+1)-1] cycles: min and max fall in the first and last bucket
+            lo, hi = float(h[s]["min_cycles"]), float(h[s]["max_cycles"])
+            check((pairs[0][0] == 0 and lo <= 1 or 2 ** pairs[0][0] <= lo < 2 ** (pairs[0][0] + 1)) and
+                  (pairs[-1][0] == 0 and hi <= 1 or 2 ** pairs[-1][0] <= hi < 2 ** (pairs[-1][0] + 1)),
+                  f"rep {r['rep']} {s}: min and max cycles fall in the histogram's first and last bucket")
+check("latency locked" in p.stderr and "get_suc" in p.stderr, "console latency table printed")
 
-# sampling: EVERY=8 times one op in 8 (per thread: floor(ops/8))
-recs, _ = records("-t", "null", "-n", "2", "--ops", "80000", "--latency=8")
-check(sum(recs[0][f"lat_{s}_count"] for s in STORES) == 2 * 10000 and recs[0]["lat_every"] == 8,
+# sampling: EVERY=8 times one op in 8 (per thread: floor(ops/8)); counts from the latency file
+lat8 = os.path.join(tmp, "lat8.csv")
+recs, _ = records("-t", "null", "-n", "2", "--ops", "80000", "--latency=8", "--latency-csv", lat8)
+check(sum(int(h["count"]) for h in csv.DictReader(open(lat8))) == 2 * 10000 and recs[0]["lat_every"] == 8,
       "--latency=8: 80000 ops/thread x 2 threads -> 20000 samples")
-recs, _ = records("-t", "null", "--ops", "51200", "--latency")
-check(recs[0]["lat_every"] == 512 and sum(recs[0][f"lat_{s}_count"] for s in STORES) == 100, "--latency default EVERY is 512")
+lat512 = os.path.join(tmp, "lat512.csv")
+recs, _ = records("-t", "null", "--ops", "51200", "--latency", "--latency-csv", lat512)
+check(recs[0]["lat_every"] == 512 and sum(int(h["count"]) for h in csv.DictReader(open(lat512))) == 100,
+      "--latency default EVERY is 512")
 
 # ---- timeline: rows sum to total_ops ----
 for mode in (["--ops", "300000"], ["-d", "200"]):

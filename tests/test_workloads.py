@@ -6,11 +6,14 @@ fractions, traces replay exactly and malformed ones are refused.
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 
 BIN = sys.argv[1]
+# the table CSV's schema version, as this chtbench reports it ("csv schema: N (...)")
+SCHEMA = re.search(r"csv schema: (\d+)", subprocess.run([BIN, "--version"], capture_output=True, text=True).stdout).group(1)
 failures = checks = 0
 
 
@@ -161,7 +164,7 @@ for tb in ("hotring", "chain", "locked"):
         p = run(*args, *(["--value-size", v] if v != "8" else []))
         rows = [r for r in csv.DictReader(open(vs_csv))] if os.path.exists(vs_csv) else []
         r = rows[-1] if rows else {}
-        check(p.returncode == 0 and r.get("schema") == "8" and r.get("value_size") == v and r.get("table") == tb and
+        check(p.returncode == 0 and r.get("schema") == SCHEMA and r.get("value_size") == v and r.get("table") == tb and
               r.get("verify_ok") == "1" and int(r.get("upd_suc") or 0) > 10000 and r.get("upd_fail") == "0",
               f"{tb} --value-size {v} (YCSB-A): the row records value_size {v}, every update finds its key, check ok")
         bpk[tb, v] = float(r.get("bytes_per_key") or 0)
@@ -188,14 +191,16 @@ for tb in ("clht-lb", "clht-lf", "cuckoo", "dense", "hopscotch", "chain", "chain
 # with updates, more threads than cores and a tiny range: the final check (size and a full get of every
 # mapped key of [1, r]) still balances
 for tb in ("clht-lb", "cuckoo", "hopscotch", "chain"):
-    p = run("-t", tb, "-n", "6", "-i", "64", "-u", "50", "-d", "150", "--keys", "sparse", "--csv", sp_csv)
+    p = run("-t", tb, "-n", "6", "-i", "64", "-u", "50", "-d", "150", "--keys", "sparse", "--csv", sp_csv, "--json")
     rows = list(csv.DictReader(open(sp_csv))) if os.path.exists(sp_csv) else []
     r = rows[-1] if rows else {}
+    # verify_found and warmup_ins_suc are in the --json record only (schema 8: docs/csv.md)
+    j = ([json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")] or [{}])[-1]
     check(p.returncode == 0 and r.get("table") == tb and r.get("keys") == "sparse" and r.get("size_ok") == "1" and
-          r.get("verify_ok") == "1" and r.get("verify_found") == r.get("final_size") and
-          int(r.get("ins_suc") or 0) > 100 and int(r.get("warmup_ins_suc") or 0) > 0,
+          r.get("verify_ok") == "1" and str(j.get("verify_found")) == r.get("final_size") and
+          int(r.get("ins_suc") or 0) > 100 and (j.get("warmup_ins_suc") or 0) > 0,
           f"{tb} --keys sparse, 6 threads, i=64, u=50: size and final check exact after warm-up and run "
-          f"(found {r.get('verify_found')} of {r.get('final_size')})")
+          f"(found {j.get('verify_found')} of {r.get('final_size')})")
 # YCSB C reads every loaded key through the buffer: all hits
 p = run("-t", "clht-lb", "-i", "8K", "--ops", "20000", "--workload", "ycsb-c", "--keys", "sparse", "--json")
 r = records(p)

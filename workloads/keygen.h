@@ -112,7 +112,7 @@ struct keygen_spec {
     enum keygen_dist dist;
     double theta;     /* zipf exponent, > 0 (ignored for uniform) */
     bool scramble;    /* zipf: spread ranks over the range (ignored for uniform) */
-    /* hotspot (HotRing's shifting hotspots, seed 001 fig. 14): hot_ops percent of
+    /* hotspot (HotRing's shifting hotspots, FAST'20 fig. 14): hot_ops percent of
      * the operations go uniformly to a hot set of hot_keys percent of the range,
      * the rest uniformly to the other keys; with shift_ms, the hot set moves to
      * the next disjoint block of keys every shift_ms milliseconds */

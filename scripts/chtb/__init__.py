@@ -13,5 +13,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def default_chtbench():
-    """build/chtbench of this tree, or $CHTBENCH."""
-    return os.environ.get("CHTBENCH") or os.path.join(REPO, "build", "chtbench")
+    """$CHTBENCH, else build/chtbench of this tree, else, for an installed copy (PREFIX/share/chtbench,
+    docs/plugins.md "The SDK"), PREFIX/bin/chtbench."""
+    if os.environ.get("CHTBENCH"):
+        return os.environ["CHTBENCH"]
+    built = os.path.join(REPO, "build", "chtbench")
+    installed = os.path.normpath(os.path.join(REPO, "..", "..", "bin", "chtbench"))
+    return installed if not os.path.exists(built) and os.path.exists(installed) else built

@@ -280,43 +280,34 @@ def _table_cols(v):
     return {"table": "noop" if name == "null" else name, "options": opts or "-"}
 
 
-# flag -> function(value) -> {column: normalised value}; flags not here are not matched
-TABLE_COLUMNS = {
-    "table": _table_cols,
-    "threads": lambda v: {"threads": int(v)},
-    "update": lambda v: {"update": int(v)},
-    "insert": lambda v: {"insert": int(v)},
-    "remove": lambda v: {"remove": int(v)},
-    "initial": lambda v: {"initial": parse_size(v)},
-    "range": lambda v: {"range": parse_size(v)},
-    "duration": lambda v: {"duration_ms": int(v)},
-    "ops": lambda v: {"ops": int(v)},
-    "dist": lambda v: {"dist": str(v)},
-    "seed": lambda v: {"seed": int(v)},
-    "prefill": lambda v: {"prefill": str(v)},
-    "pin": lambda v: {"pin": str(v).split(":")[0]},
-    "mem": lambda v: {"mem": str(v)},
-    "density": lambda v: {"density": float(v)},
-    "value-size": lambda v: {"value_size": parse_size(v)},
-    "keys": lambda v: {"keys": str(v)},
-    "workload": lambda v: {"workload": str(v)},
-    "pipeline": lambda v: {"pipeline": str(v)},
-}
-BENCH_COLUMNS = {
-    "bench": lambda v: {"bench": str(v)},
-    "lock": lambda v: {"lock": str(v)},
-    "threads": lambda v: {"threads": int(v)},
-    "duration": lambda v: {"duration_ms": int(v)},
-    "seed": lambda v: {"seed": int(v)},
-    "pin": lambda v: {"pin": str(v).split(":")[0]},
-    "cs": lambda v: {"cs": int(v)},
-    "ncs": lambda v: {"ncs": int(v)},
-    "write": lambda v: {"write_pct": int(v)},
-    "rcs": lambda v: {"rcs": int(v)},
-    "wcs": lambda v: {"wcs": int(v)},
-    "handoff": lambda v: {"handoff_bound": int(v)},
-    "waiters": lambda v: {"waiter_threshold": int(v)},
-}
+# How a flag's value reads in its column, by the column's declared type; two columns hold less or
+# more than the value given (`--table NAME:OPTS` fills table and options; `--pin list:0,1` writes list).
+_BY_TYPE = {"int": parse_size, "0/1": int, "float": float, "text": str}
+_SPECIAL = {"table": _table_cols, "pin": lambda v: {"pin": str(v).split(":")[0]}}
+_FLAG_COLUMNS = {}
+
+
+def flag_columns(bench, chtbench=None):
+    """{flag: function(value) -> {column: normalised value}} of the flags a row records, from the
+    columns' declarations (`chtbench --schema`: a column's `flag`); flags not here are not matched.
+    bench: True for lock-bench sweeps (the lock schema), False for table sweeps."""
+    from . import schema
+    key = (bench, schema.binary(chtbench))
+    if key in _FLAG_COLUMNS:       # match_key runs per cell and row group: build the map once
+        return _FLAG_COLUMNS[key]
+    try:
+        cols = schema.columns("lock" if bench else "table", chtbench)
+    except schema.SchemaError as e:     # no usable binary: a one-line error, as for a bad config
+        raise ConfigError(str(e))
+    out = _FLAG_COLUMNS[key] = {}
+    for c in cols:
+        if not c["flag"]:
+            continue
+        if c["name"] in _SPECIAL:
+            out[c["flag"]] = _SPECIAL[c["name"]]
+        else:
+            out[c["flag"]] = (lambda col, conv: lambda v: {col: conv(v)})(c["name"], _BY_TYPE[c["type"]])
+    return out
 
 
 def did_you_mean(word, choices, max_dist=2):
@@ -349,7 +340,7 @@ def check_flags(sweep, known, source):
 
 def match_key(sweep, cell):
     """{column: value} a row of this cell must carry (docs/csv.md column names)."""
-    cols = BENCH_COLUMNS if sweep.bench else TABLE_COLUMNS
+    cols = flag_columns(bool(sweep.bench))
     key = {}
     for k, v in cell.items():
         f = cols.get(k)

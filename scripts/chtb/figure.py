@@ -4,7 +4,7 @@ scripts/figures/NAME.toml holds one figure of the source documents:
 
     title = "..."                 # one line: what the figure shows (the work is added from `source`)
     source = "cht-thesis-2017, fig. 3.6"  # the work (its key in docs/references.md), then its figure
-    cite = ["000_7a5564d72d74d689.txt:796-800"]   # seed file:lines the claim rests on
+    cite = ["cht-thesis-2017, §3.4.2 (fig. 3.6)"]  # where in the work the claim stands (section, figure)
     claim = "..."                 # what the source found, in our words
     requires = ["rtm"]            # optional: what the machine must have (else the page says why skipped)
     counters = true               # optional: the page gets a "counters per op" table (--counters rows)
@@ -33,7 +33,7 @@ import tomllib
 
 import pandas as pd
 
-from . import REPO, config, default_chtbench, machine, plot, style, sweep
+from . import REPO, config, default_chtbench, machine, plot, schema, style, sweep
 
 FIG_DIR = os.path.join(REPO, "scripts", "figures")
 
@@ -135,7 +135,15 @@ def _pick_x(agg, at):
     if at == "min":
         return [xs[0]]
     at = at if isinstance(at, list) else [at]
-    return [x for x in xs if str(x) in {str(a) for a in at}]
+    return [x for x in xs if any(_same_x(x, a) for a in at)]
+
+
+def _same_x(x, a):
+    """x == a, as numbers when both are (16 == "16" == 16.0), else as text."""
+    try:
+        return float(x) == float(a)
+    except (TypeError, ValueError):
+        return str(x) == str(a)
 
 
 def _where(fac, x=None):
@@ -280,27 +288,219 @@ def check_ratio(agg, c):
     return ok, f"{c['num']} / {c['den']} = {rng}" + (f"; not at: {'; '.join(bad[:6])}" if bad else "")
 
 
+def check_trend(agg, c):
+    """For each series of `among` (default all), its `stat` over x (last_over_first: median at the last
+    x over the first; spread: max/min) is `below` / at least `above` a bound. Fewer than two x values
+    in a series: not testable."""
+    n, bad, notes, thin = 0, [], [], []
+    among = set(c.get("among", [])) or None
+    for (fac, s), d in agg.groupby(["facet", "series"], sort=False):
+        if among and s not in among:
+            continue
+        if d["x"].nunique() < 2:
+            thin.append(s)
+            continue
+        v = _series_stat(d, c.get("stat", "last_over_first"))
+        n += 1
+        notes.append(f"{s} {v:.2f}" + (f" ({fac})" if fac else ""))
+        if not (v == v) or ("below" in c and not v < c["below"]) or ("above" in c and not v >= c["above"]):
+            bad.append(s)
+    if not n and thin:
+        return None, "not testable here: fewer than two x values " + _x_range_words(c) + " for " + ", ".join(thin)
+    ok = n > 0 and (n - len(bad)) / n >= c.get("share", 1.0)
+    return ok, f"{c.get('stat', 'last_over_first')}: " + ", ".join(notes[:8]) + (f"; not: {', '.join(bad[:6])}" if bad else "")
+
+
+def check_value(agg, c):
+    """Every median of the series of `among` (default all) is `below` / at least `above` a bound, at
+    every (facet, x) of `at_x`."""
+    n, bad, vals = 0, [], []
+    among = set(c.get("among", [])) or None
+    for fac, sub in agg.groupby("facet", sort=False):
+        for x in _pick_x(sub, c.get("at_x")):
+            for _, r in sub[sub["x"] == x].iterrows():
+                if among and r["series"] not in among:
+                    continue
+                v = r["median"]
+                n += 1
+                vals.append(v)
+                if not (v == v) or ("below" in c and not v < c["below"]) or ("above" in c and not v >= c["above"]):
+                    bad.append(f"{r['series']} {v:.3g} at {_where(fac, x)}")
+    ok = n > 0 and not bad
+    rng = f"{min(vals):.3g}..{max(vals):.3g}" if vals else "no data"
+    return ok, f"{n} values, {rng}" + (f"; not: {'; '.join(bad[:6])}" if bad else "")
+
+
+def _reaction(d, shift, nxt, tol, pre_n):
+    """For one series' medians d (x -> median, x numeric and sorted): (pre level, delay, dip area,
+    noise, post values) around the shift at x = shift. The pre level is the median of the `pre_n`
+    intervals ending at the shift; the delay is the end of the first interval after the shift whose
+    median is back at (1 - tol) x the pre level, minus the shift (inf when none is before `nxt`); the
+    dip area is the lost throughput until then, in intervals x the fraction below the pre level; the
+    noise is the largest relative deviation of the pre intervals from their median."""
+    pre = d[(d.index <= shift)].tail(pre_n)
+    post = d[(d.index > shift) & (d.index <= nxt)]
+    if pre.empty or post.empty:
+        return None
+    level = float(pre.median())
+    if not level:
+        return None
+    noise = float((pre / level - 1).abs().max())
+    delay, area = float("inf"), 0.0
+    for x, v in post.items():
+        if v >= (1 - tol) * level:
+            delay = x - shift
+            break
+        area += 1 - v / level
+    return level, delay, area, noise, post
+
+
+def check_reaction(agg, c):
+    """Throughput over time around hotspot shifts (timeline figures; x = time, numeric). `shifts`:
+    the x values at which the hot set moves; `tol` (default 0.1): "back" means within tol below the
+    pre-shift level (median of the `pre` = 3 intervals ending at the shift); each shift's window runs
+    to the next shift or the end. `mode`:
+    - within: every series of `among` is back within `within` x-units of every shift;
+    - faster: series `a` reacts faster than `b` at every shift: a smaller delay, or at an equal delay
+      (the timeline's resolution) a smaller dip (lost throughput until back);
+    - flat: every interval of every series of `among` in the `window` after each shift stays within
+      max(tol, the pre-shift intervals' own spread) of the pre-shift level (unaffected by the shift)."""
+    tol, pre_n, mode = c.get("tol", 0.1), c.get("pre", 3), c["mode"]
+    shifts = sorted(float(s) for s in c["shifts"])
+    n, bad, notes = 0, [], []
+    for fac, sub in agg.groupby("facet", sort=False):
+        sub = sub.assign(xn=pd.to_numeric(sub["x"], errors="coerce")).dropna(subset=["xn"])
+        end = sub["xn"].max()
+        series = [c["a"], c["b"]] if mode == "faster" else (c.get("among") or list(dict.fromkeys(sub["series"])))
+        curves = {s: sub[sub["series"] == s].set_index("xn")["median"].sort_index() for s in series}
+        for i, sh in enumerate(shifts):
+            nxt = shifts[i + 1] if i + 1 < len(shifts) else end
+            where = (f"{fac}, " if fac else "") + f"shift at {sh:g}"
+            res = {s: _reaction(curves[s], sh, nxt, tol, pre_n) for s in series if not curves[s].empty}
+            if any(r is None for r in res.values()) or len(res) < len(series):
+                continue
+            n += 1
+            if mode == "within":
+                for s, (lvl, delay, area, _, _) in res.items():
+                    notes.append(f"{s} back in {delay:g}" if delay < float("inf") else f"{s} not back by {nxt - sh:g}")
+                    if not delay <= c["within"]:
+                        bad.append(f"{s} ({where})")
+            elif mode == "faster":
+                (_, da, aa, _, _), (_, db, ab, _, _) = res[c["a"]], res[c["b"]]
+                notes.append(f"{where}: {c['a']} {da:g} (dip {aa:.2f}), {c['b']} {db:g} (dip {ab:.2f})")
+                if not (da < db or (da == db and aa < ab)):
+                    bad.append(where)
+            elif mode == "flat":
+                for s, (lvl, _, _, noise, post) in res.items():
+                    win = post[post.index <= sh + c.get("window", nxt - sh)]
+                    dev = float((win / lvl - 1).abs().max())
+                    lim = max(tol, noise)
+                    notes.append(f"{s} {dev:.0%} (limit {lim:.0%})")
+                    if not dev <= lim:
+                        bad.append(f"{s} ({where})")
+            else:
+                raise ValueError(f"reaction: unknown mode '{mode}' (within, faster, flat)")
+    ok = n > 0 and not bad
+    return ok, f"{n} shift(s); " + "; ".join(notes[:8]) + (f"; not: {', '.join(bad[:6])}" if bad else "")
+
+
 CHECKS = {"best": check_best, "peak_at": check_peak_at, "compare": check_compare, "rank": check_rank,
-          "drop": check_drop, "ratio": check_ratio}
+          "drop": check_drop, "ratio": check_ratio, "trend": check_trend, "value": check_value,
+          "reaction": check_reaction}
 
 
-def verdicts(df, fig):
-    """[(text, holds or None, detail)] for the figure's [[check]] tables."""
+def _x_range_words(c):
+    lo, hi = c.get("min_x"), c.get("max_x")
+    if lo is None and hi is None:
+        return "in the data"
+    hi = "the CPU count" if hi == "ncpu" else hi
+    if lo is None:
+        return f"up to {hi}"
+    return f"from {lo}" + (f" up to {hi}" if hi is not None else "")
+
+
+def _counter_columns(df):
+    """The --counters rows' events as numeric columns named by event (PAPI_L1_DCM, ...)."""
+    if "counter_names" not in df.columns or "counter_values_per_op" not in df.columns:
+        return df
+    df = df.copy()
+    for i, (names, vals) in enumerate(zip(df["counter_names"], df["counter_values_per_op"])):
+        if not names:
+            continue
+        for name, v in zip(str(names).split(";"), str(vals).split(";")):
+            if name not in df.columns:
+                df[name] = float("nan")
+            df.iloc[i, df.columns.get_loc(name)] = float(v) if v not in ("", None) else float("nan")
+    return df
+
+
+def _restrict_x(agg, c, cpus):
+    """The rows of agg whose x is within [min_x, max_x] (max_x may be "ncpu": the machine's CPUs)."""
+    lo, hi = c.get("min_x"), c.get("max_x")
+    if lo is None and hi is None:
+        return agg
+    hi = cpus if hi == "ncpu" else hi
+    xn = pd.to_numeric(agg["x"], errors="coerce")
+    keep = xn.notna()
+    if lo is not None:
+        keep &= xn >= float(lo)
+    if hi is not None:
+        keep &= xn <= float(hi)
+    return agg[keep]
+
+
+def verdicts(df, fig, cpus=None):
+    """[(text, holds or None, detail)] for the figure's [[check]] tables. `cpus`: the CPUs of the
+    machine the rows come from (machine.json's usable_cpus; default this machine's), for checks with
+    `needs_cpus` or `max_x = "ncpu"`. None = not measurable or not testable here (the detail says why)."""
     out = []
+    cpus = cpus or config.ncpus()
+    df = _counter_columns(df)
     for c in fig.get("check", []):
-        spec = dict(fig["plot"])
-        for k in ("x", "y", "series", "facet", "where"):
-            if k in c:
-                spec[k] = c[k]
-        try:
-            d = plot.derive(plot.relabel(df.copy(), spec.get("relabel")), spec.get("derive"))
-            agg = plot.aggregate(d, spec["x"], spec["y"], spec.get("series"), spec.get("facet"),
-                                 spec.get("where"))
-            ok, detail = CHECKS[c["kind"]](agg, c)
-        except (KeyError, ValueError, ZeroDivisionError) as e:
-            ok, detail = None, f"could not be computed: {e}"
-        out.append((c["text"], ok, detail))
+        out.append((c["text"],) + _one_verdict(df, fig, c, cpus))
     return out
+
+
+def _one_verdict(df, fig, c, cpus):
+    if c.get("needs_cpus") and cpus < c["needs_cpus"]:
+        return None, (f"not testable here: needs at least {c['needs_cpus']} CPUs, this machine has {cpus} (the "
+                      f"check reads {c.get('x', fig['plot']['x'])} {_x_range_words(c)})")
+    try:
+        agg = check_agg(df, fig, c, cpus)
+    except Untestable as e:
+        return None, str(e)
+    except (KeyError, ValueError, ZeroDivisionError) as e:
+        return None, f"could not be computed: {e}"
+    try:
+        return CHECKS[c["kind"]](agg, c)
+    except (KeyError, ValueError, ZeroDivisionError) as e:
+        return None, f"could not be computed: {e}"
+
+
+class Untestable(Exception):
+    """The check cannot be computed from these rows on this machine (the message says why)."""
+
+
+def check_agg(df, fig, c, cpus):
+    """The medians a check works on: the figure's plot spec with the check's overrides (x, y, series,
+    facet, where, derive), aggregated over the rows (df after _counter_columns) and restricted to
+    [min_x, max_x]. Raises Untestable when the counters it needs are absent or no x is left."""
+    spec = dict(fig["plot"])
+    for k in ("x", "y", "series", "facet", "where"):
+        if k in c:
+            spec[k] = c[k]
+    spec["derive"] = {**(spec.get("derive") or {}), **(c.get("derive") or {})}
+    ys = plot._as_list(spec["y"])
+    ctr = [y for y in ys if y.startswith("PAPI_")]
+    if ctr and (ctr[0] not in df.columns or pd.to_numeric(df[ctr[0]], errors="coerce").isna().all()):
+        raise Untestable(f"not measurable here: the rows have no {ctr[0]} counts (PAPI exposes no such event on "
+                         "this machine; virtual machines usually hide the PMU), counter_values_per_op is empty")
+    d = plot.derive(plot.relabel(df.copy(), spec.get("relabel")), spec.get("derive"))
+    agg = plot.aggregate(d, spec["x"], spec["y"], spec.get("series"), spec.get("facet"), spec.get("where"))
+    agg = _restrict_x(agg, c, cpus)
+    if agg.empty:
+        raise Untestable(f"not testable here: no data {_x_range_words(c)} (x = {spec['x']}, {cpus} CPUs)")
+    return agg
 
 
 # --- the page --------------------------------------------------------------------------------
@@ -420,7 +620,7 @@ def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, 
                   "draws the figure and computes the verdict.", ""]
     else:
         lines += ["## Verdict on this machine (computed from the CSV)", ""]
-        for text, ok, detail in verdicts(df, fig):
+        for text, ok, detail in verdicts(df, fig, cpus=(m or {}).get("usable_cpus")):
             word = "**holds**" if ok else ("**does not hold**" if ok is False else "**not measurable here**")
             lines.append(f"- {text}: {word} ({detail})")
         lines += ["", f"![{name}]({name}.png)", "", caption(fig, df), "", f"## Medians ({fig['plot'].get('ylabel') or (plot.label(agg.attrs['y'][0]) if len(agg.attrs['y']) == 1 else 'values')})",
@@ -473,6 +673,7 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
         print(f"figure: {e}", file=sys.stderr)
         return 2
     chtbench = os.path.abspath(chtbench or default_chtbench())
+    schema.use(chtbench)   # cells are matched to rows by the columns this binary declares
     out = os.path.abspath(out or os.path.join(REPO, "results", "figures", name))
     if fig.get("data") not in (None, "results", "timeline"):
         print(f"figure: {path}: data = '{fig['data']}' (accepted: results, timeline)", file=sys.stderr)
@@ -556,7 +757,8 @@ def list_figures(chtbench, stream=sys.stdout):
             est = sweep.fmt_s(sweep.estimate_s(sw))
             why = missing_requirement(fig, chtbench)
             tail = f"skipped here: {why}" if why else f"quick: {len(sw.cells)} cells, ~{est}"
-            stream.write(f"{n:28s} {fig.get('source', ''):40s} {tail}\n")
+            short, _ = style.citation(fig.get("source", ""))   # the work named, not its key
+            stream.write(f"{n:28s} {short:44s} {tail}\n")
         except (config.ConfigError, tomllib.TOMLDecodeError, KeyError) as e:
             stream.write(f"{n:24s} BROKEN: {e}\n")
 

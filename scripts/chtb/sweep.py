@@ -20,7 +20,7 @@ import time
 
 import pandas as pd
 
-from . import config, default_chtbench, machine
+from . import config, default_chtbench, machine, schema
 
 CSV_NAME = "results.csv"
 LAST_RUN = {}   # {"ran": cells run} of the last run(), for scripts/figure's page
@@ -647,6 +647,7 @@ def main(argv=None):
         print(f"sweep: {e}", file=sys.stderr)
         return 2
     chtbench = os.path.abspath(a.chtbench or default_chtbench())
+    schema.use(chtbench)   # cells are matched to rows by the columns this binary declares
     from . import REPO
     out = os.path.abspath(a.out or os.path.join(REPO, "results", "sweeps", sw.name))
     if a.slurm:

@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+"""test_docs.py - reference docs are references (issue 20 point 8).
+
+Usage: test_docs.py [REPO]
+
+1. Outside tests/ (and build directories), no text cites the source documents by their file names or
+   numbers ("seed 00N", "seeds/", "seed00", "000_7a55....txt"): citations name the work (authors, title,
+   venue, year, section), from docs/references.md.
+2. Every figure's `source` and `cite` entries start with a key of docs/references.md.
+3. docs/cli.md and docs/figures.md describe the tool: no dated measurement note (an ISO date, "load
+   average"); dated measurements live in docs/measurements/, each file with its date in the title, and
+   every link into docs/measurements/ resolves.
+Each check is also run on a planted violation, so it can fail.
+"""
+import os
+import re
+import subprocess
+import sys
+import tomllib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.dirname(HERE)
+FAILS = []
+
+
+def check(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what)
+    if not cond:
+        FAILS.append(what)
+
+
+SOURCE_REF = re.compile(r"seed 00|seeds/|seed00|\b00[0-4]_[0-9a-f]{16}\.txt|thesis 00[0-4]\b")
+
+
+def tree_files(root):
+    """Tracked and untracked-but-not-ignored files, outside tests/ and build*/."""
+    try:
+        out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                             capture_output=True, check=True).stdout.decode()
+        files = [f for f in out.split("\0") if f]
+    except (OSError, subprocess.CalledProcessError):
+        files = []
+        for d, dirs, fs in os.walk(root):
+            dirs[:] = [x for x in dirs if not x.startswith((".", "build")) and x != "results"]
+            files += [os.path.relpath(os.path.join(d, f), root) for f in fs]
+    return [f for f in files if not f.startswith(("tests/", "build", ".git", "results/", ".deps"))
+            and os.path.isfile(os.path.join(root, f))]
+
+
+def source_refs(root, files):
+    bad = []
+    for f in files:
+        try:
+            text = open(os.path.join(root, f), encoding="utf-8").read()
+        except (UnicodeDecodeError, OSError):
+            continue
+        for i, line in enumerate(text.splitlines(), 1):
+            if SOURCE_REF.search(line):
+                bad.append(f"{f}:{i}: {line.strip()[:100]}")
+    return bad
+
+
+def reference_keys(root):
+    keys = set()
+    for line in open(os.path.join(root, "docs", "references.md"), encoding="utf-8"):
+        m = re.match(r"\|\s*([a-z0-9][a-z0-9-]*)\s*\|", line)
+        if m and m.group(1) != "key":
+            keys.add(m.group(1))
+    return keys
+
+
+def bad_citations(figs, keys):
+    bad = []
+    for name, fig in figs.items():
+        for entry in [fig.get("source", "")] + list(fig.get("cite", [])):
+            if entry.split(",")[0].strip() not in keys:
+                bad.append(f"{name}: '{entry}'")
+    return bad
+
+
+DATED = re.compile(r"\b20\d\d-\d\d-\d\d\b|load average|\bload \d+(\.\d+)?-\d+")
+
+
+def dated_notes(text):
+    return [line.strip()[:100] for line in text.splitlines() if DATED.search(line)]
+
+
+def broken_links(root, doc):
+    bad = []
+    text = open(os.path.join(root, doc), encoding="utf-8").read()
+    for target in re.findall(r"\]\(([^)#]*measurements/[^)#]+)\)", text):
+        if not os.path.exists(os.path.normpath(os.path.join(root, os.path.dirname(doc), target))):
+            bad.append(f"{doc} -> {target}")
+    return bad
+
+
+def main():
+    files = tree_files(ROOT)
+    check(len(files) > 50 and "docs/cli.md" in files and not any(f.startswith("tests/") for f in files),
+          f"the tree: {len(files)} files outside tests/ and build dirs")
+    bad = source_refs(ROOT, files)
+    check(not bad, "no text outside tests/ cites the source documents by file or seed number"
+          + (": " + "; ".join(bad[:8]) if bad else ""))
+    # the check can fail
+    planted = ["/* HotRing (seed 001 fig. 14) */", "see ../shared/seeds/001_x.txt", "cite = ['000_7a5564d72d74d689.txt:1']",
+               "thesis 000 §3.4"]
+    check(all(SOURCE_REF.search(p) for p in planted) and not SOURCE_REF.search("--seed 42; seeded from the seed"),
+          "the pattern finds planted seed citations and spares --seed")
+
+    keys = reference_keys(ROOT)
+    figdir = os.path.join(ROOT, "scripts", "figures")
+    figs = {}
+    for f in sorted(os.listdir(figdir)):
+        if f.endswith(".toml"):
+            with open(os.path.join(figdir, f), "rb") as fh:
+                figs[f] = tomllib.load(fh)
+    check({"cht-thesis-2017", "hotring-fast20", "cui-thesis-2012", "numa-rw-ppopp13", "indexlib-cuckoo"} <= keys,
+          f"docs/references.md keys: {sorted(keys)}")
+    bad = bad_citations(figs, keys)
+    check(not bad, f"every figure's source and cite entries name a work of docs/references.md ({len(figs)} figures)"
+          + (": " + "; ".join(bad[:6]) if bad else ""))
+    check(bad_citations({"x": {"source": "hotring-fast20, fig. 1", "cite": ["001_deeb.txt:293"]}}, keys) != [],
+          "a cite naming a source file is caught")
+
+    for doc in ("docs/cli.md", "docs/figures.md"):
+        notes = dated_notes(open(os.path.join(ROOT, doc), encoding="utf-8").read())
+        check(not notes, f"{doc} holds no dated measurement note" + (": " + " | ".join(notes[:4]) if notes else ""))
+    check(dated_notes("AMD EPYC VM (2026-11-23, load average 1-2; u=10)") != [], "a dated note is caught")
+    mdir = os.path.join(ROOT, "docs", "measurements")
+    meas = sorted(f for f in os.listdir(mdir) if f.endswith(".md")) if os.path.isdir(mdir) else []
+    check(len(meas) >= 3, f"docs/measurements/ holds the measurement notes ({', '.join(meas)})")
+    undated = [f for f in meas if not re.search(r"\b20\d\d-\d\d-\d\d\b", open(os.path.join(mdir, f)).read())]
+    check(not undated, "every measurement note says when it was measured" + (f": not {undated}" if undated else ""))
+    bad = [b for doc in ("docs/cli.md", "docs/figures.md", "README.md") for b in broken_links(ROOT, doc)]
+    check(not bad, "links into docs/measurements/ resolve" + (": " + "; ".join(bad) if bad else ""))
+    if FAILS:
+        print(f"{len(FAILS)} check(s) failed")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
