@@ -969,6 +969,24 @@ static void ck_prefetch(void *tp, cht_key_t k, bool write)
     const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
     uint64_t h0, h1, b[CK_MAX_HASHES];
     ck_hash2(t, k, &h0, &h1);
+    if (__builtin_expect(t->index == CK_IDX_MASK && t->ways == 4 && a->hashes == 2, 1)) {
+        /* the default shape, unrolled as ck_get_2x4 (the general loop below cost 130
+         * instructions per op more than a get in cachegrind; this about 30) */
+        uint64_t b0 = h0 & a->mask, b1 = (h0 + h1) & a->mask;
+        const uint64_t *q0 = &t->stripe[stripe_of(b0)].seq, *q1 = &t->stripe[stripe_of(b1)].seq;
+        if (write) {
+            __builtin_prefetch(&a->slot[b0 * 4], 1);
+            __builtin_prefetch(&a->slot[b1 * 4], 1);
+            __builtin_prefetch(q0, 1);
+            __builtin_prefetch(q1, 1);
+        } else {
+            __builtin_prefetch(&a->slot[b0 * 4]);
+            __builtin_prefetch(&a->slot[b1 * 4]);
+            __builtin_prefetch(q0);
+            __builtin_prefetch(q1);
+        }
+        return;
+    }
     ck_candidates(t, a, h0, h1, b);
     for (unsigned j = 0; j < a->hashes; j++) {
         const struct ck_slot *s = ck_bucket(t, a, b[j]);
