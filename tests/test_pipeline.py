@@ -92,6 +92,13 @@ for table in HOOKS:
                   f"({[r.get(c) for c in COUNTS]} vs {[base[0].get(c) for c in COUNTS] if base else None}); "
                   f"{desc(r)}")
 
+# YCSB D (inserts claim new keys, reads pick the latest acknowledged one when drawn), 2 threads
+p, recs = run("--table", ",".join(HOOKS), "-n", "2", "--workload", "ycsb-d", "-i", "4K", "--ops", "5000",
+              "--pipeline", "16", "--verify", "full")
+check(p.returncode == 0 and len(recs) == 3 and all(clean(r) and r.get("total_ops") == 10000 for r in recs),
+      "ycsb-d -n 2 --pipeline 16: final check ok on every hook table, all 10000 ops run: " +
+      "; ".join(desc(r) for r in recs))
+
 # 3. --ops below W: the FIFO's ops all run
 for table in HOOKS:
     p, recs = run("--table", table, "-n", "2", "-u", "50", "-i", "64", "-r", "128", "--ops", "5",
