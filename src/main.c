@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "check.h"
 #include "cht_env.h"
 #include "cli.h"
 #include "marker.h"
@@ -815,6 +816,8 @@ int main(int argc, char **argv)
     enum cli_action action;
     if (plugin_load_all(argc, argv) != 0)   /* before cli_parse: its tables and locks are then known */
         return EXIT_USAGE;
+    if (argc > 1 && strcmp(argv[1], "check") == 0)
+        return check_main(argc - 1, argv + 1);     /* chtbench check: src/check_cli.c */
     if (cli_parse(argc, argv, &cfg, &action) != 0) {
         cli_free(&cfg);
         return EXIT_USAGE;

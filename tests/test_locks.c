@@ -18,6 +18,8 @@
  *          acquisitions a thread yields, so all 16 interleave. Both counters
  *          must come out exact and no overlap may be seen. RTM locks: the
  *          counters of ctx_stats must add up.
+ *          (mutex and rw run src/check.c's lock_check_run, as `chtbench check
+ *          --lock` does: one implementation of the checks.)
  * rw       16 threads, 1 in 8 operations writes: writers store a sequence
  *          number into an 8-word record, readers must never see a mixed
  *          record nor a writer inside; then a read-only phase (readers
@@ -42,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "check.h"
 #include "cht_env.h"
 #include "lock.h"
 #include "registry.h"
@@ -63,13 +66,6 @@ static unsigned NTHREADS = 16;   /* CHT_TEST_THREADS overrides (1..64) */
 #define SKIP 77
 
 #include "test_check.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static inline void relax(void)
 {
@@ -126,17 +122,6 @@ static void box_free(struct box *b)
     ops->destroy(b->lock);
     free(b->lock);
     free(b->ctx);
-}
-
-static struct lock_stats box_stats(struct box *b)
-{
-    struct lock_stats s;
-    memset(&s, 0, sizeof s);
-    if (ops->stats)
-        ops->stats(b->lock, &s);
-    for (unsigned i = 0; ops->ctx_stats && i < b->threads; i++)
-        ops->ctx_stats(box_ctx(b, i), &s);
-    return s;
 }
 
 static void print_stats(const char *what, const struct lock_stats *s)
@@ -247,67 +232,17 @@ static int mode_basic(void)
 
 /* ---------------------------------------------------------------- mutex */
 
-struct shared {
-    alignas(64) uint64_t counter;       /* relaxed load + store inside */
-    alignas(64) uint64_t plain;         /* plain ++ inside (TSan checks it) */
-    alignas(64) int inside;             /* threads in the critical section */
-    alignas(64) int overlaps;
-    alignas(64) int go;
-    alignas(64) unsigned threads_ready;
-};
-
-struct worker {
-    pthread_t th;
-    unsigned tid;
-    uint64_t iters;
-    unsigned trylock_every;     /* 0: never, n: every n-th acquisition */
-    struct box *b;
-    struct shared *sh;
-    uint64_t contended;         /* acquisitions that found the lock taken */
-};
-
-static void start_barrier(struct shared *sh, unsigned n)
+/* The mutex and rw checks are check.c's (lock_check_run), which `chtbench
+ * check --lock` runs too. */
+static struct lock_check lcheck(unsigned threads, uint64_t iters)
 {
-    __atomic_fetch_add(&sh->threads_ready, 1, __ATOMIC_ACQ_REL);
-    while (__atomic_load_n(&sh->threads_ready, __ATOMIC_ACQUIRE) < n)
-        sched_yield();
+    return (struct lock_check){ .ops = ops, .cfg = cfg, .threads = threads, .iters = iters, .node_mod = 4,
+                                .log = stdout };
 }
 
-/* The critical section. Every 4096th time it yields the CPU between the load
- * and the store, so a thread that gets in while another is inside loses an
- * increment even on a machine with few free cores. */
-static inline void cs_count(struct shared *sh, uint64_t i)
+static void lcheck_report(struct lock_check *l)
 {
-    if (__atomic_fetch_add(&sh->inside, 1, __ATOMIC_RELAXED) != 0)
-        __atomic_fetch_add(&sh->overlaps, 1, __ATOMIC_RELAXED);
-    uint64_t v = __atomic_load_n(&sh->counter, __ATOMIC_RELAXED);
-    if ((i & 4095) == 2048)
-        sched_yield();
-    __atomic_store_n(&sh->counter, v + 1, __ATOMIC_RELAXED);
-    sh->plain++;
-    __atomic_fetch_sub(&sh->inside, 1, __ATOMIC_RELAXED);
-}
-
-static void *mutex_worker(void *arg)
-{
-    struct worker *w = arg;
-    void *x = box_ctx(w->b, w->tid);
-    start_barrier(w->sh, w->b->threads);
-    for (uint64_t i = 0; i < w->iters; i++) {
-        if (ops->is_locked && ops->is_locked(w->b->lock))
-            w->contended++;
-        if (w->trylock_every && i % w->trylock_every == w->trylock_every - 1) {
-            while (!ops->trylock(w->b->lock, x))
-                relax();
-        } else {
-            ops->lock(w->b->lock, x);
-        }
-        cs_count(w->sh, i);
-        ops->unlock(w->b->lock, x);
-        if ((i & 1023) == 1023)
-            sched_yield();      /* interleave all threads, not just two per time slice */
-    }
-    return NULL;
+    CHECK(l->verdict != CHECK_FAIL, "%s: %s", ops->name, l->detail);
 }
 
 /* threads x iters acquisitions; mix_trylock: every 8th by trylock;
@@ -315,64 +250,15 @@ static void *mutex_worker(void *arg)
 static bool run_mutex(unsigned threads, uint64_t iters, bool mix_trylock, bool only_trylock,
                       struct lock_stats *stats_out)
 {
-    struct box b = box_make(threads, &cfg);
-    struct shared *sh = alloc_aligned(sizeof *sh);
-    memset(sh, 0, sizeof *sh);
-    struct worker *w = calloc(threads, sizeof *w);
-    double t0 = now_s();
-    for (unsigned i = 0; i < threads; i++) {
-        w[i] = (struct worker){ .tid = i, .iters = iters, .b = &b, .sh = sh };
-        if (ops->trylock)
-            w[i].trylock_every = only_trylock ? 1 : mix_trylock ? 8 : 0;
-    }
-    for (unsigned i = 0; i < threads; i++)
-        if (pthread_create(&w[i].th, NULL, mutex_worker, &w[i]) != 0) {
-            fprintf(stderr, "FAIL pthread_create\n");
-            exit(1);
-        }
-    uint64_t contended = 0;
-    for (unsigned i = 0; i < threads; i++) {
-        pthread_join(w[i].th, NULL);
-        contended += w[i].contended;
-    }
-    double dt = now_s() - t0;
-    uint64_t want = (uint64_t)threads * iters;
-    int before = failures;
-    CHECK(sh->counter == want, "%s: counter %llu, want %llu (lost %llu increments: no mutual exclusion)",
-          ops->name, (unsigned long long)sh->counter, (unsigned long long)want,
-          (unsigned long long)(want - sh->counter));
-    CHECK(sh->plain == want, "%s: plain counter %llu, want %llu", ops->name,
-          (unsigned long long)sh->plain, (unsigned long long)want);
-    CHECK(sh->overlaps == 0, "%s: %d times a thread entered while another was inside",
-          ops->name, sh->overlaps);
-    printf("%s: %u threads x %llu acquisitions in %.2f s (%.0f/s)", ops->name, threads,
-           (unsigned long long)iters, dt, (double)want / dt);
-    if (ops->is_locked)
-        printf(", %.1f%% found it taken", 100.0 * (double)contended / (double)want);
-    printf("\n");
-    struct lock_stats s = box_stats(&b);
-    if (ops->ctx_stats) {
-        print_stats(ops->name, &s);
-        CHECK(s.acquisitions == want, "%s: stats acquisitions %llu, want %llu", ops->name,
-              (unsigned long long)s.acquisitions, (unsigned long long)want);
-        CHECK(s.tx_commits + s.fallbacks == s.acquisitions,
-              "%s: commits %llu + fallbacks %llu != acquisitions %llu", ops->name,
-              (unsigned long long)s.tx_commits, (unsigned long long)s.fallbacks,
-              (unsigned long long)s.acquisitions);
-        CHECK(s.tx_begins == s.tx_commits + s.tx_aborts,
-              "%s: begins %llu != commits %llu + aborts %llu", ops->name,
-              (unsigned long long)s.tx_begins, (unsigned long long)s.tx_commits,
-              (unsigned long long)s.tx_aborts);
-        CHECK(s.abort_conflict <= s.tx_aborts && s.abort_capacity <= s.tx_aborts &&
-              s.abort_explicit <= s.tx_aborts && s.abort_retry <= s.tx_aborts &&
-              s.abort_other <= s.tx_aborts, "%s: an abort cause exceeds the aborts", ops->name);
-    }
+    struct lock_check l = lcheck(threads, iters);
+    l.trylock_every = only_trylock ? 1 : mix_trylock ? 8 : 0;
+    lock_check_run(&l, LCHECK_MUTEX);
+    lcheck_report(&l);
+    if (l.have_stats && ops->ctx_stats)
+        print_stats(ops->name, &l.stats);
     if (stats_out)
-        *stats_out = s;
-    free(w);
-    free(sh);
-    box_free(&b);
-    return failures == before;
+        *stats_out = l.stats;
+    return l.verdict != CHECK_FAIL;
 }
 
 static uint64_t default_iters(void)
@@ -393,116 +279,15 @@ static int mode_mutex(uint64_t iters)
 
 /* ---------------------------------------------------------------- rw */
 
-#define REC_WORDS 8
-
-struct rw_shared {
-    alignas(64) uint64_t rec[REC_WORDS];
-    alignas(64) uint64_t writes;        /* plain, written under the write lock */
-    alignas(64) int readers;
-    alignas(64) int writers;
-    alignas(64) int max_readers;
-    alignas(64) uint64_t torn, bad_writer, bad_reader;
-    alignas(64) unsigned threads_ready;
-};
-
-struct rw_worker {
-    pthread_t th;
-    unsigned tid;
-    uint64_t iters;
-    unsigned write_one_in;              /* 0: read only */
-    unsigned read_spin;
-    struct box *b;
-    struct rw_shared *sh;
-    uint64_t writes_done;
-    uint64_t sink;
-};
-
-static void *rw_worker(void *arg)
-{
-    struct rw_worker *w = arg;
-    struct rw_shared *sh = w->sh;
-    void *x = box_ctx(w->b, w->tid);
-    uint32_t rnd = 0x9e3779b9u * (w->tid + 1);
-    __atomic_fetch_add(&sh->threads_ready, 1, __ATOMIC_ACQ_REL);
-    while (__atomic_load_n(&sh->threads_ready, __ATOMIC_ACQUIRE) < w->b->threads)
-        sched_yield();
-    for (uint64_t i = 0; i < w->iters; i++) {
-        rnd ^= rnd << 13; rnd ^= rnd >> 17; rnd ^= rnd << 5;
-        if (w->write_one_in && rnd % w->write_one_in == 0) {
-            ops->lock(w->b->lock, x);
-            if (__atomic_fetch_add(&sh->writers, 1, __ATOMIC_RELAXED) != 0 ||
-                __atomic_load_n(&sh->readers, __ATOMIC_RELAXED) != 0)
-                __atomic_fetch_add(&sh->bad_writer, 1, __ATOMIC_RELAXED);
-            uint64_t seq = __atomic_load_n(&sh->rec[0], __ATOMIC_RELAXED) + 1;
-            for (int k = 0; k < REC_WORDS; k++)
-                __atomic_store_n(&sh->rec[k], seq, __ATOMIC_RELAXED);
-            sh->writes++;
-            __atomic_fetch_sub(&sh->writers, 1, __ATOMIC_RELAXED);
-            ops->unlock(w->b->lock, x);
-            w->writes_done++;
-        } else {
-            ops->read_lock(w->b->lock, x);
-            int r = __atomic_add_fetch(&sh->readers, 1, __ATOMIC_RELAXED);
-            int m = __atomic_load_n(&sh->max_readers, __ATOMIC_RELAXED);
-            while (r > m && !__atomic_compare_exchange_n(&sh->max_readers, &m, r, true,
-                                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-                ;
-            if (__atomic_load_n(&sh->writers, __ATOMIC_RELAXED) != 0)
-                __atomic_fetch_add(&sh->bad_reader, 1, __ATOMIC_RELAXED);
-            uint64_t first = __atomic_load_n(&sh->rec[0], __ATOMIC_RELAXED);
-            for (unsigned s = 0; s < w->read_spin; s++)
-                relax();
-            if (!w->write_one_in && (i & 3) == 0)
-                sched_yield();  /* read-only phase: let other readers in meanwhile */
-            for (int k = 1; k < REC_WORDS; k++)
-                if (__atomic_load_n(&sh->rec[k], __ATOMIC_RELAXED) != first) {
-                    __atomic_fetch_add(&sh->torn, 1, __ATOMIC_RELAXED);
-                    break;
-                }
-            w->sink += sh->writes;   /* plain read: TSan checks readers vs writers */
-            __atomic_fetch_sub(&sh->readers, 1, __ATOMIC_RELAXED);
-            ops->read_unlock(w->b->lock, x);
-        }
-    }
-    return NULL;
-}
-
 static void run_rw(unsigned threads, uint64_t iters, unsigned write_one_in, unsigned read_spin,
                    int *max_readers)
 {
-    struct box b = box_make(threads, &cfg);
-    struct rw_shared *sh = alloc_aligned(sizeof *sh);
-    memset(sh, 0, sizeof *sh);
-    struct rw_worker *w = calloc(threads, sizeof *w);
-    double t0 = now_s();
-    for (unsigned i = 0; i < threads; i++) {
-        w[i] = (struct rw_worker){ .tid = i, .iters = iters, .write_one_in = write_one_in,
-                                   .read_spin = read_spin, .b = &b, .sh = sh };
-        pthread_create(&w[i].th, NULL, rw_worker, &w[i]);
-    }
-    uint64_t writes = 0;
-    for (unsigned i = 0; i < threads; i++) {
-        pthread_join(w[i].th, NULL);
-        writes += w[i].writes_done;
-    }
-    double dt = now_s() - t0;
-    CHECK(sh->torn == 0, "%s: readers saw %llu mixed records", ops->name,
-          (unsigned long long)sh->torn);
-    CHECK(sh->bad_writer == 0, "%s: %llu times a writer found another thread inside",
-          ops->name, (unsigned long long)sh->bad_writer);
-    CHECK(sh->bad_reader == 0, "%s: %llu times a reader found a writer inside",
-          ops->name, (unsigned long long)sh->bad_reader);
-    CHECK(sh->writes == writes && sh->rec[0] == writes,
-          "%s: %llu writes done but counter %llu, record %llu", ops->name,
-          (unsigned long long)writes, (unsigned long long)sh->writes,
-          (unsigned long long)sh->rec[0]);
-    printf("%s: %u threads x %llu ops (1 in %u writes: %llu writes) in %.2f s, max readers inside %d\n",
-           ops->name, threads, (unsigned long long)iters, write_one_in, (unsigned long long)writes,
-           dt, sh->max_readers);
-    *max_readers = sh->max_readers;
-    free(w);
-    free(sh);
-    box_free(&b);
+    struct lock_check l = lcheck(threads, iters);
+    l.write_one_in = write_one_in;
+    l.read_spin = read_spin;
+    lock_check_run(&l, LCHECK_RW);
+    lcheck_report(&l);
+    *max_readers = l.max_readers;
 }
 
 static int mode_rw(uint64_t iters)
@@ -616,6 +401,43 @@ static int mode_trylock(void)
 
 /* ---------------------------------------------------------------- rtm */
 
+/* the simulated aborts: each thread's counters against the cycle of statuses */
+struct sim {
+    unsigned ncycle;
+    const unsigned *cycle;
+    uint64_t iters;
+    struct lock_stats tot;
+};
+
+static void sim_ctx(void *ctx, unsigned i, void *arg)
+{
+    struct sim *sm = arg;
+    struct lock_stats s, e;
+    memset(&s, 0, sizeof s);
+    memset(&e, 0, sizeof e);
+    ops->ctx_stats(ctx, &s);
+    ops->ctx_stats(ctx, &sm->tot);
+    for (uint64_t k = 0; k < s.tx_begins; k++) {
+        unsigned st = sm->cycle[k % sm->ncycle];
+        e.abort_conflict += !!(st & RTM_ABORT_CONFLICT);
+        e.abort_capacity += !!(st & RTM_ABORT_CAPACITY);
+        e.abort_explicit += !!(st & RTM_ABORT_EXPLICIT);
+        e.abort_retry += !!(st & RTM_ABORT_RETRY);
+        e.abort_other += !(st & (RTM_ABORT_CONFLICT | RTM_ABORT_CAPACITY | RTM_ABORT_EXPLICIT));
+    }
+    CHECK(s.acquisitions == sm->iters && s.fallbacks == sm->iters && s.tx_commits == 0 &&
+          s.tx_aborts == s.tx_begins && s.tx_begins > 0,
+          "%s (simulated) thread %u: acquisitions %llu fallbacks %llu commits %llu begins %llu aborts %llu",
+          ops->name, i, (unsigned long long)s.acquisitions, (unsigned long long)s.fallbacks,
+          (unsigned long long)s.tx_commits, (unsigned long long)s.tx_begins,
+          (unsigned long long)s.tx_aborts);
+    CHECK(s.abort_conflict == e.abort_conflict && s.abort_capacity == e.abort_capacity &&
+          s.abort_explicit == e.abort_explicit && s.abort_retry == e.abort_retry &&
+          s.abort_other == e.abort_other,
+          "%s (simulated) thread %u: abort causes do not match the simulated statuses",
+          ops->name, i);
+}
+
 static int mode_rtm(uint64_t iters)
 {
     if (!(ops->caps & LOCK_CAP_RTM)) {
@@ -659,57 +481,18 @@ static int mode_rtm(uint64_t iters)
     /* simulation: every transaction aborts with a known status */
     cht_rtm_simulate_aborts(true);
     CHECK(ops->available(why2, sizeof why2), "%s: not available in simulation", ops->name);
-    unsigned ncycle;
-    const unsigned *cycle = cht_rtm_simulated_cycle(&ncycle);
-    unsigned threads = 8;
-    uint64_t sim_iters = scaled(iters / 8 ? iters / 8 : 1);
-    struct box b = box_make(threads, &cfg);
-    struct shared *sh = alloc_aligned(sizeof *sh);
-    memset(sh, 0, sizeof *sh);
-    struct worker w[8];
-    for (unsigned i = 0; i < threads; i++) {
-        w[i] = (struct worker){ .tid = i, .iters = sim_iters, .b = &b, .sh = sh,
-                                .trylock_every = 8 };
-        pthread_create(&w[i].th, NULL, mutex_worker, &w[i]);
-    }
-    for (unsigned i = 0; i < threads; i++)
-        pthread_join(w[i].th, NULL);
-    uint64_t want = threads * sim_iters;
-    CHECK(sh->counter == want && sh->plain == want && sh->overlaps == 0,
-          "%s (simulated aborts): counter %llu plain %llu want %llu overlaps %d", ops->name,
-          (unsigned long long)sh->counter, (unsigned long long)sh->plain,
-          (unsigned long long)want, sh->overlaps);
-    struct lock_stats tot;
-    memset(&tot, 0, sizeof tot);
-    for (unsigned i = 0; i < threads; i++) {
-        struct lock_stats s, e;
-        memset(&s, 0, sizeof s);
-        memset(&e, 0, sizeof e);
-        ops->ctx_stats(box_ctx(&b, i), &s);
-        ops->ctx_stats(box_ctx(&b, i), &tot);
-        for (uint64_t k = 0; k < s.tx_begins; k++) {
-            unsigned st = cycle[k % ncycle];
-            e.abort_conflict += !!(st & RTM_ABORT_CONFLICT);
-            e.abort_capacity += !!(st & RTM_ABORT_CAPACITY);
-            e.abort_explicit += !!(st & RTM_ABORT_EXPLICIT);
-            e.abort_retry += !!(st & RTM_ABORT_RETRY);
-            e.abort_other += !(st & (RTM_ABORT_CONFLICT | RTM_ABORT_CAPACITY | RTM_ABORT_EXPLICIT));
-        }
-        CHECK(s.acquisitions == sim_iters && s.fallbacks == sim_iters && s.tx_commits == 0 &&
-              s.tx_aborts == s.tx_begins && s.tx_begins > 0,
-              "%s (simulated) thread %u: acquisitions %llu fallbacks %llu commits %llu begins %llu aborts %llu",
-              ops->name, i, (unsigned long long)s.acquisitions, (unsigned long long)s.fallbacks,
-              (unsigned long long)s.tx_commits, (unsigned long long)s.tx_begins,
-              (unsigned long long)s.tx_aborts);
-        CHECK(s.abort_conflict == e.abort_conflict && s.abort_capacity == e.abort_capacity &&
-              s.abort_explicit == e.abort_explicit && s.abort_retry == e.abort_retry &&
-              s.abort_other == e.abort_other,
-              "%s (simulated) thread %u: abort causes do not match the simulated statuses",
-              ops->name, i);
-    }
+    struct sim sm = { .iters = scaled(iters / 8 ? iters / 8 : 1) };
+    unsigned ncycle = 0;
+    sm.cycle = cht_rtm_simulated_cycle(&ncycle);    /* not in the initializer: it writes ncycle */
+    sm.ncycle = ncycle;
+    struct lock_check l = lcheck(8, sm.iters);
+    l.trylock_every = 8;
+    l.each_ctx = sim_ctx;
+    l.arg = &sm;
+    lock_check_run(&l, LCHECK_MUTEX);
+    CHECK(l.verdict != CHECK_FAIL, "%s (simulated aborts): %s", ops->name, l.detail);
+    struct lock_stats tot = sm.tot;
     print_stats("simulated", &tot);
-    free(sh);
-    box_free(&b);
     cht_rtm_simulate_aborts(false);
     if (failures)
         return 1;

@@ -1,0 +1,402 @@
+/*
+ * check_cli.c - `chtbench check`: the conformance checks of the test suite
+ * (src/check.c) on any table or lock, one verdict line per check, the first
+ * counter-example of a failure, a summary line; exit 0 all passed, 1 one
+ * failed, 2 usage. docs/cli.md "chtbench check".
+ *
+ * Tables and locks are validated by cli_parse itself (the same messages as
+ * a run), from a command line built here; fault hooks (src/faults.h) wrap
+ * the table as in a run, so a test can see a check fire.
+ */
+#include <getopt.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "check.h"
+#include "cht_env.h"
+#include "cli.h"
+#include "faults.h"
+#include "lockbench.h"
+#include "plugin.h"
+#include "util.h"
+
+/* the checks by name, in the order they run: tables, then locks */
+enum { CK_MUTEX = CHECK_TABLE_KINDS, CK_RW, CK_RWBENCH, CK_ALL };
+static const char *const all_names[CK_ALL] = {
+    "model", "disjoint", "stable", "stress", "values", "steady", "mutex", "rw", "rwbench",
+};
+
+#define CHECK_SECONDS_DEFAULT 5.0
+#define CHECK_LOCK_THREADS 16          /* the suite's lock runs: more threads than CPUs */
+#define CHECK_VALUES_OOL 100           /* the values check's size for out-of-line tables without --value-size */
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "chtbench check: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+static void check_usage(FILE *f)
+{
+    fprintf(f,
+"usage: chtbench check --table SPEC[,SPEC...] [--lock NAME[,NAME...]] [options]\n"
+"       chtbench check --lock NAME[,NAME...] [options]\n"
+"Runs the test suite's conformance checks on tables and locks; one line per check:\n"
+"PASS|FAIL|SKIP CHECK NAME, a failure with its first counter-example; exit 0 all passed, 1 one failed.\n"
+"  -t, --table SPEC[,SPEC]  tables as for a run (NAME or NAME:key=val,...): model, disjoint, stable,\n"
+"                           stress, values, steady\n"
+"      --lock NAME[,NAME]   locks (see --list=locks): mutex, rw, rwbench\n"
+"      --plugin PATH        load tables and locks from a shared object first (docs/plugins.md)\n"
+"  -n, --threads N          threads of the concurrent checks (default: the suite's, 4 to 16; stress\n"
+"                           at least 16 and twice the CPUs) and of the lock checks (default 16)\n"
+"      --seconds S          time bound of each check (default %g)\n"
+"      --value-size B       value bytes for every table check (default 8; the values check of a table\n"
+"                           with out-of-line values runs at %d)\n"
+"      --checks LIST        only these checks, comma separated (default: all that apply)\n"
+"  -v, --verbose            the suite's progress lines on stderr\n"
+"  -h, --help               this text\n", CHECK_SECONDS_DEFAULT, CHECK_VALUES_OOL);
+}
+
+struct tally {
+    unsigned pass, fail, skip;
+};
+
+/* The watchdog: --seconds bounds a check's operations, not one that never
+ * returns (a deadlocked table or lock). A check still running long after its
+ * bound is a failure: its FAIL line, the summary, exit 1. */
+static pthread_mutex_t dog_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t dog_cv = PTHREAD_COND_INITIALIZER;
+static struct timespec dog_due;                   /* tv_sec 0: no check running */
+static char dog_line[4300];
+static const struct tally *dog_tally;
+static double dog_limit_s;
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&dog_mu);
+    for (;;) {
+        if (!dog_due.tv_sec) {
+            pthread_cond_wait(&dog_cv, &dog_mu);
+            continue;
+        }
+        struct timespec due = dog_due;
+        if (pthread_cond_timedwait(&dog_cv, &dog_mu, &due) == 0 || dog_due.tv_sec != due.tv_sec ||
+            dog_due.tv_nsec != due.tv_nsec)
+            continue;                             /* the check ended, or the next one began */
+        printf("%s: no result after %.0f s (an operation that does not return?)\n", dog_line, dog_limit_s);
+        printf("check: %u passed, %u failed, %u skipped\n", dog_tally->pass, dog_tally->fail + 1, dog_tally->skip);
+        fflush(stdout);
+        _exit(EXIT_FAILED);                       /* the check's threads may be stuck: no clean exit */
+    }
+    return NULL;
+}
+
+/* check `check` of `name` starts (check != NULL) or ended (NULL) */
+static void dog_arm(const char *check, const char *name)
+{
+    pthread_mutex_lock(&dog_mu);
+    if (check) {
+        snprintf(dog_line, sizeof dog_line, "FAIL %s %s", check, name);
+        clock_gettime(CLOCK_REALTIME, &dog_due);
+        dog_due.tv_sec += (time_t)dog_limit_s;
+    } else {
+        dog_due.tv_sec = 0;
+    }
+    pthread_cond_signal(&dog_cv);
+    pthread_mutex_unlock(&dog_mu);
+}
+
+static void verdict(struct tally *t, enum check_verdict v, const char *check, const char *name, const char *detail)
+{
+    dog_arm(NULL, NULL);
+    if (v == CHECK_PASS) {
+        t->pass++;
+        printf("PASS %s %s (%s)\n", check, name, detail);
+    } else if (v == CHECK_FAIL) {
+        t->fail++;
+        printf("FAIL %s %s: %s\n", check, name, detail);
+    } else {
+        t->skip++;
+        printf("SKIP %s %s: %s\n", check, name, detail);
+    }
+    fflush(stdout);
+}
+
+/* cli_parse on a command line of our own; -1 when it refused it (message printed) */
+static int parse_as_run(struct bench_config *cfg, const char **args, int n)
+{
+    enum cli_action action;
+    char *argv[16];
+    argv[0] = (char *)"chtbench";
+    for (int i = 0; i < n; i++)
+        argv[i + 1] = (char *)args[i];
+    argv[n + 1] = NULL;
+    return cli_parse(n + 1, argv, cfg, &action);
+}
+
+static void table_checks(const struct bench_config *cfg, const bool *want, unsigned threads, double seconds,
+                         bool value_size_given, FILE *log, struct tally *t)
+{
+    /* stress: more threads than this machine has CPUs, as the suite's 16 are on small ones */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned stress_threads = cpus > 0 && cpus < 512 ? 2 * (unsigned)cpus : 16;
+    for (unsigned i = 0; i < cfg->ntables; i++) {
+        const struct table_choice *ch = &cfg->table[i];
+        const struct cht_ops *ops = fault_wrap(ch->ops);   /* the test hooks, as in a run */
+        char label[4200];                                   /* the spec as given: NAME[:options] */
+        snprintf(label, sizeof label, "%s%s%s", ch->text, ch->options_text[0] ? ":" : "", ch->options_text);
+        for (unsigned k = 0; k < CHECK_TABLE_KINDS; k++) {
+            if (!want[k])
+                continue;
+            struct check_ctx c = { .choice = ch, .ops = ops, .spec = label, .value_size = cfg->value_size,
+                                   .seconds = seconds, .threads = threads, .stress_threads = stress_threads,
+                                   .log = log, .fail_log = log, .before_create = fault_reset };
+            if (k == CHECK_VALUES && !value_size_given && (ch->ops->caps & CHT_CAP_VALUE_OOL))
+                c.value_size = CHECK_VALUES_OOL;
+            dog_arm(all_names[k], label);
+            check_table(&c, (enum check_kind)k);
+            if (c.verdict == CHECK_PASS && c.value_size > 8) {
+                size_t n = strlen(c.detail);
+                snprintf(c.detail + n, sizeof c.detail - n, ", value size %zu", c.value_size);
+            }
+            verdict(t, c.verdict, all_names[k], label, c.detail);
+        }
+    }
+}
+
+/* CHTBENCH_TEST_LOCKBENCH_NO_LOCK: the lock bench's hook reaches the mutex and
+ * rw checks too, as a lock whose every call does nothing (a test sees them fail) */
+static void no_lock(void *l, void *ctx) { (void)l, (void)ctx; }
+static bool no_trylock(void *l, void *ctx) { (void)l, (void)ctx; return true; }
+
+static const struct lock_ops *hooked(const struct lock_ops *lo, struct lock_ops *copy)
+{
+    if (!cht_env()->lockbench_no_lock)
+        return lo;
+    *copy = *lo;
+    copy->lock = copy->unlock = copy->read_lock = copy->read_unlock = no_lock;
+    if (copy->trylock)
+        copy->trylock = no_trylock;
+    copy->is_locked = NULL;
+    copy->has_waiters = NULL;
+    return copy;
+}
+
+static void lock_checks(const struct bench_config *cfg, const bool *want, unsigned threads, double seconds,
+                        FILE *log, struct tally *t)
+{
+    unsigned n = threads ? threads : CHECK_LOCK_THREADS;
+    char err[512];
+    struct pin_topology *topo = NULL;
+    struct pin_plan plan;
+    bool have_plan = false;
+    if (want[CK_RWBENCH]) {
+        topo = pin_topology_load(NULL, err, sizeof err);
+        have_plan = topo && pin_plan_make(topo, &cfg->pin, n, &plan, err, sizeof err) == 0;
+    }
+    for (unsigned i = 0; i < cfg->nlocks; i++) {
+        const struct lock_ops *lo = cfg->locks[i];
+        for (unsigned k = CK_MUTEX; k <= CK_RW; k++) {
+            if (!want[k])
+                continue;
+            /* two "nodes", so cohort and NUMA locks hand over between them */
+            struct lock_ops copy;
+            struct lock_check l = { .ops = hooked(lo, &copy), .threads = n, .iters = UINT64_MAX / 2, .seconds = seconds,
+                                    .log = log,
+                                    .cfg = { .numa_nodes = 2, .handoff_bound = cfg->handoff_bound,
+                                             .waiter_threshold = cfg->waiter_threshold } };
+            if (k == CK_MUTEX)
+                l.trylock_every = 8;
+            else
+                l.write_one_in = 8, l.read_spin = 16;
+            dog_arm(all_names[k], lo->name);
+            lock_check_run(&l, k == CK_MUTEX ? LCHECK_MUTEX : LCHECK_RW);
+            verdict(t, l.verdict, all_names[k], lo->name, l.detail);
+        }
+        if (!want[CK_RWBENCH])
+            continue;
+        if (!have_plan) {
+            verdict(t, CHECK_FAIL, "rwbench", lo->name, err);
+            continue;
+        }
+        /* RWBench as `--bench rwlock` runs it (src/lockbench.c): the array's sum stays 0 */
+        struct lb_params p = { .cfg = cfg, .lock = lo, .threads = n, .topo = topo, .plan = &plan };
+        struct lb_result r;
+        char detail[512];
+        dog_arm("rwbench", lo->name);
+        enum check_verdict v = CHECK_PASS;
+        if (lockbench_run(&p, &r) != 0) {
+            v = CHECK_FAIL;
+            snprintf(detail, sizeof detail, "%s", r.error);
+        } else if (!r.invariant_ok) {
+            v = CHECK_FAIL;
+            snprintf(detail, sizeof detail, "array sum expected 0 got %lld, readers that saw a nonzero sum expected 0 "
+                     "got %llu, writer counter expected %llu got %llu (%u threads)", (long long)r.final_sum,
+                     (unsigned long long)r.reader_violations, (unsigned long long)r.writes,
+                     (unsigned long long)r.write_counter, n);
+        } else {
+            snprintf(detail, sizeof detail, "%llu reads, %llu writes, %u threads", (unsigned long long)r.reads,
+                     (unsigned long long)r.writes, n);
+        }
+        verdict(t, v, "rwbench", lo->name, detail);
+    }
+    if (have_plan)
+        pin_plan_free(&plan);
+    if (topo)
+        pin_topology_free(topo);
+}
+
+int check_main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "table", required_argument, NULL, 't' },
+        { "lock", required_argument, NULL, 'L' },
+        { "plugin", required_argument, NULL, 'P' },
+        { "threads", required_argument, NULL, 'n' },
+        { "seconds", required_argument, NULL, 'S' },
+        { "value-size", required_argument, NULL, 'V' },
+        { "checks", required_argument, NULL, 'C' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *tables = NULL, *locks = NULL, *value_size = NULL, *checks = NULL;
+    unsigned threads = 0;
+    double seconds = CHECK_SECONDS_DEFAULT;
+    bool verbose = false;
+    uint64_t v;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":t:n:vh", opts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            tables = optarg;
+            break;
+        case 'L':
+            locks = optarg;
+            break;
+        case 'P':   /* loaded by main before this (src/plugin.c); here only its spelling is checked */
+            if (!plugin_arg_loaded(optarg))
+                return usage_error("--plugin: write --plugin PATH or --plugin=PATH in full (an abbreviation is not "
+                                   "loaded; got '%s')", optarg);
+            break;
+        case 'n':
+            if (!parse_uint(optarg, &v) || v < 1 || v > 1024)
+                return usage_error("--threads: expected a thread count 1..1024 (got '%s')", optarg);
+            threads = (unsigned)v;
+            break;
+        case 'S':
+            if (!parse_double(optarg, &seconds) || seconds <= 0 || seconds > 86400)
+                return usage_error("--seconds: expected seconds > 0 and <= 86400 like 0.5 or 10 (got '%s')", optarg);
+            break;
+        case 'V':
+            value_size = optarg;
+            break;
+        case 'C':
+            checks = optarg;
+            break;
+        case 'v':
+            verbose = true;
+            break;
+        case 'h':
+            check_usage(stdout);
+            return 0;
+        case ':':
+            return usage_error("%s: needs a value (see chtbench check --help)", argv[optind - 1]);
+        default:
+            return usage_error("%s: unknown option (accepted: --table, --lock, --plugin, --threads, --seconds, "
+                               "--value-size, --checks, --verbose, --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return usage_error("'%s': unexpected argument (options only; see chtbench check --help)", argv[optind]);
+    if (!tables && !locks)
+        return usage_error("--table: expected --table SPEC[,SPEC...] or --lock NAME[,NAME...] (see --list)");
+
+    bool want[CK_ALL];
+    for (unsigned k = 0; k < CK_ALL; k++)
+        want[k] = !checks;
+    if (checks) {
+        char buf[512];
+        const char *items[CK_ALL * 2];
+        char why[128];
+        int n = list_split(checks, buf, sizeof buf, items, CK_ALL * 2, false, why, sizeof why);
+        if (n < 0)
+            return usage_error("--checks: %s (expected names from model, disjoint, stable, stress, values, steady, "
+                               "mutex, rw, rwbench; got '%s')", why, checks);
+        for (int i = 0; i < n; i++) {
+            unsigned k = 0;
+            while (k < CK_ALL && strcmp(items[i], all_names[k]) != 0)
+                k++;
+            if (k == CK_ALL)
+                return usage_error("--checks: unknown check '%s' (expected model, disjoint, stable, stress, values, "
+                                   "steady, mutex, rw, rwbench)", items[i]);
+            want[k] = true;
+        }
+    }
+
+    struct bench_config tcfg, lcfg;
+    bool have_t = false, have_l = false;
+    int rc = 0;
+    if (tables) {
+        const char *args[4] = { "--table", tables, "--value-size", value_size };
+        have_t = true;
+        if (parse_as_run(&tcfg, args, value_size ? 4 : 2) != 0)
+            rc = EXIT_USAGE;
+        /* option values are the tables' to judge: a tiny create() first, as a run does */
+        for (unsigned i = 0; !rc && i < tcfg.ntables; i++) {
+            struct cht_config cc = { .initial = 16, .density = 0.5, .range = 32, .max_threads = 1, .numa_nodes = 1,
+                                     .value_size = tcfg.value_size };
+            registry_apply_choice(&tcfg.table[i], &cc);
+            char err[512] = "";
+            void *tb = tcfg.table[i].ops->create(&cc, err, sizeof err);
+            if (!tb)
+                rc = usage_error("%s", err[0] ? err : "--table: cannot create the table");
+            else
+                tcfg.table[i].ops->destroy(tb);
+        }
+    } else if (value_size) {
+        rc = usage_error("--value-size: only with --table");
+    }
+    if (!rc && locks) {
+        char ms[32];
+        snprintf(ms, sizeof ms, "%llu", (unsigned long long)(seconds * 1000 > 1 ? seconds * 1000 : 1));
+        const char *args[6] = { "--bench", "rwlock", "--lock", locks, "-d", ms };
+        have_l = true;
+        if (parse_as_run(&lcfg, args, 6) != 0)
+            rc = EXIT_USAGE;
+    }
+    if (!rc) {
+        struct tally t = { 0 };
+        /* settle loops (steady: up to 2 s a round) and final scans come on top of the bound */
+        dog_limit_s = 4 * seconds + 60;
+        dog_tally = &t;
+        pthread_t dog;
+        if (pthread_create(&dog, NULL, watchdog, NULL) == 0)
+            pthread_detach(dog);
+        FILE *log = verbose ? stderr : NULL;
+        if (tables)
+            table_checks(&tcfg, want, threads, seconds, value_size != NULL, log, &t);
+        if (locks)
+            lock_checks(&lcfg, want, threads, seconds, log, &t);
+        printf("check: %u passed, %u failed, %u skipped\n", t.pass, t.fail, t.skip);
+        rc = t.fail ? EXIT_FAILED : 0;
+    }
+    if (have_t)
+        cli_free(&tcfg);
+    if (have_l)
+        cli_free(&lcfg);
+    return rc;
+}
