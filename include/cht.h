@@ -39,7 +39,7 @@ typedef uint64_t cht_val_t;
  * bumped on every incompatible change of struct cht_ops, lock_ops,
  * cht_config or lock_config, members appended included (a plugin built
  * against fewer members would be read past its end). */
-#define CHT_ABI_VERSION 1u
+#define CHT_ABI_VERSION 2u   /* 2: prefetch appended to struct cht_ops (--pipeline) */
 
 enum cht_caps {
     CHT_CAP_RESIZE      = 1u << 0, /* grows by itself when full */
@@ -140,7 +140,30 @@ struct cht_ops {
      * NULL: without lock=NAME, cfg->lock is NULL and the table uses its own
      * built-in locking (clht-lb's bucket locks, cuckoo's seqlock stripes). */
     const char *default_lock;
+    /* Optional (NULL: --pipeline runs single operations, pipeline_mode
+     * "fallback"): start bringing into the cache the lines that a later
+     * get/insert/remove/update of k will touch first (the bucket(s) of k,
+     * and the words a reader or writer of them loads first, e.g. a seqlock or
+     * stripe word), without waiting for them (__builtin_prefetch). `write`:
+     * the later op may write (insert/remove/update): prefetch for ownership
+     * where the line will be written (a lock word, the bucket), so the
+     * write does not pay a second miss to upgrade a shared line.
+     * It must have no effect visible to any operation: no stores to shared
+     * memory, no locks; it may read table headers (the current array
+     * pointer, its mask) but only where they cannot be freed under it
+     * (inside the table's own reclamation read-side section, or memory that
+     * lives until destroy). A stale address (the table was resized since) is
+     * harmless: the op recomputes it. Each operation still linearizes inside
+     * its own call, so a table with this hook is exactly as correct under
+     * --pipeline as without. The driver calls it for op j, then executes op
+     * j-W+1 (a FIFO of W ops in flight per thread: DRAMHiT's pipelining,
+     * Narayanan et al., EuroSys'23; docs/cli.md --pipeline). */
+    void  (*prefetch)(void *t, cht_key_t k, bool write);
 };
+
+/* The most operations --pipeline keeps in flight per thread (a power of two:
+ * the driver's ring of pending ops has this many slots). */
+#define CHT_PIPELINE_MAX 64
 
 /* The most keys one get_batch call is given (--batch). */
 #define CHT_BATCH_MAX 64

@@ -30,6 +30,7 @@ enum {
     OPT_VALUE_SIZE, OPT_KEYS, OPT_VALIDATE, OPT_ALLOCATOR,
     OPT_PLUGIN,
     OPT_SCHEMA,
+    OPT_PIPELINE,
 };
 
 const char *cli_schema_name;
@@ -79,6 +80,7 @@ static const struct option long_options[] = {
     { "size", required_argument, NULL, OPT_SIZE },
     { "ceiling", no_argument, NULL, OPT_CEILING },
     { "batch", required_argument, NULL, OPT_BATCH },
+    { "pipeline", required_argument, NULL, OPT_PIPELINE },
     { "hugepages", required_argument, NULL, OPT_HUGEPAGES },
     { "keys", required_argument, NULL, OPT_KEYS },
     { "slots", required_argument, NULL, OPT_SLOTS },
@@ -149,6 +151,8 @@ void cli_usage(FILE *f)
 "                          gets and insert rate per load, max load (--ops: gets per phase)\n"
 "      --ceiling           add ceiling_mops/ceiling_frac: the machine's miss rate at the table's size\n"
 "      --batch B           gets in batches of B (1..64) through the table's get_batch (default 1)\n"
+"      --pipeline W|auto   keep W ops (0..64, 0: off) in flight per thread: prefetch on entry, run\n"
+"                          W-1 draws later (tables with a prefetch hook; default 0)\n"
 "      --hugepages MODE    off | thp: transparent huge pages for every table's memory (default off)\n"
 "      --allocator NAME    system | jemalloc | mimalloc | tcmalloc: malloc for the whole run,\n"
 "                          preloaded by re-executing, checked in the process (default: as built)\n"
@@ -551,7 +555,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             { OPT_TIMELINE_CSV, "--timeline-csv" }, { OPT_VERIFY, "--verify" }, { OPT_WARMUP, "--warmup" },
             { OPT_KEYBUF, "--keybuf" }, { OPT_WORKLOAD, "--workload" }, { OPT_TRACE, "--trace" },
             { OPT_CEILING, "--ceiling" }, { OPT_BATCH, "--batch" }, { OPT_HUGEPAGES, "--hugepages" },
-            { OPT_VALUE_SIZE, "--value-size" }, { OPT_KEYS, "--keys" },
+            { OPT_VALUE_SIZE, "--value-size" }, { OPT_KEYS, "--keys" }, { OPT_PIPELINE, "--pipeline" },
         };
         for (unsigned k = 0; k < sizeof table_only / sizeof table_only[0]; k++)
             if (table_only[k].c == c) {
@@ -643,6 +647,18 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
             if (!parse_size(optarg, &v) || v < 1 || v > CHT_BATCH_MAX)
                 return usage_error("--batch: expected gets per batch 1..%d (got '%s')", CHT_BATCH_MAX, optarg);
             cfg->batch = (unsigned)v;
+            break;
+        case OPT_PIPELINE:
+            if (strcmp(optarg, "auto") == 0) {
+                cfg->pipeline_auto = true;
+                cfg->pipeline = 0;
+            } else if (!parse_size(optarg, &v) || v > CHT_PIPELINE_MAX) {   /* 0: off (a sweep axis' baseline) */
+                return usage_error("--pipeline: expected ops in flight 0..%d (0: off) or auto (got '%s')",
+                                   CHT_PIPELINE_MAX, optarg);
+            } else {
+                cfg->pipeline = (unsigned)v;
+                cfg->pipeline_auto = false;
+            }
             break;
         case OPT_SIZE: {
             free(cfg->mem_sizes);
@@ -1047,6 +1063,10 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     }
     if (cfg->batch > 1 && cfg->latency_every)
         return usage_error("--batch: not with --latency (a batched get has no latency of its own)");
+    if ((cfg->pipeline || cfg->pipeline_auto) && (cfg->latency_every || cfg->batch > 1))
+        return usage_error("--pipeline: not with %s", cfg->latency_every
+                               ? "--latency (a pipelined op's latency spans the W ops around it)"
+                               : "--batch (choose one way to overlap the misses)");
     if (cfg->workload) {
         /* YCSB: every key is loaded (range = initial), requests are scrambled zipfian (YCSB's
          * default, theta 0.99), the op mix is the workload's */

@@ -132,7 +132,7 @@ static const struct col_decl table_cols[] = {
     COL("bits_per_item", "float", "", "", "filters: `table_bytes × 8 / final_size`"),
     COL("oversubscribed", "0/1", "", "", "more threads than usable CPUs (or a pin list repeating a CPU)"),
     COL("batch", "int", "", "", "`--batch`: gets issued per `get_batch` call (1: single gets)"),
-    COL("get_batch", "text", "", "", "`table` (the table has its own batched lookup), `single gets` (`--batch` > 1 on a table without one: the driver issues the gets one by one), `-` (no batching)"),
+    JSON_ONLY("get_batch", "text", "", "", "`table` (the table has its own batched lookup), `single gets` (`--batch` > 1 on a table without one: the driver issues the gets one by one), `-` (no batching)"),
     COL("keybuf", "int", "", "", "ops drawn before the run per thread (`--keybuf`, docs/cli.md \"What is timed\"); 0: drawn in the loop"),
     JSON_ONLY("keybuf_bytes", "int", "bytes", "", "memory of those buffers, all threads"),
     JSON_ONLY("keybuf_wrapped", "0/1", "", "", "a thread's timed loop went round its buffer (the stream repeats its sample)"),
@@ -145,15 +145,15 @@ static const struct col_decl table_cols[] = {
     COL("full_failures", "int", "", "", "inserts refused because a fixed-capacity table was full"),
     COL("alloc_failures", "int", "", "", "inserts refused because memory could not be allocated (tables that allocate per key)"),
     COL("tx_begins", "int", "", "", "transactions started (tables under an RTM-elided lock, e.g. clht-rtm; empty for others; 0 when the lock ran without RTM)"),
-    COL("tx_commits", "int", "", "", "transactions committed"),
+    JSON_ONLY("tx_commits", "int", "", "", "transactions committed"),
     COL("tx_aborts", "int", "", "", "transactions aborted (abort rate = tx_aborts / tx_begins)"),
     COL("tx_fallbacks", "int", "", "", "critical sections that took the fallback lock"),
-    COL("table_bytes_after_prefill", "int", "bytes", "", "the table's `stats()` bytes, taken by thread 0 right after the prefill size check; empty if the table has no `stats()`"),
+    JSON_ONLY("table_bytes_after_prefill", "int", "bytes", "", "the table's `stats()` bytes, taken by thread 0 right after the prefill size check; empty if the table has no `stats()`"),
     COL("bytes_per_key", "float", "bytes", "", "`table_bytes_after_prefill / initial`; empty if the table has no `stats()`"),
     COL("rss_before_create_bytes", "int", "bytes", "", "process RSS (`VmRSS` of /proc/self/status) just before the table is created"),
     COL("rss_after_prefill_bytes", "int", "bytes", "", "process RSS after the prefill (thread 0, after the size check)"),
     COL("thp_after_prefill_bytes", "int", "bytes", "", "memory of the process in transparent huge pages after the prefill (AnonHugePages of /proc/self/smaps_rollup); empty where the kernel does not report it"),
-    COL("rss_after_run_bytes", "int", "bytes", "", "process RSS after the timed phase, before the table is destroyed"),
+    JSON_ONLY("rss_after_run_bytes", "int", "bytes", "", "process RSS after the timed phase, before the table is destroyed"),
     COL("rss_peak_bytes", "int", "bytes", "", "`VmHWM` (peak RSS of the whole process so far: it never decreases over the rows of one invocation) after the run"),
     JSON_ONLY("jemalloc_allocated_before_create_bytes", "int", "bytes", "", "jemalloc `stats.allocated` before create (after refreshing `epoch`); empty unless built with `-Dallocator=jemalloc`"),
     JSON_ONLY("jemalloc_allocated_after_prefill_bytes", "int", "bytes", "", "jemalloc `stats.allocated` after prefill (after refreshing `epoch`); empty unless built with `-Dallocator=jemalloc`"),
@@ -195,6 +195,11 @@ static const struct col_decl table_cols[] = {
     JSON_ONLY("filter_skipped_rem", "int", "", "", "filters: removes of the timed phase not sent because the key is absent (removing an absent key could delete another key's fingerprint); counted in `rem_fail` and `total_ops`"),
     COL("plugin", "text", "", "", "the plugin (docs/plugins.md) that provided the table, or the lock it ran under (`TABLE;LOCK` when two plugins did); empty for built-ins"),
     COL("plugin_sha256", "text", "", "", "sha256 of each plugin file named in `plugin` (`;`-joined likewise); empty for built-ins"),
+    /* schema 9: --pipeline (docs/cli.md "Pipelined operations") */
+    COL("pipeline", "text", "", "pipeline", "`--pipeline` as given: `0` (off, the default) .. `64`, or `auto` (what a sweep's cell asked for)"),
+    COL("pipeline_w", "int", "", "", "operations in flight per thread in the timed loop (W); 0: single ops (no `--pipeline`, a table without the `prefetch` hook, or `auto` on a table no larger than the last-level cache)"),
+    JSON_ONLY("pipeline_mode", "text", "", "", "`-` (no `--pipeline`), `hooks` (the table's `prefetch` hook, W ops in flight), `fallback` (`--pipeline` on a table without the hook, or a filter: single ops), `plain` (`--pipeline auto` chose single ops: the table is no larger than the last-level cache)"),
+    JSON_ONLY("cpu_share", "float", "share", "", "CPU time of the threads' timed loops / (threads × `elapsed_s`): below 1 when the threads were descheduled (a busy machine); `mops / cpu_share` is the rate while on a CPU"),
 };
 
 /* The build context: on every row of every file */
@@ -728,6 +733,19 @@ static void build_row(const struct record *rec, struct row *row)
     put_ou(row, "filter_skipped_rem", filter, r->filter_skipped[1]);
     const struct lock_ops *lk = registry_choice_lock(rec->table);
     put_plugins(row, registry_table_plugin(rec->table->ops), lk ? registry_lock_plugin(lk) : NULL);   /* schema 8 */
+    /* schema 9: --pipeline, the W used and how (runner.c pipe_choose). A row keeps pointers to its
+     * strings until written, so each W has a string of its own that never changes (filled once,
+     * always with the same text) */
+    static const char *const pipe_modes[] = { "-", "hooks", "fallback", "plain" };
+    static char pipe_asked[CHT_PIPELINE_MAX + 1][4];
+    unsigned pw = c->pipeline <= CHT_PIPELINE_MAX ? c->pipeline : 0;
+    snprintf(pipe_asked[pw], sizeof pipe_asked[pw], "%u", pw);
+    put_s(row, "pipeline", c->pipeline_auto ? "auto" : pipe_asked[pw]);
+    put_u(row, "pipeline_w", r->pipeline_w);
+    put_s(row, "pipeline_mode", pipe_modes[r->pipeline_mode]);
+    /* the share of the timed phase the threads were on a CPU: below 1 on a busy machine */
+    put_od(row, "cpu_share", r->elapsed_s > 0 && r->cpu_ns,
+           r->elapsed_s > 0 ? (double)r->cpu_ns * 1e-9 / ((double)rec->threads * r->elapsed_s) : 0);
     put_context(row);
     row_end(row);
 }

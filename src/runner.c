@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef HAVE_NUMA
 #include <numa.h>
 #endif
@@ -129,6 +130,8 @@ struct shared {
     alignas(CHT_CACHE_LINE) size_t prefill_size, final_size;
     size_t table_bytes_after_prefill;
     struct memsnap mem_after_prefill;
+    unsigned pipe_w;                         /* --pipeline: ops in flight (0: single ops), set before B3 */
+    enum pipe_mode pipe_mode;
 };
 
 struct worker {
@@ -151,6 +154,7 @@ struct worker {
     bool opbuf_wrapped;          /* the timed loop went round it */
     uint64_t ops_limit;          /* --trace: this thread's share of the trace */
     uint64_t t_start, t_end;
+    uint64_t cpu_ns;             /* CPU time this thread spent in its timed loop (CLOCK_THREAD_CPUTIME_ID) */
     struct cht_rng rng;          /* this thread's key stream */
     bool prefill_full;           /* an insert of a fresh key was refused */
     char pin_error[160];         /* pin_apply failed: why */
@@ -235,7 +239,17 @@ static void prefill(struct worker *w)
     prefill_slice(w, first, per + (w->tid < extra));
 }
 
-enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2, LOOP_BATCH = 4, LOOP_APPROX = 8 };
+/* This thread's CPU time: on a machine shared with other work the timed
+ * loop is descheduled part of its wall time; cpu_share (report.c) says how much. */
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2, LOOP_BATCH = 4, LOOP_APPROX = 8, LOOP_PIPE = 16 };
 
 
 /* --batch without a table get_batch: n single gets */
@@ -389,11 +403,47 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     /* LOOP_TL */
     uint64_t done = 0;
 
-    if (!warm)
+    /* LOOP_PIPE (--pipeline W, DRAMHiT's pipelining, Narayanan et al., EuroSys'23): an op
+     * drawn now is announced to the table (prefetch: its lines start to arrive) and parked
+     * in a FIFO of D = W - 1 pending ops; the op parked D draws ago leaves it and runs as an
+     * ordinary call, by then (mostly) on cached lines. So W ops are in flight, each op
+     * linearizes inside its own call, and ops run in program order: two ops on one key
+     * cannot overtake each other. The FIFO's last ops run after the stop, still timed. */
+    void (*prefetch)(void *, cht_key_t, bool) = s->ops->prefetch;
+    const unsigned pdist = (mode & LOOP_PIPE) ? s->pipe_w - 1 : 0;
+    /* a ring of CHT_PIPELINE_MAX slots indexed by the draw count masked (no wrap test):
+     * draw i goes to slot i, and the op run at draw i is the one of draw i - pdist */
+    enum { PMASK = CHT_PIPELINE_MAX - 1 };
+    _Static_assert((CHT_PIPELINE_MAX & PMASK) == 0, "CHT_PIPELINE_MAX: a power of two");
+    cht_key_t pk[(mode & LOOP_PIPE) ? CHT_PIPELINE_MAX : 1];
+    uint32_t pc[(mode & LOOP_PIPE) ? CHT_PIPELINE_MAX : 1];
+    uint64_t pi = 0;                /* ops drawn */
+    unsigned pn = 0;                /* drain: ops still parked */
+    bool draining = false;
+
+    if (!warm) {
+        w->cpu_ns = thread_cpu_ns();    /* two calls per run, off the loop */
         w->t_start = now_ns();
-    for (; remaining && !__atomic_load_n(stop, __ATOMIC_RELAXED); remaining--) {
+    }
+    for (;;) {
         uint64_t c;
         cht_key_t k;
+        if (!remaining || __atomic_load_n(stop, __ATOMIC_RELAXED)) {
+            if (!(mode & LOOP_PIPE))
+                break;
+            if (!draining) {            /* parked: the last min(drawn, pdist) draws */
+                draining = true;
+                pn = pi < pdist ? (unsigned)pi : pdist;
+            }
+            if (!pn)
+                break;
+            unsigned o = (unsigned)(pi - pn) & PMASK;    /* the oldest parked op */
+            k = pk[o];
+            c = pc[o];
+            pn--;
+            goto run;
+        }
+        remaining--;
         if (dist == KEYGEN_UNIFORM) {
             k = uniform_draw(&rng, range, &c);
         } else if (dist == KEYGEN_HOTSPOT) {
@@ -430,6 +480,18 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
          * untimed warm-up draws in the loop, and maps here */
         if (warm && sparse_keys && (dist == KEYGEN_UNIFORM || dist == KEYGEN_ZIPF))
             k = keygen_sparse(k);
+        if (mode & LOOP_PIPE) {
+            /* inserts, removes (c below rem_below) and YCSB's updates (c >= 200) write */
+            prefetch(t, k, c < rem_below || (dist == KEYGEN_YCSB && c >= 200));
+            pk[pi & PMASK] = k;
+            pc[pi & PMASK] = (uint32_t)c;
+            if (++pi <= pdist)          /* filling: nothing old enough to run yet */
+                continue;
+            /* the op of draw pi - 1 - pdist (itself when pdist is 0) */
+            k = pk[(pi - 1 - pdist) & PMASK];
+            c = pc[(pi - 1 - pdist) & PMASK];
+        }
+    run:;
         bool sample = false;
         uint64_t t0 = 0;
         unsigned store;
@@ -519,8 +581,10 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
             gf += !bfound[i];
         }
     }
-    if (!warm)
+    if (!warm) {
         w->t_end = now_ns();
+        w->cpu_ns = thread_cpu_ns() - w->cpu_ns;
+    }
     if (mode & LOOP_TL) {
         __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
         __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
@@ -571,7 +635,7 @@ static void timed_loop(struct worker *w)
 {
     const struct bench_config *cfg = w->s->p->cfg;
     int mode = (cfg->latency_every ? LOOP_LAT : 0) | (cfg->timeline_ms ? LOOP_TL : 0) |
-               (cfg->batch > 1 ? LOOP_BATCH : 0);
+               (cfg->batch > 1 ? LOOP_BATCH : 0) | (w->s->pipe_w ? LOOP_PIPE : 0);
     if (w->s->shadow) {      /* a filter: one instantiation, with every measurement mode's code */
         LOOP_FOR_DIST(w, LOOP_APPROX | LOOP_LAT | LOOP_TL, false);
         return;
@@ -582,8 +646,72 @@ static void timed_loop(struct worker *w)
     case LOOP_TL: LOOP_FOR_DIST(w, LOOP_TL, false); break;
     case LOOP_BATCH: LOOP_FOR_DIST(w, LOOP_BATCH, false); break;          /* --batch excludes --latency */
     case LOOP_BATCH | LOOP_TL: LOOP_FOR_DIST(w, LOOP_BATCH | LOOP_TL, false); break;
+    case LOOP_PIPE: LOOP_FOR_DIST(w, LOOP_PIPE, false); break;           /* --pipeline excludes --latency */
+    case LOOP_PIPE | LOOP_TL: LOOP_FOR_DIST(w, LOOP_PIPE | LOOP_TL, false); break;
     default: LOOP_FOR_DIST(w, LOOP_LAT | LOOP_TL, false); break;
     }
+}
+
+/* --pipeline auto: a table no larger than the last-level cache is (mostly)
+ * cache-resident, its ops hit anyway, and the hook's second hash, call and
+ * the FIFO are pure overhead (+25% time per op at i=1K here); a larger one
+ * misses on most ops and W ops in flight overlap them (1.4-3x at i=1M, 33 MB
+ * and more against a 32 MB L3): docs/measurements/pipeline.md. */
+#define PIPE_AUTO_LLC_FACTOR 1
+#define PIPE_AUTO_W 16          /* W for large tables: the curve's knee here */
+
+/* the last-level cache's bytes (0: unknown): sysfs first, as lscpu reads it; glibc's
+ * sysconf(_SC_LEVEL3_CACHE_SIZE) derives it from CPUID, which a VM may report wrongly
+ * (320 MiB for a 32 MiB L3 on the KVM guest of docs/measurements/pipeline.md) */
+static uint64_t llc_bytes(void)
+{
+    uint64_t best = 0;
+    for (int i = 0; i < 8; i++) {    /* sysfs: the largest cache of cpu0 */
+        char path[96], buf[32];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            break;
+        if (fgets(buf, sizeof buf, f)) {
+            char *end;
+            uint64_t n = strtoull(buf, &end, 10);
+            n *= *end == 'K' ? 1024 : *end == 'M' ? 1024 * 1024 : 1;
+            best = n > best ? n : best;
+        }
+        fclose(f);
+    }
+    if (!best) {
+        long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        best = v > 0 ? (uint64_t)v : 0;
+    }
+    return best;
+}
+
+/* Thread 0, after the prefill, before the start barrier (off the clock):
+ * the W every worker's timed loop uses. Filters (a shadow) and tables
+ * without the prefetch hook run single ops; the row says which (report.c). */
+static void pipe_choose(struct shared *s)
+{
+    const struct bench_config *cfg = s->p->cfg;
+    s->pipe_w = 0;
+    s->pipe_mode = PIPE_OFF;
+    if (!cfg->pipeline && !cfg->pipeline_auto)
+        return;
+    if (!s->ops->prefetch || s->shadow) {
+        s->pipe_mode = PIPE_FALLBACK;
+        return;
+    }
+    if (cfg->pipeline_auto) {
+        uint64_t llc = llc_bytes();
+        if (llc && s->table_bytes_after_prefill <= PIPE_AUTO_LLC_FACTOR * llc) {
+            s->pipe_mode = PIPE_PLAIN;
+            return;
+        }
+        s->pipe_w = PIPE_AUTO_W;
+    } else {
+        s->pipe_w = cfg->pipeline;
+    }
+    s->pipe_mode = PIPE_HOOKS;
 }
 
 /* This worker's share of the final check: keys first+1..first+n of the
@@ -679,6 +807,7 @@ static void *worker_main(void *arg)
             s->table_bytes_after_prefill = st.bytes;
         }
         memstat_take(&s->mem_after_prefill);
+        pipe_choose(s);
     }
     barrier(s);                              /* B3: start */
     if (cfg->warmup_ms) {
@@ -1196,6 +1325,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
         }
         t0 = w[i].t_start < t0 ? w[i].t_start : t0;
         t1 = w[i].t_end > t1 ? w[i].t_end : t1;
+        r->cpu_ns += w[i].cpu_ns;
         full |= w[i].prefill_full;
         r->prefilled += w[i].prefilled;
         found += w[i].verify_found;
@@ -1235,6 +1365,8 @@ int runner_run(const struct run_params *p, struct run_result *r)
         r->has_stats = true;
         r->table_bytes_after_prefill = s->table_bytes_after_prefill;
     }
+    r->pipeline_w = s->pipe_w;
+    r->pipeline_mode = s->pipe_mode;
     r->mem_after_prefill = s->mem_after_prefill;
     memstat_take(&r->mem_after_run);
     if (s->shadow && s->verify != VERIFY_OFF)

@@ -79,6 +79,11 @@ struct run_result {
     struct timespec end_time;   /* CLOCK_REALTIME at the repetition's end */
     uint64_t opbuf_len;         /* ops pre-generated per thread (0: drawn in the loop) */
     double ceiling_mops;        /* --ceiling: the machine's independent-miss rate at the table's size (0: none) */
+    unsigned pipeline_w;        /* --pipeline: ops in flight per thread in the timed loop (0: single ops) */
+    uint64_t cpu_ns;            /* CPU time of all threads' timed loops */
+    enum pipe_mode { PIPE_OFF, PIPE_HOOKS, PIPE_FALLBACK, PIPE_PLAIN } pipeline_mode;
+                                /* not asked; the table's prefetch hook; no hook (single ops);
+                                 * auto chose single ops (the table fits in the cache) */
     uint64_t fp_checked;        /* approximate tables: absent keys the final check asked */
     double fp_rate;             /* ... the share of them answered "present" */
     uint64_t false_negatives;   /* ... present keys not found (must be 0) */

@@ -616,6 +616,25 @@ static void lb_get_batch(void *tp, const cht_key_t *keys, size_t n, cht_val_t *v
     reclaim_end(h->rc, lb_tid);
 }
 
+/* --pipeline (cht.h prefetch): the bucket line of k, where every op on k
+ * starts (its lock word, keys and values share that line). Inside a read-side
+ * section because T may be retired by a resize meanwhile; a resize between
+ * this and the op only wastes the prefetch. Overflow buckets are not chased:
+ * that would be a dependent load, which is what the pipeline avoids. */
+static void lb_prefetch(void *tp, cht_key_t k, bool write)
+{
+    struct clht_lb *h = tp;
+    uint64_t hv = cht_hash(h->hash, k);
+    reclaim_begin(h->rc, lb_tid);
+    struct lb_table *T = LD(&h->cur, ACQUIRE);
+    const struct lb_bucket *b = &T->b[hv & T->mask];
+    if (write)
+        __builtin_prefetch(b, 1);       /* the op will lock (write) this line */
+    else
+        __builtin_prefetch(b);
+    reclaim_end(h->rc, lb_tid);
+}
+
 static inline __attribute__((always_inline)) bool
 lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
 {
@@ -832,6 +851,7 @@ const struct cht_ops cht_table_clht_lb = {
     .thread_exit = lb_thread_exit,
     .get = lb_get,
     .get_batch = lb_get_batch,
+    .prefetch = lb_prefetch,
     .insert = lb_insert,
     .remove = lb_remove,
     .update = lb_update,

@@ -214,6 +214,30 @@ static void dn_get_batch(void *tp, const cht_key_t *keys, size_t n, cht_val_t *v
         found[i] = dn_get(tp, keys[i], &vals[i]);
 }
 
+/* --pipeline (cht.h prefetch): k's home slot (and the next line when home
+ * is the last slot of its line: a run of two slots then crosses it) and the
+ * home region's seqlock word; a writer also takes k's key lock first, so
+ * that line is prefetched for ownership. One array for the table's
+ * lifetime: nothing here can be freed. */
+static void dn_prefetch(void *tp, cht_key_t k, bool write)
+{
+    struct dn_table *t = tp;
+    uint64_t h = cht_hash(t->hash, k), home = h & t->mask;
+    const struct dn_slot *s = &t->slot[home], *next = &t->slot[(home + 1) & t->mask];
+    if (write) {        /* (the rw argument of __builtin_prefetch must be a constant) */
+        __builtin_prefetch(s, 1);
+        if ((home & 3) == 3)
+            __builtin_prefetch(next, 1);
+        __builtin_prefetch(region_of(t, home), 1);
+        __builtin_prefetch(&t->keylock[h & (DN_KEYLOCKS - 1)], 1);
+    } else {
+        __builtin_prefetch(s);
+        if ((home & 3) == 3)
+            __builtin_prefetch(next);
+        __builtin_prefetch(region_of(t, home));
+    }
+}
+
 static bool dn_insert(void *tp, cht_key_t k, cht_val_t v)
 {
     struct dn_table *t = tp;
@@ -400,6 +424,7 @@ const struct cht_ops cht_table_dense = {
     .thread_init = dn_thread_init,
     .get = dn_get,
     .get_batch = dn_get_batch,
+    .prefetch = dn_prefetch,
     .insert = dn_insert,
     .remove = dn_remove,
     .update = dn_update,

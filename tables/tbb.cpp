@@ -228,4 +228,5 @@ extern "C" const struct cht_ops cht_table_tbb = {
     NULL,                                    /* get_batch: single gets */
     NULL,                                    /* probe_lines: not reported */
     NULL,                                    /* default_lock: takes no lock */
+    NULL,                                    /* prefetch: --pipeline runs single ops */
 };

@@ -51,7 +51,7 @@ def _columns_read(fig):
 def rows(fig, cpus):
     """Synthetic rows of the figure's sweep (full scale, `cpus` CPUs), every read column 1.0."""
     sw = config.from_dict({"sweep": copy.deepcopy(fig["sweep"])}, source="synthetic", scale=None, ncpu=cpus)
-    cols = config.BENCH_COLUMNS if sw.bench else config.TABLE_COLUMNS
+    cols = config.flag_columns(bool(sw.bench))
     base = {}
     for k, v in _flag_pairs(fig["sweep"].get("base", [])).items():
         if k in cols and v is not True:

@@ -13,7 +13,7 @@
 use std::os::raw::{c_char, c_uint, c_void};
 
 /// CHT_ABI_VERSION of include/cht.h (build.rs checks that they agree).
-pub const CHT_ABI_VERSION: c_uint = 1;
+pub const CHT_ABI_VERSION: c_uint = 2;
 
 pub const CHT_CAP_RESIZE: c_uint = 1 << 0;
 pub const CHT_CAP_UPDATE: c_uint = 1 << 1;
@@ -88,6 +88,7 @@ pub struct cht_ops {
     pub get_batch: Option<extern "C" fn(t: Table, keys: *const u64, n: usize, vals: *mut u64, found: *mut bool)>,
     pub probe_lines: Option<extern "C" fn(t: Table, k: u64) -> c_uint>,
     pub default_lock: *const c_char,
+    pub prefetch: Option<extern "C" fn(t: Table, k: u64, write: bool)>,
 }
 unsafe impl Sync for cht_ops {}
 

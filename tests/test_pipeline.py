@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""test_pipeline.py - --pipeline W (docs/cli.md "--pipeline"): W operations in
+flight per thread, each announced to the table's prefetch hook when drawn and
+run W-1 draws later, in program order.
+
+What must hold, each an exact check:
+ - every drawn op runs (the FIFO drains inside the timed phase): total_ops ==
+   threads x --ops, also when --ops is below W;
+ - the driver's final check passes (size == prefill + inserted - removed,
+   every key found with a value the run wrote, key sum) on clht-lb, cuckoo
+   and dense (pipeline_mode hooks) and on tables without the hook (chain,
+   the cuckoo filter: pipeline_mode fallback, single ops), with 1 and 2
+   threads, W = 1, 3 (a ring that is not a power of two) and 64;
+ - program order: one thread on a 64-key range (nearly every window holds
+   two ops on one key) gives exactly the outcome counts of the same run
+   without --pipeline, for every W, from the key buffer and from in-loop
+   draws, uniform and Zipf, and for YCSB A and F (update, read-modify-write);
+ - the checks stay live under --pipeline: an injected lost insert fails
+   the run (exit 1, verify_ok 0);
+ - --pipeline auto picks single ops for a table that fits in the cache
+   (pipeline 0, pipeline_mode plain); 0 is off; bad values and clashes are refused.
+
+Usage: test_pipeline.py BIN
+"""
+import json
+import os
+import subprocess
+import sys
+
+BIN = sys.argv[1]
+from checks import check, finish  # noqa: E402 (tests/checks.py)
+
+HOOKS = ["clht-lb", "cuckoo", "dense"]
+FALLBACK = ["chain", "cuckoo-filter"]
+OPS_DONE = ["get_suc", "get_fail", "ins_suc", "ins_fail", "rem_suc", "rem_fail", "upd_suc", "upd_fail"]
+COUNTS = OPS_DONE + ["final_size", "verify_found"]
+
+
+def run(*args, env=None, timeout=120):
+    e = {k: v for k, v in os.environ.items() if not k.startswith("CHTBENCH_TEST_")}
+    e.update(env or {})
+    p = subprocess.run([BIN, *args, "--json"], capture_output=True, text=True, timeout=timeout, env=e)
+    return p, [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+
+
+def clean(r):
+    return (r.get("outcome") == "ok" and r.get("size_ok") == 1 and r.get("verify_ok") == 1 and
+            r.get("verify_keysum_ok") in (1, None) and r.get("verify_bad_values") in (0, None))
+
+
+def desc(r):
+    return (f"outcome {r.get('outcome')} size_ok {r.get('size_ok')} verify_ok {r.get('verify_ok')} "
+            f"keysum {r.get('verify_keysum_ok')} bad {r.get('verify_bad_values')} total {r.get('total_ops')} "
+            f"pipeline {r.get('pipeline')}/{r.get('pipeline_w')}/{r.get('pipeline_mode')}")
+
+
+# 1. final check and exact op totals, hooks and fallback, 1 and 2 threads
+OPS = 20000
+for table in HOOKS + FALLBACK:
+    mode = "hooks" if table in HOOKS else "fallback"
+    for w in (1, 3, 64):
+        p, recs = run("--table", table, "-n", "1,2", "-u", "50", "-i", "1K", "-r", "2K", "--ops", str(OPS),
+                      "--pipeline", str(w), "--verify", "full")
+        check(p.returncode == 0 and len(recs) == 2, f"{table} --pipeline {w}: exit 0, 2 rows" +
+              ("" if p.returncode == 0 else f" (exit {p.returncode}: {p.stderr.strip()[-200:]})"))
+        for r in recs:
+            n = r.get("threads")
+            check(clean(r) and r.get("total_ops") == n * OPS and
+                  r.get("pipeline") == str(w) and r.get("pipeline_w") == (w if mode == "hooks" else 0) and r.get("pipeline_mode") == mode,
+                  f"{table} -n {n} --pipeline {w}: final check ok, total_ops == {n * OPS}, mode {mode}: {desc(r)}")
+
+# 2. program order: one thread, 64 keys, counts equal to single ops
+ORDER_RUNS = [
+    ("keybuf", ["-u", "50", "-i", "32", "-r", "64", "--ops", "10000"]),
+    ("in-loop", ["-u", "50", "-i", "32", "-r", "64", "--ops", "10000", "--keybuf", "0"]),
+    ("zipf", ["-u", "50", "-i", "32", "-r", "64", "--ops", "10000", "--dist", "zipf:0.99"]),
+    ("ycsb-a", ["--workload", "ycsb-a", "-i", "64", "--ops", "10000"]),
+    ("ycsb-f", ["--workload", "ycsb-f", "-i", "64", "--ops", "10000"]),
+]
+for table in HOOKS:
+    for name, args in ORDER_RUNS:
+        base_p, base = run("--table", table, "-n", "1", "--verify", "full", *args)
+        ok_base = base_p.returncode == 0 and len(base) == 1 and clean(base[0])
+        check(ok_base, f"{table} {name}: the single-op run passes" +
+              ("" if ok_base else f" (exit {base_p.returncode}: {base_p.stderr.strip()[-200:]})"))
+        for w in (7, 64):
+            p, recs = run("--table", table, "-n", "1", "--verify", "full", "--pipeline", str(w), *args)
+            r = recs[0] if len(recs) == 1 else {}
+            same = ok_base and all(r.get(c) == base[0].get(c) for c in COUNTS)
+            check(p.returncode == 0 and clean(r) and same,
+                  f"{table} {name} --pipeline {w}: outcome counts equal to single ops "
+                  f"({[r.get(c) for c in COUNTS]} vs {[base[0].get(c) for c in COUNTS] if base else None}); "
+                  f"{desc(r)}")
+
+# YCSB D (inserts claim new keys, reads pick the latest acknowledged one when drawn), 2 threads
+p, recs = run("--table", ",".join(HOOKS), "-n", "2", "--workload", "ycsb-d", "-i", "4K", "--ops", "5000",
+              "--pipeline", "16", "--verify", "full")
+check(p.returncode == 0 and len(recs) == 3 and all(clean(r) and r.get("total_ops") == 10000 for r in recs),
+      "ycsb-d -n 2 --pipeline 16: final check ok on every hook table, all 10000 ops run: " +
+      "; ".join(desc(r) for r in recs))
+
+# 3. --ops below W: the FIFO's ops all run
+for table in HOOKS:
+    p, recs = run("--table", table, "-n", "2", "-u", "50", "-i", "64", "-r", "128", "--ops", "5",
+                  "--pipeline", "64", "--verify", "full")
+    r = recs[0] if len(recs) == 1 else {}
+    check(p.returncode == 0 and clean(r) and r.get("total_ops") == 10 and sum(r.get(c, 0) for c in OPS_DONE) == 10,
+          f"{table} --ops 5 --pipeline 64 -n 2: all 10 ops run: {desc(r)}")
+
+# 4. the checks stay live: a lost insert fails a pipelined run
+for table in HOOKS:
+    p, recs = run("--table", table, "-n", "1", "-u", "50", "-i", "1K", "-r", "2K", "--ops", "20000",
+                  "--pipeline", "16", env={"CHTBENCH_TEST_FAULT_DROP_INSERT": "100"})
+    r = recs[0] if len(recs) == 1 else {}
+    # the fault keeps size() consistent (src/faults.c), so the key sweep is what catches it
+    check(p.returncode == 1 and r.get("verify_ok") == 0 and r.get("outcome") == "mismatch",
+          f"{table} --pipeline 16 with every 100th insert lost: exit 1, verify_ok 0 "
+          f"(exit {p.returncode}, {desc(r)})")
+
+# 5. auto: a table in the cache runs single ops; 2 threads, timed run
+p, recs = run("--table", "clht-lb,chain", "-n", "2", "-u", "10", "-i", "1K", "-d", "30", "--pipeline", "auto")
+got = {r.get("table"): (r.get("pipeline"), r.get("pipeline_w"), r.get("pipeline_mode")) for r in recs}
+check(p.returncode == 0 and got == {"clht-lb": ("auto", 0, "plain"), "chain": ("auto", 0, "fallback")} and all(clean(r) for r in recs),
+      f"--pipeline auto at i=1K: clht-lb (auto, 0, plain), chain (auto, 0, fallback): {got}")
+p, recs = run("--table", "cuckoo", "-n", "2", "-u", "10", "-i", "1K", "-d", "30", "--pipeline", "16")
+check(p.returncode == 0 and len(recs) == 1 and recs[0].get("pipeline_w") == 16 and clean(recs[0]),
+      f"cuckoo -d 30 --pipeline 16 -n 2 (a timed run, stopped by the clock): final check ok")
+p, recs = run("--table", "dense", "-n", "1", "-u", "0", "-i", "1K", "--ops", "1000")
+check(p.returncode == 0 and recs and recs[0].get("pipeline") == "0" and recs[0].get("pipeline_w") == 0 and
+      recs[0].get("pipeline_mode") == "-", "without --pipeline: pipeline 0, pipeline_w 0, pipeline_mode -")
+
+# 6. refused
+p, recs = run("--table", "clht-lb", "-n", "1", "-u", "0", "-i", "1K", "--ops", "1000", "--pipeline", "0",
+              "--latency=4")
+check(p.returncode == 0 and recs and recs[0].get("pipeline_w") == 0 and recs[0].get("pipeline_mode") == "-",
+      "--pipeline 0 is off (and so combines with --latency): pipeline 0, pipeline_mode -")
+for bad in (["--pipeline", "-1"], ["--pipeline", "65"], ["--pipeline", "x"], ["--pipeline", "8", "--latency=1"],
+            ["--pipeline", "8", "--batch", "4"]):
+    p = subprocess.run([BIN, "--table", "clht-lb", "-i", "1K", "--ops", "10", *bad], capture_output=True, text=True,
+                       timeout=60)
+    check(p.returncode == 2 and "--pipeline" in p.stderr, f"{' '.join(bad)}: refused, exit 2 ({p.stderr.strip()[:120]})")
+
+finish()
