@@ -51,17 +51,6 @@
 #include "registry.h"
 #include "keygen.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-#ifndef UNDER_TSAN
-#define UNDER_TSAN 0
-#endif
-
 /* the check that runs (one at a time) */
 static struct check_ctx *cur;
 static const struct table_choice *choice_p;

@@ -19,17 +19,6 @@
 #include "registry.h"
 #include "plugin.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-#ifndef UNDER_TSAN
-#define UNDER_TSAN 0
-#endif
-
 static struct table_choice choice;
 
 int main(int argc, char **argv)

@@ -50,17 +50,6 @@
 #include "registry.h"
 #include "rtm.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-#ifndef UNDER_TSAN
-#define UNDER_TSAN 0
-#endif
-
 #define MAX_TEST_THREADS 64
 static unsigned NTHREADS = 16;   /* CHT_TEST_THREADS overrides (1..64) */
 #define SKIP 77
