@@ -415,8 +415,8 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
      * draw i goes to slot i, and the op run at draw i is the one of draw i - pdist */
     enum { PMASK = CHT_PIPELINE_MAX - 1 };
     _Static_assert((CHT_PIPELINE_MAX & PMASK) == 0, "CHT_PIPELINE_MAX: a power of two");
-    cht_key_t pk[(mode & LOOP_PIPE) ? CHT_PIPELINE_MAX : 1];
-    uint32_t pc[(mode & LOOP_PIPE) ? CHT_PIPELINE_MAX : 1];
+    cht_key_t pk[CHT_PIPELINE_MAX];  /* fixed size, used only by LOOP_PIPE: a VLA would cost the other loops a frame pointer */
+    uint32_t pc[CHT_PIPELINE_MAX];
     uint64_t pi = 0;                /* ops drawn */
     unsigned pn = 0;                /* drain: ops still parked */
     bool draining = false;
@@ -428,7 +428,9 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     for (;;) {
         uint64_t c;
         cht_key_t k;
-        if (!remaining || __atomic_load_n(stop, __ATOMIC_RELAXED)) {
+        /* the loop's exit (and the pipeline's drain) is the rare branch: said so, the
+         * compiler lays the loop out as the plain `for (; remaining && !stop; remaining--)` */
+        if (__builtin_expect(!remaining || __atomic_load_n(stop, __ATOMIC_RELAXED), 0)) {
             if (!(mode & LOOP_PIPE))
                 break;
             if (!draining) {            /* parked: the last min(drawn, pdist) draws */
