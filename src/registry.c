@@ -1,125 +1,24 @@
 /*
- * registry.c - the plain arrays of tables and locks (docs/design.md "Three
- * layers"). An entry built on an optional library is guarded by the
- * HAVE_<LIB> macro Meson defines when it finds that library.
+ * registry.c - the tables and locks by name (docs/design.md "Three layers"):
+ * the built-in arrays, generated from the lists, then plugin entries.
  */
 #include <string.h>
 #include <stdio.h>
 #include "registry.h"
 
-/* tables */
-extern const struct cht_ops cht_table_noop;
-extern const struct cht_ops cht_table_locked;
-extern const struct cht_ops cht_table_cuckoo;
-extern const struct cht_ops cht_table_dense;
-extern const struct cht_ops cht_table_hopscotch;
-extern const struct cht_ops cht_table_chain;
-extern const struct cht_ops cht_table_clht_lb;
-extern const struct cht_ops cht_table_clht_lf;
-extern const struct cht_ops cht_table_clht_rtm;
-extern const struct cht_ops cht_table_cuckoo_filter;
-extern const struct cht_ops cht_table_hotring;
-extern const struct cht_ops cht_table_chain_bounded;
-#ifdef HAVE_URCU
-extern const struct cht_ops cht_table_urcu;
-#endif
-#ifdef HAVE_TBB
-extern const struct cht_ops cht_table_tbb;
-#endif
-#ifdef HAVE_LIBCUCKOO
-extern const struct cht_ops cht_table_libcuckoo;
-#endif
-#ifdef HAVE_CK
-extern const struct cht_ops cht_table_ck_ht;
-#endif
-#ifdef HAVE_CDS
-extern const struct cht_ops cht_table_cds_michael;
-extern const struct cht_ops cht_table_cds_splitlist;
-extern const struct cht_ops cht_table_cds_feldman;
-extern const struct cht_ops cht_table_cds_cuckoo;
-#endif
+/* The built-in tables and locks: those of tables/meson.build and locks/meson.build whose
+ * library was found, in list order (registry_builtin.h is generated from the lists). */
+#include "registry_builtin.h"
 
-const struct cht_ops *const cht_tables[] = {
-    &cht_table_noop,
-    &cht_table_locked,
-    &cht_table_cuckoo,
-    &cht_table_dense,
-    &cht_table_hopscotch,
-    &cht_table_chain,
-    &cht_table_clht_lb,
-    &cht_table_clht_lf,
-    &cht_table_clht_rtm,
-    &cht_table_cuckoo_filter,
-    &cht_table_hotring,
-    &cht_table_chain_bounded,
-#ifdef HAVE_URCU
-    &cht_table_urcu,
-#endif
-#ifdef HAVE_TBB
-    &cht_table_tbb,
-#endif
-#ifdef HAVE_LIBCUCKOO
-    &cht_table_libcuckoo,
-#endif
-#ifdef HAVE_CK
-    &cht_table_ck_ht,
-#endif
-#ifdef HAVE_CDS
-    &cht_table_cds_michael,
-    &cht_table_cds_splitlist,
-    &cht_table_cds_feldman,
-    &cht_table_cds_cuckoo,
-#endif
-    NULL,
-};
+#define DECLARE_TABLE(sym) extern const struct cht_ops cht_table_##sym;
+#define DECLARE_LOCK(sym) extern const struct lock_ops lock_ops_##sym;
+#define ENTRY_TABLE(sym) &cht_table_##sym,
+#define ENTRY_LOCK(sym) &lock_ops_##sym,
+CHT_BUILTIN_TABLES(DECLARE_TABLE)
+CHT_BUILTIN_LOCKS(DECLARE_LOCK)
 
-/* locks */
-extern const struct lock_ops lock_ops_pthread_mutex;
-extern const struct lock_ops lock_ops_pthread_spin;
-extern const struct lock_ops lock_ops_pthread_rwlock;
-extern const struct lock_ops lock_ops_tas, lock_ops_ttas, lock_ops_ttas_backoff;
-extern const struct lock_ops lock_ops_ticket, lock_ops_mcs, lock_ops_clh;
-extern const struct lock_ops lock_ops_c_bo_mcs, lock_ops_c_tkt_tkt;
-extern const struct lock_ops lock_ops_c_rw_np, lock_ops_c_rw_rp, lock_ops_c_rw_rp_opt, lock_ops_c_rw_wp;
-extern const struct lock_ops lock_ops_waiter;
-extern const struct lock_ops lock_ops_htm_retry, lock_ops_slr_mcs, lock_ops_slr_scm_mcs;
-extern const struct lock_ops lock_ops_scm_ttas, lock_ops_scm_ttas_opt;
-#ifdef HAVE_CK
-extern const struct lock_ops lock_ops_ck_mcs, lock_ops_ck_ticket, lock_ops_ck_clh, lock_ops_ck_rwlock,
-    lock_ops_ck_cohort;
-#endif
-
-const struct lock_ops *const cht_locks[] = {
-    &lock_ops_pthread_mutex,
-    &lock_ops_pthread_spin,
-    &lock_ops_pthread_rwlock,
-    &lock_ops_tas,
-    &lock_ops_ttas,
-    &lock_ops_ttas_backoff,
-    &lock_ops_ticket,
-    &lock_ops_mcs,
-    &lock_ops_clh,
-    &lock_ops_c_bo_mcs,
-    &lock_ops_c_tkt_tkt,
-    &lock_ops_c_rw_np,
-    &lock_ops_c_rw_rp,
-    &lock_ops_c_rw_rp_opt,
-    &lock_ops_c_rw_wp,
-    &lock_ops_waiter,
-    &lock_ops_htm_retry,
-    &lock_ops_slr_mcs,
-    &lock_ops_slr_scm_mcs,
-    &lock_ops_scm_ttas,
-    &lock_ops_scm_ttas_opt,
-#ifdef HAVE_CK
-    &lock_ops_ck_mcs,
-    &lock_ops_ck_ticket,
-    &lock_ops_ck_clh,
-    &lock_ops_ck_rwlock,
-    &lock_ops_ck_cohort,
-#endif
-    NULL,
-};
+const struct cht_ops *const cht_tables[] = { CHT_BUILTIN_TABLES(ENTRY_TABLE) NULL };
+const struct lock_ops *const cht_locks[] = { CHT_BUILTIN_LOCKS(ENTRY_LOCK) NULL };
 
 /* Plugin entries (src/plugin.c), after the built-ins. Fixed arrays: the
  * suggestion code below looks at 256 names at most anyway. */
