@@ -14,10 +14,10 @@ import subprocess
 
 import pandas as pd
 
-BUILD_COLS = ("version", "git_rev", "build_type", "sanitizer", "compiler", "allocator")
 # chtbench --version's line names -> CSV column names
 _VERSION_KEYS = {"version": "version", "git": "git_rev", "build": "build_type", "sanitizer": "sanitizer",
                  "compiler": "compiler", "allocator": "allocator"}
+BUILD_COLS = tuple(_VERSION_KEYS.values())   # the columns a build fixes: those --version names
 RUNS_NAME = "runs.json"
 # chtbench --allocator (docs/cli.md "Allocators"): a build whose --version says "system" chooses the
 # allocator at run time, so its rows may carry any of these; a -Dallocator=jemalloc build only its own
