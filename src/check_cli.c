@@ -299,6 +299,32 @@ static const struct cli_spec check_spec = {
 "PASS|FAIL|SKIP CHECK NAME, a failure with its first counter-example; exit 0 all passed, 1 one failed.\n",
 };
 
+/* --checks LIST: the checks to run (want[k]), all when list is NULL */
+static int parse_checks(const char *list, bool *want)
+{
+    for (unsigned k = 0; k < CK_ALL; k++)
+        want[k] = !list;
+    if (!list)
+        return 0;
+    char buf[512];
+    const char *items[CK_ALL * 2];
+    char why[128];
+    int n = list_split(list, buf, sizeof buf, items, CK_ALL * 2, false, why, sizeof why);
+    if (n < 0)
+        return usage_error("--checks: %s (expected names from model, disjoint, stable, stress, values, steady, "
+                           "mutex, rw, rwbench; got '%s')", why, list);
+    for (int i = 0; i < n; i++) {
+        unsigned k = 0;
+        while (k < CK_ALL && strcmp(items[i], all_names[k]) != 0)
+            k++;
+        if (k == CK_ALL)
+            return usage_error("--checks: unknown check '%s' (expected model, disjoint, stable, stress, values, "
+                               "steady, mutex, rw, rwbench)", items[i]);
+        want[k] = true;
+    }
+    return 0;
+}
+
 int check_main(int argc, char **argv)
 {
     struct check_args a = { 0 };
@@ -322,26 +348,8 @@ int check_main(int argc, char **argv)
         return usage_error("--table: expected --table SPEC[,SPEC...] or --lock NAME[,NAME...] (see --list)");
 
     bool want[CK_ALL];
-    for (unsigned k = 0; k < CK_ALL; k++)
-        want[k] = !checks;
-    if (checks) {
-        char buf[512];
-        const char *items[CK_ALL * 2];
-        char why[128];
-        int n = list_split(checks, buf, sizeof buf, items, CK_ALL * 2, false, why, sizeof why);
-        if (n < 0)
-            return usage_error("--checks: %s (expected names from model, disjoint, stable, stress, values, steady, "
-                               "mutex, rw, rwbench; got '%s')", why, checks);
-        for (int i = 0; i < n; i++) {
-            unsigned k = 0;
-            while (k < CK_ALL && strcmp(items[i], all_names[k]) != 0)
-                k++;
-            if (k == CK_ALL)
-                return usage_error("--checks: unknown check '%s' (expected model, disjoint, stable, stress, values, "
-                                   "steady, mutex, rw, rwbench)", items[i]);
-            want[k] = true;
-        }
-    }
+    if (parse_checks(checks, want) != 0)
+        return EXIT_USAGE;
 
     struct bench_config tcfg, lcfg;
     bool have_t = false, have_l = false;
