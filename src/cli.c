@@ -733,6 +733,12 @@ static int set_action(const struct cli_option *o, const char *arg, void *base)
 
 /* ======== the run's flags: the option table ======== */
 
+/* Adding a flag: its field in struct bench_config (src/config.h); an id here, next to the flags of the
+ * same modes; its entry in run_options[] (a cli_set_* setter or a small one above, the modes, the
+ * default, the texts); a short named check below cli_parse if it constrains other flags (GIVEN(O_ID));
+ * then `tests/test_cli_doc.py build/chtbench docs/cli.md --update`. getopt's tables, --help, the
+ * reference in docs/cli.md and the "not used with" errors follow from the entry. */
+
 /* every flag of a run, in the table's order (the ids index run_options[]) */
 enum run_opt {
     O_TABLE, O_OPS,
