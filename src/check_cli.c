@@ -247,7 +247,7 @@ static int set_help(const struct cli_option *o, const char *arg, void *base)
     (void)arg;
     struct check_args *a = base;
     a->help = true;
-    a->help_markdown = o->short_name != 'h';
+    a->help_markdown = strcmp(o->name, "help-markdown") == 0;
     return CLI_STOP;
 }
 
@@ -290,8 +290,9 @@ static const struct cli_option check_options[] = {
 };
 #define CHECK_NOPTS (sizeof check_options / sizeof check_options[0])
 
-static const struct cli_spec check_spec = {
+const struct cli_spec cli_check_spec = {
     .prog = "chtbench check", .opts = check_options, .n = CHECK_NOPTS, .list_unknown = true,
+    .others = &cli_run_spec,
     .usage =
 "usage: chtbench check --table SPEC[,SPEC...] [--lock NAME[,NAME...]] [options]\n"
 "       chtbench check --lock NAME[,NAME...] [options]\n"
@@ -329,13 +330,13 @@ int check_main(int argc, char **argv)
 {
     struct check_args a = { 0 };
     int first_at[CHECK_NOPTS] = { 0 };
-    if (cli_defaults(&check_spec, &a) != 0)
+    if (cli_defaults(&cli_check_spec, &a) != 0)
         return EXIT_USAGE;
-    int scan = cli_scan(&check_spec, argc, argv, &a, first_at);
+    int scan = cli_scan(&cli_check_spec, argc, argv, &a, first_at);
     if (scan < 0)
         return EXIT_USAGE;
     if (a.help) {
-        cli_print_help(&check_spec, stdout, a.help_markdown);
+        cli_print_help(&cli_check_spec, stdout, a.help_markdown);
         return 0;
     }
     const char *tables = a.tables, *locks = a.locks, *value_size = a.value_size, *checks = a.checks;

@@ -119,7 +119,7 @@ int cli_set_fraction(const struct cli_option *o, const char *arg, void *base)
     return 0;
 }
 
-/* "--NAME: expected a|b|c (got 'x') (did you mean 'a'?)" */
+/* "--NAME: expected a|b|c (got 'x') (did you mean 'a'?)"; at most 15 words */
 int cli_set_choice(const struct cli_option *o, const char *arg, void *base)
 {
     const char *names[16];
@@ -184,6 +184,45 @@ static const char *flag_list(const struct cli_spec *s, char *buf, size_t len)
     return buf;
 }
 
+/* "table runs and --bench mutex, rwlock" (markdown: the --bench part in backticks) */
+static const char *modes_text(unsigned modes, bool markdown, char *buf, size_t len)
+{
+    static const char *const kinds[] = { [BENCH_MUTEX] = "mutex", [BENCH_RWLOCK] = "rwlock",
+                                         [BENCH_MEMORY] = "memory", [BENCH_OCCUPANCY] = "occupancy" };
+    const char *tick = markdown ? "`" : "";
+    size_t n = 0;
+    buf[0] = '\0';
+    if ((modes & CLI_EVERY_RUN) == CLI_EVERY_RUN) {
+        n = (size_t)snprintf(buf, len, "every mode");
+    } else {
+        if (modes & CLI_TABLE)
+            n = (size_t)snprintf(buf, len, "table runs");
+        unsigned k = 0;
+        for (unsigned b = BENCH_MUTEX; b <= BENCH_OCCUPANCY && n < len; b++)
+            if (modes & (1u << b))
+                n += (size_t)(k++ ? snprintf(buf + n, len - n, ", %s", kinds[b])
+                                  : snprintf(buf + n, len - n, "%s%s--bench %s", n ? " and " : "", tick, kinds[b]));
+        if (k && n < len)
+            n += (size_t)snprintf(buf + n, len - n, "%s", tick);
+    }
+    if (modes & CLI_CHECK && n < len)
+        snprintf(buf + n, len - n, "%s%schtbench check%s", n ? " and " : "", tick, tick);
+    return buf;
+}
+
+/* the option of the other command (chtbench check, or a run) that arg names in full, or NULL */
+static const struct cli_option *other_command_option(const struct cli_spec *s, const char *arg)
+{
+    size_t n = strcspn(arg, "=");
+    for (size_t i = 0; s->others && i < s->others->n; i++) {
+        const struct cli_option *o = &s->others->opts[i];
+        if (strncmp(arg, "--", 2) == 0 ? n - 2 == strlen(o->name) && strncmp(arg + 2, o->name, n - 2) == 0
+                                       : arg[0] == '-' && o->short_name && o->short_name == optopt)
+            return o;
+    }
+    return NULL;
+}
+
 /* getopt_long's '?': optopt is the short option letter, the val of a long
  * option given a value it does not take (--json=1), or 0 for an unknown or
  * ambiguous long option. Never print optopt as a character unless it is one. */
@@ -201,6 +240,17 @@ static int bad_option(const struct cli_spec *s, const char *arg)
                 snprintf(cand + strlen(cand), sizeof cand - strlen(cand), "%s--%s", m++ ? ", " : "", s->opts[k].name);
         if (m > 1)
             return usage_error("ambiguous option '%.*s' (could be %s)", (int)n, arg, cand);
+    }
+    const struct cli_option *other = other_command_option(s, arg);
+    if (other) {
+        char there[160];
+        if (strncmp(arg, "--", 2) == 0)
+            return usage_error("%.*s: not used with %s (only with %s)", (int)n, arg,
+                               s->opts[0].modes & CLI_CHECK ? "chtbench check" : "a table run or --bench",
+                               modes_text(other->modes, false, there, sizeof there));
+        return usage_error("-%c: not used with %s (only with %s)", optopt,
+                           s->opts[0].modes & CLI_CHECK ? "chtbench check" : "a table run or --bench",
+                           modes_text(other->modes, false, there, sizeof there));
     }
     if (s->list_unknown) {
         char all[1024];
@@ -276,32 +326,6 @@ int cli_scan(const struct cli_spec *s, int argc, char **argv, void *base, int *f
         return usage_error("unexpected argument '%s' (write --%s=%s: the value of --%s follows '=')", argv[optind],
                            bare, argv[optind], bare);
     return 0;
-}
-
-/* "table runs and --bench mutex, rwlock" (markdown: the --bench part in backticks) */
-static const char *modes_text(unsigned modes, bool markdown, char *buf, size_t len)
-{
-    static const char *const kinds[] = { [BENCH_MUTEX] = "mutex", [BENCH_RWLOCK] = "rwlock",
-                                         [BENCH_MEMORY] = "memory", [BENCH_OCCUPANCY] = "occupancy" };
-    const char *tick = markdown ? "`" : "";
-    size_t n = 0;
-    buf[0] = '\0';
-    if ((modes & CLI_EVERY_RUN) == CLI_EVERY_RUN) {
-        n = (size_t)snprintf(buf, len, "every mode");
-    } else {
-        if (modes & CLI_TABLE)
-            n = (size_t)snprintf(buf, len, "table runs");
-        unsigned k = 0;
-        for (unsigned b = BENCH_MUTEX; b <= BENCH_OCCUPANCY && n < len; b++)
-            if (modes & (1u << b))
-                n += (size_t)(k++ ? snprintf(buf + n, len - n, ", %s", kinds[b])
-                                  : snprintf(buf + n, len - n, "%s%s--bench %s", n ? " and " : "", tick, kinds[b]));
-        if (k && n < len)
-            n += (size_t)snprintf(buf + n, len - n, "%s", tick);
-    }
-    if (modes & CLI_CHECK && n < len)
-        snprintf(buf + n, len - n, "%s%schtbench check%s", n ? " and " : "", tick, tick);
-    return buf;
 }
 
 int cli_check_modes(const struct cli_spec *s, unsigned mode, const int *first_at)
@@ -726,7 +750,7 @@ static int set_schema(const struct cli_option *o, const char *arg, void *base)
 static int set_action(const struct cli_option *o, const char *arg, void *base)
 {
     (void)arg, (void)base;
-    run.action = o->short_name == 'V' ? CLI_VERSION : CLI_HELP;
+    run.action = strcmp(o->name, "version") == 0 ? CLI_VERSION : CLI_HELP;
     run.help_markdown = strcmp(o->name, "help-markdown") == 0;
     return CLI_STOP;
 }
@@ -1048,8 +1072,8 @@ static const struct cli_option run_options[O_COUNT] = {
         "this flag reference, as Markdown (tests/test_cli_doc.py checks that docs/cli.md has it)" },
 };
 
-static const struct cli_spec run_spec = {
-    .prog = "chtbench", .opts = run_options, .n = O_COUNT,
+const struct cli_spec cli_run_spec = {
+    .prog = "chtbench", .opts = run_options, .n = O_COUNT, .others = &cli_check_spec,
     .usage =
 "usage: chtbench [options]               a table run: the CHTBench loop on --table's tables\n"
 "       chtbench --bench KIND [options]  a lock, memory or occupancy benchmark\n"
@@ -1493,10 +1517,10 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     memset(run_first_at, 0, sizeof run_first_at);
     cfg->verify = VERIFY_AUTO;
     *action = CLI_RUN;
-    error_prog = run_spec.prog;
-    if (cli_defaults(&run_spec, cfg) != 0)
+    error_prog = cli_run_spec.prog;
+    if (cli_defaults(&cli_run_spec, cfg) != 0)
         return -1;
-    int rc = cli_scan(&run_spec, argc, argv, cfg, run_first_at);
+    int rc = cli_scan(&cli_run_spec, argc, argv, cfg, run_first_at);
     *action = run.action;
     if (rc)
         return rc == CLI_STOP ? 0 : -1;
@@ -1504,7 +1528,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
         return usage_error("unexpected argument '%s' (see --help)", argv[optind]);
     cfg->duration_ms_given = GIVEN(O_DURATION);
     cfg->keybuf_set = GIVEN(O_KEYBUF);
-    if (cli_check_modes(&run_spec, 1u << cfg->bench, run_first_at))
+    if (cli_check_modes(&cli_run_spec, 1u << cfg->bench, run_first_at))
         return -1;
     switch (cfg->bench) {
     case BENCH_OCCUPANCY:
@@ -1525,7 +1549,7 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
 
 void cli_usage(FILE *f)
 {
-    cli_print_help(&run_spec, f, run.help_markdown);
+    cli_print_help(&cli_run_spec, f, run.help_markdown);
 }
 
 void cli_free(struct bench_config *cfg)

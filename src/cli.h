@@ -74,7 +74,10 @@ struct cli_spec {
     size_t n;
     const char *usage, *epilog; /* --help's first and last lines */
     bool list_unknown;          /* an unknown flag's error lists every flag */
+    const struct cli_spec *others;  /* the other command's flags: one of them given here is named as such */
 };
+/* the flags of a run (src/cli.c) and of `chtbench check` (src/check_cli.c) */
+extern const struct cli_spec cli_run_spec, cli_check_spec;
 
 /* "PROG: message" on stderr; returns -1 */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -4,8 +4,8 @@
 docs/cli.md's flag references are `chtbench --help-markdown` and `chtbench check --help-markdown`
 verbatim, between their markers (`--update` rewrites them from the binary). --help lists exactly the
 flags of that reference, each once. Every flag given to a mode it does not apply to is the one
-generated error naming it and its modes (exit 2, --validate: nothing runs); given to a mode it
-applies to, it is never that error.
+generated error naming it and its modes (exit 2, --validate: nothing runs), a run's flag given to
+`chtbench check` and its flags given to a run too; given to a mode it applies to, it is never that error.
 
 Usage: test_cli_doc.py CHTBENCH DOC [--update]
 """
@@ -142,6 +142,17 @@ for mode, args in accepted.items():
           f"applying ({p.stderr.strip()[:160]})")
 
 
+# chtbench check's flags: a run's flag given to it, and its own given to a run
+check_flags = set(re.findall(r"^\| `(?:-[a-zA-Z], )?--([a-z][a-z0-9-]*)", run("check", "--help-markdown").stdout, re.M))
+check({"table", "lock", "seconds", "checks", "verbose"} <= check_flags, f"chtbench check's flags: {sorted(check_flags)}")
+for flag in sorted(set(modes_of) - check_flags - SKIP):
+    takes = re.search(r"\| `(?:-[a-zA-Z], )?--" + re.escape(flag) + r" [A-Z]", ref) is not None
+    refused_cases.append((flag, "check", ["check", "-t", "noop", f"--{flag}", *([SAMPLE[flag]] if takes else [])]))
+for flag in sorted(check_flags - set(modes_of)):
+    refused_cases.append((flag, "run", ["-t", "noop", f"--{flag}", "1"]))
+WHERE = {"table runs": "a table run", "check": "chtbench check", "run": "a table run or --bench"}
+
+
 def outcome(case):
     return case, run(*case[2])
 
@@ -150,10 +161,11 @@ with ThreadPoolExecutor(4) as ex:
     results = list(ex.map(outcome, refused_cases))
 for (flag, mode, args), p in results:
     err = p.stderr.strip().splitlines()
-    where = "a table run" if mode == "table runs" else f"--bench {mode}"
-    check(p.returncode == 2 and len(err) == 1 and err[0].startswith(f"chtbench: --{flag}: not used with {where} "
+    where = WHERE.get(mode, f"--bench {mode}")
+    prog = "chtbench check" if mode == "check" else "chtbench"
+    check(p.returncode == 2 and len(err) == 1 and err[0].startswith(f"{prog}: --{flag}: not used with {where} "
                                                                     f"(only with ") and p.stdout == "",
           f"--{flag} with {mode}: exit 2, the one generated line ({p.returncode}, {err})")
-check(len(refused_cases) >= 100, f"{len(refused_cases)} (flag, mode) pairs refused")
+check(len(refused_cases) >= 150, f"{len(refused_cases)} (flag, mode) pairs refused")
 
 finish()
