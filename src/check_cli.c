@@ -8,7 +8,6 @@
  * a run), from a command line built here; fault hooks (src/faults.h) wrap
  * the table as in a run, so a test can see a check fire.
  */
-#include <getopt.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,7 +29,6 @@ static const char *const all_names[CK_ALL] = {
     "model", "disjoint", "stable", "stress", "values", "steady", "mutex", "rw", "rwbench",
 };
 
-#define CHECK_SECONDS_DEFAULT 5.0
 #define CHECK_LOCK_THREADS 16          /* the suite's lock runs: more threads than CPUs */
 #define CHECK_VALUES_OOL 100           /* the values check's size for out-of-line tables without --value-size */
 
@@ -44,27 +42,6 @@ static int usage_error(const char *fmt, ...)
     fprintf(stderr, "\n");
     va_end(ap);
     return EXIT_USAGE;
-}
-
-static void check_usage(FILE *f)
-{
-    fprintf(f,
-"usage: chtbench check --table SPEC[,SPEC...] [--lock NAME[,NAME...]] [options]\n"
-"       chtbench check --lock NAME[,NAME...] [options]\n"
-"Runs the test suite's conformance checks on tables and locks; one line per check:\n"
-"PASS|FAIL|SKIP CHECK NAME, a failure with its first counter-example; exit 0 all passed, 1 one failed.\n"
-"  -t, --table SPEC[,SPEC]  tables as for a run (NAME or NAME:key=val,...): model, disjoint, stable,\n"
-"                           stress, values, steady\n"
-"      --lock NAME[,NAME]   locks (see --list=locks): mutex, rw, rwbench\n"
-"      --plugin PATH        load tables and locks from a shared object first (docs/plugins.md)\n"
-"  -n, --threads N          threads of the concurrent checks (default: the suite's, 4 to 16; stress\n"
-"                           at least 16 and twice the CPUs) and of the lock checks (default 16)\n"
-"      --seconds S          time bound of each check (default %g)\n"
-"      --value-size B       value bytes for every table check (default 8; the values check of a table\n"
-"                           with out-of-line values runs at %d)\n"
-"      --checks LIST        only these checks, comma separated (default: all that apply)\n"
-"  -v, --verbose            the suite's progress lines on stderr\n"
-"  -h, --help               this text\n", CHECK_SECONDS_DEFAULT, CHECK_VALUES_OOL);
 }
 
 struct tally {
@@ -257,95 +234,123 @@ static void lock_checks(const struct bench_config *cfg, const bool *want, unsign
         pin_topology_free(topo);
 }
 
+/* what the flags of `chtbench check` set */
+struct check_args {
+    const char *tables, *locks, *value_size, *checks;
+    unsigned threads;          /* 0: the suite's */
+    double seconds;
+    bool verbose, help, help_markdown;
+};
+
+static int set_help(const struct cli_option *o, const char *arg, void *base)
+{
+    (void)arg;
+    struct check_args *a = base;
+    a->help = true;
+    a->help_markdown = strcmp(o->name, "help-markdown") == 0;
+    return CLI_STOP;
+}
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define ARGS(member) CLI_FIELD(struct check_args, member)
+
+/* the flags of `chtbench check`, declared as a run's are (src/cli.h): its --help, --help-markdown
+ * (docs/cli.md "chtbench check") and errors come from here */
+static const struct cli_option check_options[] = {
+    { "table", 't', CLI_ARG, "LIST", cli_set_string, ARGS(tables), 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL,
+      "as for a run", "tables as for a run (NAME or NAME:key=val,...): model, disjoint, stable, stress, values, "
+      "steady", "tables to check (validated as a run's: unknown names, options, availability, a tiny `create()`)" },
+    { "lock", 0, CLI_ARG, "LIST", cli_set_string, ARGS(locks), 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL,
+      "locks from `--list=locks`, usable here", "locks (see --list=locks): mutex, rw, rwbench",
+      "locks to check (not `lock=` of the tables: give that in the spec, `locked:lock=mcs`)" },
+    { "plugin", 0, CLI_ARG, "PATH", cli_set_plugin, 0, 0, 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL, "as for a run",
+      "load tables and locks from a plugin first (docs/plugins.md)", NULL },
+    { "threads", 'n', CLI_ARG, "N", cli_set_uint, ARGS(threads), 1, 1024, NULL, CLI_CHECK, NULL,
+      "the suite's; locks " STR(CHECK_LOCK_THREADS), "a thread count 1..1024", "1..1024",
+      "threads of the concurrent table checks (the suite's: 4 to 16; stress at least 16 and twice the CPUs) and "
+      "of the lock checks",
+      "threads of the concurrent table checks (disjoint: N, then 2N; stress: at least N; steady: 1, then N up to "
+      "64) and of the lock checks" },
+    { "seconds", 0, CLI_ARG, "S", cli_set_fraction, ARGS(seconds), 0, 86400, NULL, CLI_CHECK, "5", NULL,
+      "seconds > 0 and <= 86400 like 0.5 or 10", "(0, 86400]", "time bound of each check's operations",
+      "time bound of each check's operations; a check with no result after 4 S + 60 s (an operation that never "
+      "returns) is a `FAIL` saying so, and chtbench exits 1 at once" },
+    { "value-size", 0, CLI_ARG, "B", cli_set_string, ARGS(value_size), 0, 0, NULL, CLI_CHECK, NULL, "8", NULL,
+      "as for a run", "value bytes of every table check (the values check of a table with out-of-line values "
+      "runs at " STR(CHECK_VALUES_OOL) " unless given)", NULL },
+    { "checks", 0, CLI_ARG, "LIST", cli_set_string, ARGS(checks), 0, 0, NULL, CLI_CHECK, NULL, "all that apply",
+      NULL, "names from the table of checks above, comma separated", "only these checks, comma separated: model, "
+      "disjoint, stable, stress, values, steady, mutex, rw, rwbench", "only these checks" },
+    { "verbose", 'v', CLI_NO_ARG, NULL, cli_set_true, ARGS(verbose), 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL, NULL,
+      "the suite's progress lines and every failed check, on stderr", NULL },
+    { "help", 'h', CLI_NO_ARG, NULL, set_help, 0, 0, 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL, NULL, "this text", NULL },
+    { "help-markdown", 0, CLI_NO_ARG, NULL, set_help, 0, 0, 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL, NULL,
+      "this flag reference, as Markdown (docs/cli.md \"chtbench check\")", NULL },
+};
+#define CHECK_NOPTS (sizeof check_options / sizeof check_options[0])
+
+const struct cli_spec cli_check_spec = {
+    .prog = "chtbench check", .opts = check_options, .n = CHECK_NOPTS, .list_unknown = true,
+    .others = &cli_run_spec,
+    .usage =
+"usage: chtbench check --table SPEC[,SPEC...] [--lock NAME[,NAME...]] [options]\n"
+"       chtbench check --lock NAME[,NAME...] [options]\n"
+"Runs the test suite's conformance checks on tables and locks; one line per check:\n"
+"PASS|FAIL|SKIP CHECK NAME, a failure with its first counter-example; exit 0 all passed, 1 one failed.\n",
+};
+
+/* --checks LIST: the checks to run (want[k]), all when list is NULL */
+static int parse_checks(const char *list, bool *want)
+{
+    for (unsigned k = 0; k < CK_ALL; k++)
+        want[k] = !list;
+    if (!list)
+        return 0;
+    char buf[512];
+    const char *items[CK_ALL * 2];
+    char why[128];
+    int n = list_split(list, buf, sizeof buf, items, CK_ALL * 2, false, why, sizeof why);
+    if (n < 0)
+        return usage_error("--checks: %s (expected names from model, disjoint, stable, stress, values, steady, "
+                           "mutex, rw, rwbench; got '%s')", why, list);
+    for (int i = 0; i < n; i++) {
+        unsigned k = 0;
+        while (k < CK_ALL && strcmp(items[i], all_names[k]) != 0)
+            k++;
+        if (k == CK_ALL)
+            return usage_error("--checks: unknown check '%s' (expected model, disjoint, stable, stress, values, "
+                               "steady, mutex, rw, rwbench)", items[i]);
+        want[k] = true;
+    }
+    return 0;
+}
+
 int check_main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "table", required_argument, NULL, 't' },
-        { "lock", required_argument, NULL, 'L' },
-        { "plugin", required_argument, NULL, 'P' },
-        { "threads", required_argument, NULL, 'n' },
-        { "seconds", required_argument, NULL, 'S' },
-        { "value-size", required_argument, NULL, 'V' },
-        { "checks", required_argument, NULL, 'C' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    const char *tables = NULL, *locks = NULL, *value_size = NULL, *checks = NULL;
-    unsigned threads = 0;
-    double seconds = CHECK_SECONDS_DEFAULT;
-    bool verbose = false;
-    uint64_t v;
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":t:n:vh", opts, NULL)) != -1) {
-        switch (c) {
-        case 't':
-            tables = optarg;
-            break;
-        case 'L':
-            locks = optarg;
-            break;
-        case 'P':   /* loaded by main before this (src/plugin.c); here only its spelling is checked */
-            if (!plugin_arg_loaded(optarg))
-                return usage_error("--plugin: write --plugin PATH or --plugin=PATH in full (an abbreviation is not "
-                                   "loaded; got '%s')", optarg);
-            break;
-        case 'n':
-            if (!parse_uint(optarg, &v) || v < 1 || v > 1024)
-                return usage_error("--threads: expected a thread count 1..1024 (got '%s')", optarg);
-            threads = (unsigned)v;
-            break;
-        case 'S':
-            if (!parse_double(optarg, &seconds) || seconds <= 0 || seconds > 86400)
-                return usage_error("--seconds: expected seconds > 0 and <= 86400 like 0.5 or 10 (got '%s')", optarg);
-            break;
-        case 'V':
-            value_size = optarg;
-            break;
-        case 'C':
-            checks = optarg;
-            break;
-        case 'v':
-            verbose = true;
-            break;
-        case 'h':
-            check_usage(stdout);
-            return 0;
-        case ':':
-            return usage_error("%s: needs a value (see chtbench check --help)", argv[optind - 1]);
-        default:
-            return usage_error("%s: unknown option (accepted: --table, --lock, --plugin, --threads, --seconds, "
-                               "--value-size, --checks, --verbose, --help)", argv[optind - 1]);
-        }
+    struct check_args a = { 0 };
+    int first_at[CHECK_NOPTS] = { 0 };
+    if (cli_defaults(&cli_check_spec, &a) != 0)
+        return EXIT_USAGE;
+    int scan = cli_scan(&cli_check_spec, argc, argv, &a, first_at);
+    if (scan < 0)
+        return EXIT_USAGE;
+    if (a.help) {
+        cli_print_help(&cli_check_spec, stdout, a.help_markdown);
+        return 0;
     }
+    const char *tables = a.tables, *locks = a.locks, *value_size = a.value_size, *checks = a.checks;
+    unsigned threads = a.threads;
+    double seconds = a.seconds;
+    bool verbose = a.verbose;
     if (optind < argc)
         return usage_error("'%s': unexpected argument (options only; see chtbench check --help)", argv[optind]);
     if (!tables && !locks)
         return usage_error("--table: expected --table SPEC[,SPEC...] or --lock NAME[,NAME...] (see --list)");
 
     bool want[CK_ALL];
-    for (unsigned k = 0; k < CK_ALL; k++)
-        want[k] = !checks;
-    if (checks) {
-        char buf[512];
-        const char *items[CK_ALL * 2];
-        char why[128];
-        int n = list_split(checks, buf, sizeof buf, items, CK_ALL * 2, false, why, sizeof why);
-        if (n < 0)
-            return usage_error("--checks: %s (expected names from model, disjoint, stable, stress, values, steady, "
-                               "mutex, rw, rwbench; got '%s')", why, checks);
-        for (int i = 0; i < n; i++) {
-            unsigned k = 0;
-            while (k < CK_ALL && strcmp(items[i], all_names[k]) != 0)
-                k++;
-            if (k == CK_ALL)
-                return usage_error("--checks: unknown check '%s' (expected model, disjoint, stable, stress, values, "
-                                   "steady, mutex, rw, rwbench)", items[i]);
-            want[k] = true;
-        }
-    }
+    if (parse_checks(checks, want) != 0)
+        return EXIT_USAGE;
 
     struct bench_config tcfg, lcfg;
     bool have_t = false, have_l = false;
