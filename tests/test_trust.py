@@ -231,8 +231,8 @@ for m, proc in procs.items():
 for m, proc in procs.items():
     _, err = proc.communicate(timeout=30)
     f = path(f"sig-{m}.csv")
-    lines = open(f).read().splitlines() if os.path.exists(f) else []
-    whole = len(lines) >= 2 and all(len(l.split(",")) == len(lines[0].split(",")) for l in lines)
+    lines = list(csv.reader(open(f))) if os.path.exists(f) else []
+    whole = len(lines) >= 2 and all(len(l) == len(lines[0]) for l in lines)
     per_rep = 2 if m == "occupancy" else 1     # an occupancy repetition is a row per load
     check(proc.returncode == 130 and "interrupted by SIGINT" in err and whole and (len(lines) - 1) % per_rep == 0 and
           f"{(len(lines) - 1) // per_rep} repetition" in err,
