@@ -1,4 +1,6 @@
-/* config.h - one benchmark invocation, as parsed and validated by cli.c. */
+/* config.h - one benchmark invocation, as parsed and validated by cli.c: set
+ * by cli_parse and never changed after. What a run opens, loads or measures
+ * before its first repetition is its context (context.h). */
 #ifndef CHT_CONFIG_H
 #define CHT_CONFIG_H
 
@@ -47,7 +49,6 @@ struct bench_config {
     struct keygen_spec dist;
     enum workload workload;     /* --workload: an op mix (and distribution) instead of -u/--insert/--remove */
     const char *trace_path;     /* --trace FILE: replay it (workloads/trace.h) */
-    const struct trace *trace;  /* loaded by main before the runs */
     uint64_t seed;
     enum prefill_mode prefill;
     struct pin_spec pin;
@@ -67,13 +68,10 @@ struct bench_config {
     bool keys_sparse;           /* --keys sparse: every key k is keygen_sparse(k) (false: dense, 1..r) */
     bool keybuf_set;            /* given on the command line (else: automatic) */
     enum verify_mode verify;    /* --verify (VERIFY_AUTO: full when affordable) */
-    /* the results files, opened and checked by main before any run (outfile.h) */
-    struct outfile *csv_out, *latency_out, *timeline_out;
     bool json;
     /* measurement (docs/cli.md "Measurement") */
     uint64_t latency_every;     /* 0: no --latency; 1: every op */
     const char *latency_csv;    /* per-store log2 histograms */
-    struct lat_clock lat_clock; /* calibrated at start-up when --latency */
     const char *counters_spec;  /* --counters, NULL: none */
     struct counter_set counters;
     char counters_warning[512]; /* printed once by main before the runs */
@@ -98,6 +96,10 @@ struct bench_config {
     double *occ_loads;           /* --load LIST, each in (0, 1] */
     unsigned occ_nloads;
     bool validate;               /* --validate: check everything a run would, run nothing, write nothing */
+    /* ---- the runner's view of the run's context (runner.c reads one bench_config): never set by
+     * cli.c; filled only in the table mode's own copy of the settings (src/tablemode.c) ---- */
+    const struct trace *trace;   /* --trace, loaded */
+    struct lat_clock lat_clock;  /* calibrated when --latency */
 };
 
 /* Exit codes */

@@ -41,6 +41,7 @@
 #include <time.h>
 #include "cht_env.h"
 #include "lockbench.h"
+#include "mode.h"
 #include "runner.h"
 #include "report.h"
 #include "util.h"
@@ -349,93 +350,86 @@ static void report_failure(const struct lb_params *p, const struct lb_result *r)
                 (unsigned long long)r->counter[3], (unsigned long long)r->acquisitions);
 }
 
-static int emit(const struct bench_config *cfg, const struct lock_record *rec)
+/* ---------------- the mode (mode.h): one cell per (lock, thread count) ---------------- */
+
+static unsigned lock_cells(const struct run_context *ctx) { return ctx->cfg->nlocks * ctx->cfg->nthreads; }
+
+static void lock_cell(const struct run_context *ctx, unsigned i, struct mode_cell *c)
 {
-    int status = 0;
-    char err[512];
-    if (cfg->csv_out && report_lock_csv_append(cfg->csv_out, rec, err, sizeof err) != 0) {
-        fprintf(stderr, "chtbench: %s\n", err);
-        status = EXIT_FAILED;
-    }
-    if (cfg->json)
-        report_lock_json(stdout, rec);
-    return status;
+    const struct bench_config *cfg = ctx->cfg;
+    unsigned l = i / cfg->nthreads, n = i % cfg->nthreads;
+    *c = (struct mode_cell){ .name = cfg->locks[l]->name, .subject = l, .threads = cfg->threads[n],
+                             .plan = &ctx->plans[n], .reps = cfg->reps, .sub = { l, n } };
 }
 
-int lockbench_main(const struct bench_config *cfg, const struct pin_topology *topo, const struct pin_plan *plans)
+static int lock_run(struct run_context *ctx, const struct mode_cell *c, unsigned rep, void *result)
 {
-    FILE *human = cfg->json || (cfg->csv_out && cfg->csv_out->is_stdout) ? stderr : stdout;
-    report_lock_console_header(human, cfg);
-    int status = 0;
-    unsigned pus = pin_topology_pus(topo);
-    struct lb_result *res = calloc(cfg->reps, sizeof *res);
-    double *v = calloc(cfg->reps, sizeof *v);
-    if (!res || !v) {
-        fprintf(stderr, "chtbench: out of memory\n");
-        free(res);
-        free(v);
+    struct lb_result *r = result;
+    struct lb_params p = { .cfg = ctx->cfg, .lock = ctx->cfg->locks[c->subject], .threads = c->threads,
+                           .topo = ctx->topo, .plan = c->plan, .rep = rep };
+    if (lockbench_run(&p, r) != 0) {
+        fprintf(stderr, "chtbench: %s\n", r->error);
+        return REP_FATAL;
+    }
+    if (r->interrupted)
+        return REP_INTERRUPTED;
+    if (!r->invariant_ok) {
+        report_failure(&p, r);
         return EXIT_FAILED;
     }
-    for (unsigned l = 0; l < cfg->nlocks && !runner_interrupted; l++) {
-        double one_median = 0;      /* this lock's 1-thread median acq/s, once run */
-        for (unsigned n = 0; n < cfg->nthreads && !runner_interrupted; n++) {
-            unsigned threads = cfg->threads[n];
-            bool over = plans[n].oversubscribed || threads > pus;
-            char why[192];
-            pin_plan_oversubscription(&cfg->pin, &plans[n], pus, why, sizeof why);
-            if (over)
-                fprintf(stderr, "chtbench: warning: %s: oversubscribed\n", why[0] ? why : "threads share CPUs");
-            unsigned done = 0;
-            bool all_ok = true;
-            for (unsigned rep = 0; rep < cfg->reps && !runner_interrupted; rep++) {
-                struct lb_params p = { .cfg = cfg, .lock = cfg->locks[l], .threads = threads, .topo = topo,
-                                       .plan = &plans[n], .rep = rep };
-                if (lockbench_run(&p, &res[done]) != 0) {
-                    fprintf(stderr, "chtbench: %s\n", res[done].error);
-                    status = EXIT_FAILED;
-                    break;
-                }
-                if (res[done].interrupted)   /* not a result: no row */
-                    break;
-                if (!res[done].invariant_ok) {
-                    report_failure(&p, &res[done]);
-                    status = EXIT_FAILED;
-                    all_ok = false;
-                }
-                done++;
-            }
-            if (!done)
-                continue;
-            /* rows go out once the configuration's median is known: 1-thread rows carry their speedup too */
-            for (unsigned i = 0; i < done; i++)
-                v[i] = res[i].acq_per_s;
-            struct summary sm;
-            summarize(v, done, &sm);
-            if (threads == 1 && one_median <= 0)
-                one_median = sm.median;
-            struct lb_summary ls = { .lock = cfg->locks[l]->name, .threads = threads, .n = done, .ok = all_ok,
-                                     .min_share = 1, .max_share = 0, .has_speedup = one_median > 0,
-                                     .speedup = one_median > 0 ? sm.median / one_median : 0 };
-            uint64_t acq = 0, writes = 0;
-            for (unsigned i = 0; i < done; i++) {
-                struct lock_record rec = { .cfg = cfg, .lock = cfg->locks[l], .threads = threads, .rep = i,
-                                           .oversubscribed = over, .r = &res[i], .has_speedup = one_median > 0,
-                                           .speedup = one_median > 0 ? res[i].acq_per_s / one_median : 0 };
-                if (emit(cfg, &rec))
-                    status = EXIT_FAILED;
-                ls.min_share = res[i].min_share < ls.min_share ? res[i].min_share : ls.min_share;
-                ls.max_share = res[i].max_share > ls.max_share ? res[i].max_share : ls.max_share;
-                acq += res[i].acquisitions;
-                writes += res[i].writes;
-            }
-            ls.write_share = acq ? (double)writes / (double)acq : 0;
-            ls.median = sm.median / 1e6;
-            ls.min = sm.min / 1e6;
-            ls.max = sm.max / 1e6;
-            report_lock_console_summary(human, cfg, &ls);
-        }
-    }
-    free(res);
-    free(v);
-    return status;
+    return 0;
 }
+
+static double lock_metric(const void *result) { return ((const struct lb_result *)result)->acq_per_s; }
+
+static void lock_rows(struct run_context *ctx, const struct mode_cell *c, unsigned rep, const void *result,
+                      struct speedup s)
+{
+    struct lock_record rec = { .cfg = ctx->cfg, .lock = ctx->cfg->locks[c->subject], .threads = c->threads,
+                               .rep = rep, .oversubscribed = mode_oversubscribed(ctx, c), .r = result,
+                               .has_speedup = s.known, .speedup = s.value };
+    mode_emit(ctx, &(struct report_item){ .schema = SCHEMA_LOCK, .lock = &rec });
+}
+
+static void lock_console_header(struct run_context *ctx) { report_lock_console_header(ctx->human, ctx->cfg); }
+
+static void lock_console_summary(struct run_context *ctx, const struct mode_cell *c, const void *results, unsigned n,
+                                 struct speedup s)
+{
+    const struct lb_result *res = results;
+    double v[n];
+    struct lb_summary ls = { .lock = c->name, .threads = c->threads, .n = n, .ok = true, .min_share = 1,
+                             .max_share = 0, .has_speedup = s.known, .speedup = s.value };
+    uint64_t acq = 0, writes = 0;
+    for (unsigned i = 0; i < n; i++) {
+        v[i] = res[i].acq_per_s;
+        ls.ok &= res[i].invariant_ok;
+        ls.min_share = res[i].min_share < ls.min_share ? res[i].min_share : ls.min_share;
+        ls.max_share = res[i].max_share > ls.max_share ? res[i].max_share : ls.max_share;
+        acq += res[i].acquisitions;
+        writes += res[i].writes;
+    }
+    struct summary sm;
+    summarize(v, n, &sm);
+    ls.write_share = acq ? (double)writes / (double)acq : 0;
+    ls.median = sm.median / 1e6;
+    ls.min = sm.min / 1e6;
+    ls.max = sm.max / 1e6;
+    report_lock_console_summary(ctx->human, ctx->cfg, &ls);
+}
+
+static int lock_prepare(struct run_context *ctx)
+{
+    (void)ctx;   /* the locks were checked by cli.c; the plans are made */
+    return 0;
+}
+
+#define LOCK_MODE(NAME)                                                                   \
+    {                                                                                     \
+        .name = NAME, .result_size = sizeof(struct lb_result), .prepare = lock_prepare,   \
+        .cells = lock_cells, .cell = lock_cell, .run = lock_run, .metric = lock_metric,   \
+        .rows = lock_rows, .console_header = lock_console_header,                         \
+        .console_summary = lock_console_summary,                                          \
+    }
+const struct mode mutex_mode = LOCK_MODE("mutex");
+const struct mode rwlock_mode = LOCK_MODE("rwlock");

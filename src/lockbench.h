@@ -45,8 +45,6 @@ struct lb_result {
  * fatal error (r->error). */
 int lockbench_run(const struct lb_params *p, struct lb_result *r);
 
-/* Every (lock, threads, rep) of cfg, console summary, CSV/JSON rows.
- * plans[i] is the plan for cfg->threads[i]. Returns the exit code. */
-int lockbench_main(const struct bench_config *cfg, const struct pin_topology *topo, const struct pin_plan *plans);
+/* --bench mutex and --bench rwlock run as the modes mutex_mode and rwlock_mode (mode.h). */
 
 #endif

@@ -21,13 +21,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "membench.h"
+#include "mode.h"
 #include "keygen.h"
 #include "outfile.h"
 #include "report.h"
 #include "runner.h"
 #include "util.h"
 #include "memstat.h"
-#include "version.h"
 
 #define LINE 64
 
@@ -205,6 +205,7 @@ int membench_measure(uint64_t bytes, bool thp, unsigned threads, unsigned k, uns
     *out = (struct membench_point){ .bytes = bytes, .thp = thp, .threads = threads, .k = k };
     out->ns_per_load = loads ? (double)ns * threads / (double)loads : 0;
     out->mloads_per_s = ns ? (double)loads / ((double)ns / 1e9) / 1e6 : 0;
+    clock_gettime(CLOCK_REALTIME, &out->end_time);
     free(s.start);
     free(w);
     free(th);
@@ -214,83 +215,102 @@ int membench_measure(uint64_t bytes, bool thp, unsigned threads, unsigned k, uns
 static const unsigned ks[] = { 1, 2, 4, 8, 16, 32 };
 #define NK (sizeof ks / sizeof ks[0])
 
-static const char MEMBENCH_HEADER[] =
-    "schema,run_id,timestamp,host,bytes,pages,threads,k,ns_per_load,mloads_per_s,"
-    "version,git_rev,build_type,sanitizer,compiler,allocator\n";
+/* ---------------- --bench memory as a mode (mode.h): one cell per (size, pages, threads) ---------------- */
 
-static int csv_row(struct outfile *o, const struct membench_point *p)
+static const uint64_t default_sizes[] = { 16u << 10, 64u << 10, 256u << 10, 1u << 20, 4u << 20, 16u << 20,
+                                          64u << 20, 256u << 20 };
+
+static const uint64_t *mem_sizes(const struct bench_config *cfg, unsigned *n)
 {
-    char row[1024], ts[40], host[256] = "unknown";
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    struct tm tm;
-    gmtime_r(&now.tv_sec, &tm);
-    size_t n = strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(ts + n, sizeof ts - n, ".%03ldZ", now.tv_nsec / 1000000);
-    gethostname(host, sizeof host - 1);
-    int len = snprintf(row, sizeof row, "%d,%s,%s,%s,%llu,%s,%u,%u,%.6g,%.6g,%s,%s,%s,%s,%s,%s\n",
-                       MEMBENCH_CSV_SCHEMA_VERSION, report_run_id(), ts, host, (unsigned long long)p->bytes,
-                       p->thp ? "thp" : "4k", p->threads, p->k, p->ns_per_load, p->mloads_per_s, CHTBENCH_VERSION,
-                       CHTBENCH_GIT_REV, CHTBENCH_BUILD_TYPE, CHTBENCH_SANITIZER, CHTBENCH_COMPILER,
-                       memstat_allocator());
-    char err[512];
-    if (outfile_append(o, row, (size_t)len, err, sizeof err) != 0) {
-        fprintf(stderr, "chtbench: %s\n", err);
-        return -1;
-    }
+    *n = cfg->mem_sizes ? cfg->n_mem_sizes : sizeof default_sizes / sizeof default_sizes[0];
+    return cfg->mem_sizes ? cfg->mem_sizes : default_sizes;
+}
+
+/* ms per point: -d, default 200 */
+static unsigned point_ms(const struct bench_config *cfg) { return cfg->duration_ms_given ? (unsigned)cfg->duration_ms : 200; }
+
+static int mem_prepare(struct run_context *ctx)
+{
+    (void)ctx;   /* the sizes were checked by cli.c against the thread counts */
     return 0;
 }
 
-const char *membench_csv_header(void) { return MEMBENCH_HEADER; }
-
-int membench_main(const struct bench_config *cfg, const struct pin_topology *topo, const struct pin_plan *plans)
+static unsigned mem_cells(const struct run_context *ctx)
 {
-    static const uint64_t def_sizes[] = { 16u << 10, 64u << 10, 256u << 10, 1u << 20, 4u << 20, 16u << 20,
-                                          64u << 20, 256u << 20 };
-    const uint64_t *sizes = cfg->mem_sizes ? cfg->mem_sizes : def_sizes;
-    unsigned nsizes = cfg->mem_sizes ? cfg->n_mem_sizes : sizeof def_sizes / sizeof def_sizes[0];
-    unsigned ms = cfg->duration_ms_given ? (unsigned)cfg->duration_ms : 200;
-    FILE *human = cfg->csv_out && cfg->csv_out->is_stdout ? stderr : stdout;
-    fprintf(human, "# bench=memory: dependent loads over a random cycle of cache lines; k chases per thread, "
-                   "%u ms each\n", ms);
-    fprintf(human, "%12s %5s %7s %10s", "bytes", "pages", "threads", "ns/load");
-    for (unsigned i = 0; i < NK; i++)
-        fprintf(human, "  Mload/s k=%-2u", ks[i]);
-    fprintf(human, "\n");
-    int status = 0;
-    for (unsigned si = 0; si < nsizes && !runner_interrupted; si++)
-        for (int thp = 0; thp < 2 && !runner_interrupted; thp++)
-            for (unsigned ti = 0; ti < cfg->nthreads && !runner_interrupted; ti++) {
-                unsigned threads = cfg->threads[ti];
-                struct membench_point pt[NK];
-                char err[256] = "";
-                unsigned done = 0;
-                for (; done < NK && !runner_interrupted; done++) {
-                    if (membench_measure(sizes[si], thp, threads, ks[done], ms, topo, &plans[ti], &pt[done], err,
-                                         sizeof err) != 0)
-                        break;
-                    if (runner_interrupted)   /* a point cut short is no measurement: no row */
-                        break;
-                    if (cfg->csv_out && csv_row(cfg->csv_out, &pt[done]) != 0)
-                        status = EXIT_FAILED;
-                }
-                if (runner_interrupted)
-                    break;
-                if (err[0]) {
-                    fprintf(stderr, "chtbench: %s\n", err);
-                    status = EXIT_FAILED;
-                }
-                if (!done)
-                    continue;
-                fprintf(human, "%12llu %5s %7u %10.1f", (unsigned long long)sizes[si], thp ? "thp" : "4k", threads,
-                        pt[0].ns_per_load);
-                for (unsigned i = 0; i < done; i++)
-                    fprintf(human, "  %13.1f", pt[i].mloads_per_s);
-                fprintf(human, "\n");
-                fflush(human);
-            }
-    return status;
+    unsigned n;
+    mem_sizes(ctx->cfg, &n);
+    return n * 2 * ctx->cfg->nthreads;
 }
+
+/* a cell's repetitions are the chase counts k of ks[] */
+static void mem_cell(const struct run_context *ctx, unsigned i, struct mode_cell *c)
+{
+    unsigned nt = ctx->cfg->nthreads, ti = i % nt;
+    *c = (struct mode_cell){ .name = "memory", .threads = ctx->cfg->threads[ti], .reps = NK,
+                             .sub = { i / (2 * nt), (i / nt) % 2, ti } };
+}
+
+static int mem_run(struct run_context *ctx, const struct mode_cell *c, unsigned rep, void *result)
+{
+    unsigned n;
+    const uint64_t *sizes = mem_sizes(ctx->cfg, &n);
+    char err[256] = "";
+    struct membench_point *pt = result;
+    if (membench_measure(sizes[c->sub[0]], c->sub[1], c->threads, ks[rep], point_ms(ctx->cfg), ctx->topo,
+                         &ctx->plans[c->sub[2]], pt, err, sizeof err) != 0) {
+        if (runner_interrupted)
+            return REP_INTERRUPTED;
+        fprintf(stderr, "chtbench: %s\n", err);
+        return REP_FATAL;
+    }
+    if (runner_interrupted)   /* a point cut short is no measurement: no row */
+        return REP_INTERRUPTED;
+    return 0;
+}
+
+static void mem_rows(struct run_context *ctx, const struct mode_cell *c, unsigned rep, const void *result,
+                     struct speedup s)
+{
+    (void)c, (void)rep, (void)s;
+    mode_emit(ctx, &(struct report_item){ .schema = SCHEMA_MEMORY, .memory = result });
+}
+
+static void mem_console_header(struct run_context *ctx)
+{
+    FILE *f = ctx->human;
+    fprintf(f, "# bench=memory: dependent loads over a random cycle of cache lines; k chases per thread, %u ms each\n",
+            point_ms(ctx->cfg));
+    fprintf(f, "%12s %5s %7s %10s", "bytes", "pages", "threads", "ns/load");
+    for (unsigned i = 0; i < NK; i++)
+        fprintf(f, "  Mload/s k=%-2u", ks[i]);
+    fprintf(f, "\n");
+}
+
+static void mem_console_summary(struct run_context *ctx, const struct mode_cell *c, const void *results, unsigned n,
+                                struct speedup s)
+{
+    (void)s;
+    const struct membench_point *pt = results;
+    FILE *f = ctx->human;
+    fprintf(f, "%12llu %5s %7u %10.1f", (unsigned long long)pt[0].bytes, c->sub[1] ? "thp" : "4k", c->threads,
+            pt[0].ns_per_load);
+    for (unsigned i = 0; i < n; i++)
+        fprintf(f, "  %13.1f", pt[i].mloads_per_s);
+    fprintf(f, "\n");
+    fflush(f);
+}
+
+const struct mode memory_mode = {
+    .name = "memory",
+    .result_size = sizeof(struct membench_point),
+    .prepare = mem_prepare,
+    .cells = mem_cells,
+    .cell = mem_cell,
+    .run = mem_run,
+    .rows = mem_rows,
+    .console_header = mem_console_header,
+    .console_summary = mem_console_summary,
+};
 
 /* ---------------- the ceiling of a table run, cached per machine ---------------- */
 

@@ -12,14 +12,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include "config.h"
 #include "pin.h"
 
 #define MEMBENCH_MAX_K 32
 #define MEMBENCH_CSV_SCHEMA_VERSION 1
-
-/* the --bench memory CSV header (docs/csv.md "Memory-bench CSV") */
-const char *membench_csv_header(void);
 
 struct membench_point {
     uint64_t bytes;            /* working set */
@@ -28,6 +26,7 @@ struct membench_point {
     unsigned k;                /* chases in flight per thread */
     double ns_per_load;        /* per thread: elapsed / (loads of one thread) */
     double mloads_per_s;       /* all threads: loads / elapsed / 10^6 */
+    struct timespec end_time;  /* CLOCK_REALTIME when it was measured */
 };
 
 /* One measurement: threads threads, each with k chases over one shared
@@ -36,8 +35,9 @@ int membench_measure(uint64_t bytes, bool thp, unsigned threads, unsigned k, uns
                      const struct pin_topology *topo, const struct pin_plan *plan, struct membench_point *out,
                      char *err, size_t len);
 
-/* --bench memory: every (--size, page mode, --threads, k) to the console and --csv. */
-int membench_main(const struct bench_config *cfg, const struct pin_topology *topo, const struct pin_plan *plans);
+/* --bench memory runs as the mode memory_mode (mode.h): every (--size, page mode, --threads, k). */
+struct mode;
+extern const struct mode memory_mode;
 
 /* The ceiling of a table run: the best throughput over k of `threads`
  * threads at working set `bytes` (rounded up to a power of two, at least

@@ -30,46 +30,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 #include "occupancy.h"
 #include "keygen.h"
+#include "mode.h"
+#include "runner.h"
 #include "util.h"
-#include "outfile.h"
-#include "version.h"
 
 #define OCC_SCHEMA OCCUPANCY_CSV_SCHEMA_VERSION
 #define OCC_LINE_SAMPLE (UINT64_C(1) << 16)
 #define OCC_MISS_BASE (UINT64_C(1) << 61)
 #define OCC_MISS_SPAN (UINT64_C(1) << 40)
 
-struct occ_row {
-    double load_target, load, insert_mops, hit_mops, miss_mops, max_load, lines_hit, lines_miss;
-    uint64_t slots, keys, hit_failures, miss_hits, bytes;
-    unsigned rep;
-    bool reached, lines;    /* lines: lines_hit/lines_miss measured (the table has probe_lines) */
+/* a repetition's result: a row per load, ascending */
+struct occ_result {
+    struct timespec end_time;
+    struct occ_row rows[];
 };
 
-static const char *const occ_columns =
-    "schema,bench,timestamp,host,table,options,rep,slots,load_target,keys,load,reached,insert_mops,hit_mops,"
-    "miss_mops,hit_failures,miss_hits,lines_hit,lines_miss,max_load,bytes,run_id,version,git_rev,build_type,sanitizer,compiler";
+/* what prepare sets up: the loads, ascending */
+struct occ_state {
+    double *loads;
+};
 
-/* the header with its newline, for outfile_open */
-const char *occupancy_csv_header(void)
-{
-    static char buf[512];
-    if (!buf[0])
-        snprintf(buf, sizeof buf, "%s\n", occ_columns);
-    return buf;
-}
-
-/* the invocation's run_id (src/report.c); "-" where it is not linked in (tests/test_occupancy.c) */
-const char *report_run_id(void) __attribute__((weak));
-/* SIGINT/SIGTERM (src/runner.c); absent where runner.c is not linked in (tests/test_occupancy.c) */
-extern volatile int runner_interrupted __attribute__((weak));
-static bool interrupted(void) { return &runner_interrupted && runner_interrupted; }
+static bool interrupted(void) { return runner_interrupted != 0; }
 
 bool occupancy_fixed_capacity(const struct table_choice *c, char *why, size_t len)
 {
@@ -101,93 +85,15 @@ static int cmp_double(const void *a, const void *b)
 
 static inline cht_key_t key_in(uint64_t i) { return i + 1; }
 
-static void csv_fields(FILE *f, const struct bench_config *cfg, const struct table_choice *c,
-                       const struct occ_row *r)
-{
-    char ts[32] = "", host[128] = "";
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    gethostname(host, sizeof host - 1);
-    (void)cfg;
-    fprintf(f, "%d,occupancy,%s,%s,%s,\"%s\",%u,%llu,%.4f,%llu,%.6f,%d,", OCC_SCHEMA, ts, host, c->ops->name,
-            c->options_text[0] ? c->options_text : "-", r->rep, (unsigned long long)r->slots, r->load_target, (unsigned long long)r->keys,
-            r->load, r->reached);
-    if (r->reached)
-        fprintf(f, "%.4f,%.4f,%.4f,%llu,%llu,", r->insert_mops, r->hit_mops, r->miss_mops,
-                (unsigned long long)r->hit_failures, (unsigned long long)r->miss_hits);
-    else
-        fprintf(f, ",,,,,");
-    if (r->reached && r->lines)
-        fprintf(f, "%.4f,%.4f,", r->lines_hit, r->lines_miss);
-    else
-        fprintf(f, ",,");
-    fprintf(f, "%.6f,%llu,%s,%s,%s,%s,%s,%s\n", r->max_load, (unsigned long long)r->bytes,
-            report_run_id ? report_run_id() : "-", CHTBENCH_VERSION, CHTBENCH_GIT_REV, CHTBENCH_BUILD_TYPE,
-            CHTBENCH_SANITIZER, CHTBENCH_COMPILER);
-}
-
-/* appends rows under an exclusive file lock; the header only into an empty file. Through the
- * invocation's checked results file (outfile.h) when main opened one. */
-static int csv_append(const char *path, const struct bench_config *cfg, const struct table_choice *c,
-                      const struct occ_row *rows, unsigned n)
-{
-    if (cfg->csv_out) {
-        char *buf = NULL, err[512];
-        size_t len = 0;
-        FILE *m = open_memstream(&buf, &len);
-        if (!m)
-            return -1;
-        for (unsigned i = 0; i < n; i++)
-            csv_fields(m, cfg, c, &rows[i]);
-        fclose(m);
-        int rc = outfile_append(cfg->csv_out, buf, len, err, sizeof err);
-        if (rc)
-            fprintf(stderr, "chtbench: %s\n", err);
-        free(buf);
-        return rc;
-    }
-    FILE *f = fopen(path, "a");
-    if (!f)
-        return -1;
-    int fd = fileno(f);
-    flock(fd, LOCK_EX);
-    struct stat st;
-    if (fstat(fd, &st) == 0 && st.st_size == 0)
-        fprintf(f, "%s\n", occ_columns);
-    for (unsigned i = 0; i < n; i++)
-        csv_fields(f, cfg, c, &rows[i]);
-    int err = fflush(f);
-    flock(fd, LOCK_UN);
-    return fclose(f) || err ? -1 : 0;
-}
-
-static void json_row(const struct table_choice *c, const struct occ_row *r)
-{
-    printf("{\"bench\":\"occupancy\",\"schema\":%d,\"table\":\"%s\",\"options\":\"%s\",\"rep\":%u,\"slots\":%llu,"
-           "\"load_target\":%.4f,\"keys\":%llu,\"load\":%.6f,\"reached\":%d,",
-           OCC_SCHEMA, c->ops->name, c->options_text, r->rep, (unsigned long long)r->slots, r->load_target,
-           (unsigned long long)r->keys, r->load, r->reached);
-    if (r->reached)
-        printf("\"insert_mops\":%.4f,\"hit_mops\":%.4f,\"miss_mops\":%.4f,\"hit_failures\":%llu,\"miss_hits\":%llu,",
-               r->insert_mops, r->hit_mops, r->miss_mops, (unsigned long long)r->hit_failures,
-               (unsigned long long)r->miss_hits);
-    else
-        printf("\"insert_mops\":null,\"hit_mops\":null,\"miss_mops\":null,\"hit_failures\":null,\"miss_hits\":null,");
-    if (r->reached && r->lines)
-        printf("\"lines_hit\":%.4f,\"lines_miss\":%.4f,", r->lines_hit, r->lines_miss);
-    else
-        printf("\"lines_hit\":null,\"lines_miss\":null,");
-    printf("\"max_load\":%.6f,\"bytes\":%llu}\n", r->max_load, (unsigned long long)r->bytes);
-}
+/* gets per hit phase and per miss phase: --ops, default 2^20 */
+static uint64_t occ_lookups(const struct bench_config *cfg) { return cfg->ops ? cfg->ops : UINT64_C(1) << 20; }
 
 /* one (table, rep): fills rows[0..nloads); false on a correctness failure */
-static bool occ_one(const struct bench_config *cfg, const struct table_choice *c, const struct occupancy_spec *sp,
-                    const double *loads, unsigned rep, struct occ_row *rows, char *err, size_t elen)
+static bool occ_one(const struct bench_config *cfg, const struct table_choice *c, const double *loads, unsigned rep,
+                    struct occ_row *rows, char *err, size_t elen)
 {
     const struct cht_ops *o = c->ops;
-    struct cht_config tc = { .initial = sp->slots, .density = 1.0, .range = OCC_MISS_BASE + OCC_MISS_SPAN,
+    struct cht_config tc = { .initial = cfg->occ_slots, .density = 1.0, .range = OCC_MISS_BASE + OCC_MISS_SPAN,
                              .max_threads = 1, .numa_nodes = 1 };
     registry_apply_choice(c, &tc);
     void *t = o->create(&tc, err, elen);
@@ -198,14 +104,14 @@ static bool occ_one(const struct bench_config *cfg, const struct table_choice *c
     struct cht_stats st = { 0 };
     if (o->stats)
         o->stats(t, &st);
-    uint64_t C = st.buckets ? st.buckets : sp->slots, n = 0, lookups = sp->lookups ? sp->lookups : 1u << 20;
+    uint64_t C = st.buckets ? st.buckets : cfg->occ_slots, n = 0, lookups = occ_lookups(cfg);
     bool full = false, ok = true;
     struct cht_rng r, rl;
     cht_rng_seed(&r, cfg->seed, rep);
     cht_rng_seed(&rl, cfg->seed, (UINT64_C(1) << 32) + rep);
-    for (unsigned i = 0; i < sp->nloads; i++) {
+    for (unsigned i = 0; i < cfg->occ_nloads; i++) {
         struct occ_row *row = &rows[i];
-        *row = (struct occ_row){ .load_target = loads[i], .slots = C, .rep = rep };
+        *row = (struct occ_row){ .load_target = loads[i], .slots = C };
         uint64_t target = (uint64_t)(loads[i] * (double)C + 0.5);
         uint64_t t0 = now_ns(), first = n;
         while (!full && n < target) {
@@ -285,7 +191,7 @@ static bool occ_one(const struct bench_config *cfg, const struct table_choice *c
     }
     if (o->stats)
         o->stats(t, &st);
-    for (unsigned i = 0; i < sp->nloads; i++) {
+    for (unsigned i = 0; i < cfg->occ_nloads; i++) {
         rows[i].max_load = (double)n / (double)C;
         rows[i].bytes = st.bytes;
     }
@@ -295,16 +201,16 @@ static bool occ_one(const struct bench_config *cfg, const struct table_choice *c
     return ok;
 }
 
-int occupancy_check(const struct bench_config *cfg, const struct occupancy_spec *sp)
+int occupancy_check(const struct bench_config *cfg)
 {
     char why[512];
-    if (sp->nloads == 0 || sp->slots < 64) {
+    if (cfg->occ_nloads == 0 || cfg->occ_slots < 64) {
         fprintf(stderr, "chtbench: --bench occupancy: need --slots N (>= 64) and --load LIST\n");
         return EXIT_USAGE;
     }
-    for (unsigned i = 0; i < sp->nloads; i++)
-        if (!(sp->loads[i] > 0 && sp->loads[i] <= 1)) {
-            fprintf(stderr, "chtbench: --load: %g is not a load factor in (0, 1]\n", sp->loads[i]);
+    for (unsigned i = 0; i < cfg->occ_nloads; i++)
+        if (!(cfg->occ_loads[i] > 0 && cfg->occ_loads[i] <= 1)) {
+            fprintf(stderr, "chtbench: --load: %g is not a load factor in (0, 1]\n", cfg->occ_loads[i]);
             return EXIT_USAGE;
         }
     for (unsigned i = 0; i < cfg->ntables; i++)
@@ -315,76 +221,128 @@ int occupancy_check(const struct bench_config *cfg, const struct occupancy_spec 
     return 0;
 }
 
-int occupancy_run(const struct bench_config *cfg, const struct occupancy_spec *sp)
+/* ---------------- the mode (mode.h): one cell per table, a row per load per rep ---------------- */
+
+static int occ_prepare(struct run_context *ctx)
 {
-    char why[512];
-    int rc = occupancy_check(cfg, sp);
-    if (rc)
+    const struct bench_config *cfg = ctx->cfg;
+    int rc = occupancy_check(cfg);
+    if (rc || (rc = mode_validate_tables(cfg)) != 0)
         return rc;
-    double *loads = malloc(sp->nloads * sizeof *loads);
-    struct occ_row *rows = calloc(sp->nloads, sizeof *rows);
-    if (!loads || !rows) {
+    struct occ_state *st = calloc(1, sizeof *st);
+    double *loads = malloc(cfg->occ_nloads * sizeof *loads);
+    if (!st || !loads) {
+        free(st);
         free(loads);
-        free(rows);
         fprintf(stderr, "chtbench: out of memory\n");
         return EXIT_FAILED;
     }
-    memcpy(loads, sp->loads, sp->nloads * sizeof *loads);
-    qsort(loads, sp->nloads, sizeof *loads, cmp_double);
-    FILE *human = cfg->json ? stderr : stdout;
-    fprintf(human, "# occupancy: slots=%llu lookups=%llu per phase, one thread, seed=%llu\n",
-            (unsigned long long)sp->slots, (unsigned long long)(sp->lookups ? sp->lookups : 1u << 20),
-            (unsigned long long)cfg->seed);
-    fprintf(human, "%-28s %3s %10s %6s %8s %10s %9s %9s %9s %7s %7s %8s\n", "table", "rep", "slots", "target",
-            "load", "ins_Mops", "hit_Mops", "miss_Mops", "miss_hits", "l_hit", "l_miss", "max_load");
-    int status = 0;
-    unsigned reps = cfg->reps ? cfg->reps : 1;
-    for (unsigned ti = 0; ti < cfg->ntables && !interrupted(); ti++) {
-        const struct table_choice *c = &cfg->table[ti];
-        if (!registry_choice_available(c, why, sizeof why)) {
-            fprintf(stderr, "chtbench: table %s is not available here: %s\n", c->ops->name, why);
-            status = EXIT_FAILED;
-            continue;
-        }
-        for (unsigned rep = 0; rep < reps; rep++) {
-            char err[512] = "";
-            bool done = occ_one(cfg, c, sp, loads, rep, rows, err, sizeof err);
-            if (interrupted())   /* a repetition cut short: no row (main reports the signal) */
-                break;
-            if (!done) {
-                fprintf(stderr, "chtbench: --bench occupancy: %s\n", err[0] ? err : "failed");
-                status = EXIT_FAILED;
-                break;
-            }
-            for (unsigned i = 0; i < sp->nloads; i++) {
-                const struct occ_row *r = &rows[i];
-                char name[2200];
-                snprintf(name, sizeof name, "%s%s%s", c->ops->name, c->options_text[0] ? ":" : "",
-                         c->options_text);
-                char lh[16] = "-", lm[16] = "-";
-                if (r->reached && r->lines) {
-                    snprintf(lh, sizeof lh, "%.3f", r->lines_hit);
-                    snprintf(lm, sizeof lm, "%.3f", r->lines_miss);
-                }
-                if (r->reached)
-                    fprintf(human, "%-28s %3u %10llu %6.3f %8.5f %10.3f %9.3f %9.3f %9llu %7s %7s %8.5f\n", name,
-                            rep, (unsigned long long)r->slots, r->load_target, r->load, r->insert_mops, r->hit_mops,
-                            r->miss_mops, (unsigned long long)r->miss_hits, lh, lm, r->max_load);
-                else
-                    fprintf(human, "%-28s %3u %10llu %6.3f %8.5f %10s %9s %9s %9s %7s %7s %8.5f\n", name, rep,
-                            (unsigned long long)r->slots, r->load_target, r->load, "unreached", "-", "-", "-", "-",
-                            "-", r->max_load);
-                if (cfg->json)
-                    json_row(c, r);
-            }
-            if (cfg->csv && csv_append(cfg->csv, cfg, c, rows, sp->nloads) != 0) {
-                if (!cfg->csv_out)
-                    fprintf(stderr, "chtbench: --csv: cannot append to '%s': %s\n", cfg->csv, strerror(errno));
-                status = EXIT_FAILED;
-            }
-        }
-    }
-    free(loads);
-    free(rows);
-    return status;
+    memcpy(loads, cfg->occ_loads, cfg->occ_nloads * sizeof *loads);
+    qsort(loads, cfg->occ_nloads, sizeof *loads, cmp_double);
+    st->loads = loads;
+    ctx->state = st;
+    ctx->result_size = sizeof(struct occ_result) + cfg->occ_nloads * sizeof(struct occ_row);
+    return 0;
 }
+
+static void occ_finish(struct run_context *ctx)
+{
+    struct occ_state *st = ctx->state;
+    if (st)
+        free(st->loads);
+    free(st);
+    ctx->state = NULL;
+}
+
+static unsigned occ_cells(const struct run_context *ctx) { return ctx->cfg->ntables; }
+
+static void occ_cell(const struct run_context *ctx, unsigned i, struct mode_cell *c)
+{
+    const struct bench_config *cfg = ctx->cfg;
+    *c = (struct mode_cell){ .name = cfg->table[i].ops->name, .subject = i, .threads = 1,
+                             .reps = cfg->reps ? cfg->reps : 1 };
+}
+
+static int occ_run(struct run_context *ctx, const struct mode_cell *c, unsigned rep, void *result)
+{
+    const struct table_choice *choice = &ctx->cfg->table[c->subject];
+    struct occ_result *res = result;
+    char err[512] = "";
+    if (!registry_choice_available(choice, err, sizeof err)) {
+        fprintf(stderr, "chtbench: table %s is not available here: %s\n", choice->ops->name, err);
+        return REP_FATAL;
+    }
+    bool done = occ_one(ctx->cfg, choice, ((struct occ_state *)ctx->state)->loads, rep, res->rows, err, sizeof err);
+    if (interrupted())   /* a repetition cut short: no row */
+        return REP_INTERRUPTED;
+    if (!done) {
+        fprintf(stderr, "chtbench: --bench occupancy: %s\n", err[0] ? err : "failed");
+        return REP_FATAL;
+    }
+    clock_gettime(CLOCK_REALTIME, &res->end_time);
+    return 0;
+}
+
+static void occ_rows(struct run_context *ctx, const struct mode_cell *c, unsigned rep, const void *result,
+                     struct speedup s)
+{
+    (void)s;
+    const struct occ_result *res = result;
+    for (unsigned i = 0; i < ctx->cfg->occ_nloads; i++) {
+        struct occ_record rec = { .table = &ctx->cfg->table[c->subject], .rep = rep, .row = &res->rows[i],
+                                  .end_time = &res->end_time };
+        mode_emit(ctx, &(struct report_item){ .schema = SCHEMA_OCCUPANCY, .occupancy = &rec });
+    }
+}
+
+static void occ_console_header(struct run_context *ctx)
+{
+    const struct bench_config *cfg = ctx->cfg;
+    fprintf(ctx->human, "# occupancy: slots=%llu lookups=%llu per phase, one thread, seed=%llu\n",
+            (unsigned long long)cfg->occ_slots, (unsigned long long)occ_lookups(cfg), (unsigned long long)cfg->seed);
+    fprintf(ctx->human, "%-28s %3s %10s %6s %8s %10s %9s %9s %9s %7s %7s %8s\n", "table", "rep", "slots", "target",
+            "load", "ins_Mops", "hit_Mops", "miss_Mops", "miss_hits", "l_hit", "l_miss", "max_load");
+}
+
+static void occ_console_line(FILE *f, const char *name, unsigned rep, const struct occ_row *r)
+{
+    char lh[16] = "-", lm[16] = "-";
+    if (r->reached && r->lines) {
+        snprintf(lh, sizeof lh, "%.3f", r->lines_hit);
+        snprintf(lm, sizeof lm, "%.3f", r->lines_miss);
+    }
+    if (r->reached)
+        fprintf(f, "%-28s %3u %10llu %6.3f %8.5f %10.3f %9.3f %9.3f %9llu %7s %7s %8.5f\n", name, rep,
+                (unsigned long long)r->slots, r->load_target, r->load, r->insert_mops, r->hit_mops, r->miss_mops,
+                (unsigned long long)r->miss_hits, lh, lm, r->max_load);
+    else
+        fprintf(f, "%-28s %3u %10llu %6.3f %8.5f %10s %9s %9s %9s %7s %7s %8.5f\n", name, rep,
+                (unsigned long long)r->slots, r->load_target, r->load, "unreached", "-", "-", "-", "-", "-", r->max_load);
+}
+
+static void occ_console_summary(struct run_context *ctx, const struct mode_cell *c, const void *results, unsigned n,
+                                struct speedup s)
+{
+    (void)s;
+    const struct table_choice *choice = &ctx->cfg->table[c->subject];
+    char name[2200];
+    snprintf(name, sizeof name, "%s%s%s", choice->ops->name, choice->options_text[0] ? ":" : "", choice->options_text);
+    for (unsigned rep = 0; rep < n; rep++) {
+        const struct occ_result *res = (const void *)((const char *)results + rep * ctx->result_size);
+        for (unsigned i = 0; i < ctx->cfg->occ_nloads; i++)
+            occ_console_line(ctx->human, name, rep, &res->rows[i]);
+    }
+    fflush(ctx->human);
+}
+
+const struct mode occupancy_mode = {
+    .name = "occupancy",
+    .prepare = occ_prepare,
+    .finish = occ_finish,
+    .cells = occ_cells,
+    .cell = occ_cell,
+    .run = occ_run,
+    .rows = occ_rows,
+    .console_header = occ_console_header,
+    .console_summary = occ_console_summary,
+};

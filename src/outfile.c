@@ -78,6 +78,10 @@ void outfile_describe(const char *header, const char *first_row, char *buf, size
         what = "chtbench lock-bench CSV (--bench)";
     else if (has_column(header, "table") && has_column(header, "mops") && has_column(header, "size_ok"))
         what = "chtbench table CSV (--csv)";
+    else if (has_column(header, "load_target") && has_column(header, "max_load"))
+        what = "chtbench occupancy CSV (--bench occupancy)";
+    else if (has_column(header, "mloads_per_s") && has_column(header, "pages"))
+        what = "chtbench memory-bench CSV (--bench memory)";
     if (what) {
         snprintf(buf, len, "%s%s", what, version[0] ? version : strncmp(header, "schema,", 7) ? "" : ", no rows");
         return;

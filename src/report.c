@@ -300,7 +300,7 @@ static const struct col_decl lock_cols[] = {
     COL("plugin_sha256", "text", "", "", "sha256 of each plugin file named in `plugin` (`;`-joined likewise); empty for built-ins"),
 };
 
-/* --bench memory --csv (written by src/membench.c; `chtbench --schema` checks its header against this), then the context */
+/* --bench memory --csv, then the context */
 static const struct col_decl memory_cols[] = {
     COL("schema", "int", "", "", "memory-bench schema version (" STR(MEMBENCH_CSV_SCHEMA_VERSION) ")"),
     COL("run_id", "text", "", "", "the invocation's id"),
@@ -314,14 +314,14 @@ static const struct col_decl memory_cols[] = {
     COL("mloads_per_s", "float", "M loads/s", "", "all threads: loads / elapsed / 10^6"),
 };
 
-/* --bench occupancy --csv (written by src/occupancy.c; checked as memory), then the context without `allocator` */
+/* --bench occupancy --csv, then the plugin columns and the context */
 static const struct col_decl occupancy_cols[] = {
     COL("schema", "int", "", "", "occupancy schema version (" STR(OCCUPANCY_CSV_SCHEMA_VERSION) ")"),
     COL("bench", "text", "", "", "`occupancy`"),
-    COL("timestamp", "text", "", "", "when the row was written, UTC, ISO 8601"),
+    COL("timestamp", "text", "", "", "end of the repetition, UTC, ISO 8601 with milliseconds"),
     COL("host", "text", "", "", "hostname"),
     COL("table", "text", "", "", "table name"),
-    COL("options", "text", "", "", "the table's options as given (`resize=0`), quoted; `-` if none"),
+    COL("options", "text", "", "", "the table's options as given (`resize=0`; quoted when they hold a comma); `-` if none"),
     COL("rep", "int", "", "", "repetition, from 0 (keys of the lookups: stream `(seed, rep)`)"),
     COL("slots", "int", "", "", "the table's real slot capacity C (`stats.buckets`; tables round `--slots` up, e.g. to powers of two)"),
     COL("load_target", "float", "", "", "the `--load` value of this row"),
@@ -340,6 +340,12 @@ static const struct col_decl occupancy_cols[] = {
     COL("run_id", "text", "", "", "the invocation's id, as in the table CSV"),
 };
 
+/* the plugin that provided the table of an occupancy row (occupancy schema 3) */
+static const struct col_decl occupancy_plugin_cols[] = {
+    COL("plugin", "text", "", "", "the plugin (docs/plugins.md) that provided the table, or the lock it ran under (`TABLE;LOCK` when two plugins did); empty for built-ins"),
+    COL("plugin_sha256", "text", "", "", "sha256 of each plugin file named in `plugin` (`;`-joined likewise); empty for built-ins"),
+};
+
 /* A schema: its parts in file order, flattened once at start-up (schema_flatten). */
 struct part {
     const struct col_decl *c;
@@ -355,7 +361,6 @@ struct schema_def {
     unsigned n;
 };
 #define PART(a) { a, NCOLS(a) }
-enum { SCHEMA_TABLE, SCHEMA_LATENCY, SCHEMA_TIMELINE, SCHEMA_LOCK, SCHEMA_MEMORY, SCHEMA_OCCUPANCY, SCHEMAS };
 static struct schema_def schemas[SCHEMAS] = {
     [SCHEMA_TABLE] = { "table", CSV_SCHEMA_VERSION, "", "--csv of table runs (and --json, with its JSON-only fields)",
                        { PART(table_head), PART(run_key_cols), PART(table_cols), PART(context_cols) } },
@@ -367,9 +372,8 @@ static struct schema_def schemas[SCHEMAS] = {
                       { PART(lock_cols), PART(context_cols) } },
     [SCHEMA_MEMORY] = { "memory", MEMBENCH_CSV_SCHEMA_VERSION, "M", "--csv of --bench memory",
                         { PART(memory_cols), PART(context_cols) } },
-    /* occupancy rows carry the context without `allocator` (its first five columns) */
     [SCHEMA_OCCUPANCY] = { "occupancy", OCCUPANCY_CSV_SCHEMA_VERSION, "O", "--csv of --bench occupancy",
-                           { PART(occupancy_cols), { context_cols, 5 } } },
+                           { PART(occupancy_cols), PART(occupancy_plugin_cols), PART(context_cols) } },
 };
 
 /* before main: the row builders and headers then read the flat lists without a first-use race */
@@ -881,7 +885,7 @@ static void dummy_record(struct record *rec, struct bench_config *c, struct tabl
     *rec = (struct record){ .cfg = c, .table = t, .r = r };
 }
 
-const char *report_csv_header_line(void)
+static const char *table_header_line(void)
 {
     static char *cache;
     if (!cache) {
@@ -897,18 +901,6 @@ const char *report_csv_header_line(void)
     return cache;
 }
 
-void report_csv_header(FILE *f) { fputs(report_csv_header_line(), f); }
-
-int report_csv_append(struct outfile *o, const struct record *rec, char *err, size_t len)
-{
-    struct row row;
-    struct sbuf b = { 0 };
-    build_row(rec, &row);
-    format_fields(&b, &row, 0, row.n, false);
-    sb_printf(&b, "\n");
-    return append_sbuf(o, &b, err, len);
-}
-
 static void row_json(FILE *f, const struct row *r)
 {
     struct sbuf b = { 0 };
@@ -922,13 +914,6 @@ static void row_json(FILE *f, const struct row *r)
         fwrite(b.p, 1, b.n, f);
     free(b.p);
     fflush(f);
-}
-
-void report_json(FILE *f, const struct record *rec)
-{
-    struct row row;
-    build_row(rec, &row);
-    row_json(f, &row);
 }
 
 void report_console_header(FILE *f, const struct bench_config *c)
@@ -1038,19 +1023,19 @@ static void latency_header_cols(struct row *row)
 }
 static void timeline_header_cols(struct row *row) { put_timeline_cols(row, 0, 0, 0, 0); }
 
-const char *report_latency_header_line(void)
+static const char *latency_header_line(void)
 {
     static char *cache;
     return side_header(&cache, SCHEMA_LATENCY, latency_header_cols);
 }
 
-const char *report_timeline_header_line(void)
+static const char *timeline_header_line(void)
 {
     static char *cache;
     return side_header(&cache, SCHEMA_TIMELINE, timeline_header_cols);
 }
 
-int report_latency_hist_append(struct outfile *o, const struct record *rec, char *err, size_t len)
+static int latency_append(struct outfile *o, const struct record *rec, char *err, size_t len)
 {
     const struct lat_result *l = &rec->r->lat;
     struct row row;
@@ -1078,7 +1063,7 @@ int report_latency_hist_append(struct outfile *o, const struct record *rec, char
     return append_sbuf(o, &b, err, len);
 }
 
-int report_timeline_append(struct outfile *o, const struct record *rec, char *err, size_t len)
+static int timeline_append(struct outfile *o, const struct record *rec, char *err, size_t len)
 {
     const struct run_result *r = rec->r;
     struct row row;
@@ -1195,24 +1180,7 @@ static void build_lock_row(const struct lock_record *rec, struct row *row)
     row_end(row);
 }
 
-int report_lock_csv_append(struct outfile *o, const struct lock_record *rec, char *err, size_t len)
-{
-    struct row row;
-    struct sbuf b = { 0 };
-    build_lock_row(rec, &row);
-    format_fields(&b, &row, 0, row.n, false);
-    sb_printf(&b, "\n");
-    return append_sbuf(o, &b, err, len);
-}
-
-void report_lock_json(FILE *f, const struct lock_record *rec)
-{
-    struct row row;
-    build_lock_row(rec, &row);
-    row_json(f, &row);
-}
-
-const char *report_lock_csv_header_line(void)
+static const char *lock_header_line(void)
 {
     static char *cache;
     if (cache)
@@ -1226,7 +1194,6 @@ const char *report_lock_csv_header_line(void)
     return header_of(&cache, &row);
 }
 
-void report_lock_csv_header(FILE *f) { fputs(report_lock_csv_header_line(), f); }
 
 void report_lock_console_header(FILE *f, const struct bench_config *c)
 {
@@ -1251,6 +1218,148 @@ void report_lock_console_summary(FILE *f, const struct bench_config *c, const st
     fprintf(f, "%-14s %7u %10.3f %9.3f %9.3f %8s %9.4f %9.4f%s  %s\n", s->lock, s->threads, s->median, s->min, s->max,
             speedup, s->min_share, s->max_share, wr, s->ok ? "ok" : "FAILED");
     fflush(f);
+}
+
+/* ---------------- --bench memory and --bench occupancy rows ---------------- */
+
+static void build_memory_row(const struct membench_point *p, struct row *row)
+{
+    row_begin(row, SCHEMA_MEMORY);
+    format_time(&p->end_time, row->strbuf[0], sizeof row->strbuf[0]);
+    put_u(row, "schema", MEMBENCH_CSV_SCHEMA_VERSION);
+    put_s(row, "run_id", report_run_id());
+    put_s(row, "timestamp", row->strbuf[0]);
+    put_host(row, row->strbuf[1], sizeof row->strbuf[1]);
+    put_u(row, "bytes", p->bytes);
+    put_s(row, "pages", p->thp ? "thp" : "4k");
+    put_u(row, "threads", p->threads);
+    put_u(row, "k", p->k);
+    put_d(row, "ns_per_load", p->ns_per_load);
+    put_d(row, "mloads_per_s", p->mloads_per_s);
+    put_context(row);
+    row_end(row);
+}
+
+static void build_occupancy_row(const struct occ_record *rec, struct row *row)
+{
+    static const struct timespec unrecorded;
+    const struct occ_row *r = rec->row;
+    row_begin(row, SCHEMA_OCCUPANCY);
+    format_time(rec->end_time ? rec->end_time : &unrecorded, row->strbuf[0], sizeof row->strbuf[0]);
+    put_u(row, "schema", OCCUPANCY_CSV_SCHEMA_VERSION);
+    put_s(row, "bench", "occupancy");
+    put_s(row, "timestamp", row->strbuf[0]);
+    put_host(row, row->strbuf[1], sizeof row->strbuf[1]);
+    put_s(row, "table", rec->table->ops->name);
+    put_s(row, "options", rec->table->options_text[0] ? rec->table->options_text : "-");
+    put_u(row, "rep", rec->rep);
+    put_u(row, "slots", r->slots);
+    put_d(row, "load_target", r->load_target);
+    put_u(row, "keys", r->keys);
+    put_d(row, "load", r->load);
+    put_u(row, "reached", r->reached);
+    /* an unreached load has no throughput */
+    put_od(row, "insert_mops", r->reached, r->insert_mops);
+    put_od(row, "hit_mops", r->reached, r->hit_mops);
+    put_od(row, "miss_mops", r->reached, r->miss_mops);
+    put_ou(row, "hit_failures", r->reached, r->hit_failures);
+    put_ou(row, "miss_hits", r->reached, r->miss_hits);
+    put_od(row, "lines_hit", r->reached && r->lines, r->lines_hit);
+    put_od(row, "lines_miss", r->reached && r->lines, r->lines_miss);
+    put_d(row, "max_load", r->max_load);
+    put_u(row, "bytes", r->bytes);
+    put_s(row, "run_id", report_run_id());
+    const struct lock_ops *lk = registry_choice_lock(rec->table);
+    put_plugins(row, registry_table_plugin(rec->table->ops), lk ? registry_lock_plugin(lk) : NULL);
+    put_context(row);
+    row_end(row);
+}
+
+/* ---------------- every file's rows: one entry point ---------------- */
+
+/* the one-line rows (the side files write a repetition's lines at once) */
+static void build_item(const struct report_item *it, struct row *row)
+{
+    switch (it->schema) {
+    case SCHEMA_TABLE: build_row(it->table, row); return;
+    case SCHEMA_LOCK: build_lock_row(it->lock, row); return;
+    case SCHEMA_MEMORY: build_memory_row(it->memory, row); return;
+    case SCHEMA_OCCUPANCY: build_occupancy_row(it->occupancy, row); return;
+    default: break;
+    }
+    fprintf(stderr, "chtbench: internal error: no one-line row for the %s schema\n", schemas[it->schema].name);
+    abort();
+}
+
+int report_append(struct outfile *o, const struct report_item *it, char *err, size_t len)
+{
+    if (it->schema == SCHEMA_LATENCY)
+        return latency_append(o, it->table, err, len);
+    if (it->schema == SCHEMA_TIMELINE)
+        return timeline_append(o, it->table, err, len);
+    struct row row;
+    struct sbuf b = { 0 };
+    build_item(it, &row);
+    format_fields(&b, &row, 0, row.n, false);
+    sb_printf(&b, "\n");
+    return append_sbuf(o, &b, err, len);
+}
+
+void report_json_item(FILE *f, const struct report_item *it)
+{
+    if (it->schema == SCHEMA_LATENCY || it->schema == SCHEMA_TIMELINE)
+        return;   /* the --json record carries the table row only */
+    struct row row;
+    build_item(it, &row);
+    row_json(f, &row);
+}
+
+/* a header from a row of nothing */
+static const char *empty_row_header(enum report_schema s)
+{
+    static char *cache[SCHEMAS];
+    if (cache[s])
+        return cache[s];
+    static const struct cht_ops none = { .name = "" };
+    struct table_choice t = { .ops = &none };
+    struct membench_point mp = { 0 };
+    struct occ_row orow = { 0 };
+    struct occ_record occ = { .table = &t, .row = &orow };
+    struct report_item it = { .schema = s };
+    if (s == SCHEMA_MEMORY)
+        it.memory = &mp;
+    else
+        it.occupancy = &occ;
+    struct row row;
+    build_item(&it, &row);
+    return header_of(&cache[s], &row);
+}
+
+const char *report_header_line(enum report_schema s)
+{
+    switch (s) {
+    case SCHEMA_TABLE: return table_header_line();
+    case SCHEMA_LATENCY: return latency_header_line();
+    case SCHEMA_TIMELINE: return timeline_header_line();
+    case SCHEMA_LOCK: return lock_header_line();
+    default: return empty_row_header(s);
+    }
+}
+
+const char *report_file_kind(enum report_schema s)
+{
+    static const char *const what[SCHEMAS] = {
+        [SCHEMA_TABLE] = "chtbench table CSV (--csv)",
+        [SCHEMA_LATENCY] = "chtbench latency-histogram CSV (--latency-csv)",
+        [SCHEMA_TIMELINE] = "chtbench timeline CSV (--timeline-csv)",
+        [SCHEMA_LOCK] = "chtbench lock-bench CSV (--bench)",
+        [SCHEMA_MEMORY] = "chtbench memory-bench CSV (--bench memory)",
+        [SCHEMA_OCCUPANCY] = "chtbench occupancy CSV (--bench occupancy)",
+    };
+    static char kind[SCHEMAS][96];
+    if (!kind[s][0])
+        snprintf(kind[s], sizeof kind[s], "%s, schema %d", what[s], schemas[s].version);
+    return kind[s];
 }
 
 /* ---------------- chtbench --schema: the declarations above, as JSON ---------------- */
@@ -1296,32 +1405,12 @@ static void schema_columns_json(FILE *f, const struct schema_def *s)
     fputs("\n]", f);
 }
 
-/* The memory and occupancy files are written by src/membench.c and src/occupancy.c from their
- * own header strings: they must equal the declarations, else --schema (and its test) fails. */
-static int check_written_header(const struct schema_def *s, const char *header)
-{
-    struct sbuf b = { 0 };
-    for (unsigned i = 0; i < s->n; i++)
-        sb_printf(&b, "%s%s", i ? "," : "", s->flat[i]->name);
-    sb_printf(&b, "\n");
-    int ok = !b.oom && strcmp(b.p, header) == 0;
-    if (!ok)
-        fprintf(stderr, "chtbench: the %s CSV's header differs from its declaration in src/report.c:\n  written:  %s"
-                "  declared: %s", s->name, header, b.p ? b.p : "(out of memory)\n");
-    free(b.p);
-    return ok ? 0 : -1;
-}
-
 int report_schema(FILE *f, const char *which)
 {
-    /* every row builder checks itself against its declaration: build each header once */
-    (void)report_csv_header_line();
-    (void)report_latency_header_line();
-    (void)report_timeline_header_line();
-    (void)report_lock_csv_header_line();
-    if (check_written_header(&schemas[SCHEMA_MEMORY], membench_csv_header()) != 0 ||
-        check_written_header(&schemas[SCHEMA_OCCUPANCY], occupancy_csv_header()) != 0)
-        return 1;
+    /* every row builder checks itself against its declaration (it aborts, naming the column,
+     * on a mismatch): build each header once */
+    for (int s = 0; s < SCHEMAS; s++)
+        (void)report_header_line(s);
     if (which) {
         for (int s = 0; s < SCHEMAS; s++)
             if (strcmp(which, schemas[s].name) == 0) {

@@ -6,6 +6,8 @@
 #include "config.h"
 #include "runner.h"
 #include "lockbench.h"
+#include "membench.h"
+#include "occupancy.h"
 #include "outfile.h"
 
 #define CSV_SCHEMA_VERSION 9
@@ -32,30 +34,49 @@ const char *report_run_id(void);
 void report_version(FILE *f);
 const char *report_outcome_name(enum run_outcome o);
 
-/* The header lines (with '\n') of each kind of file, for outfile_open. */
-const char *report_csv_header_line(void);
-const char *report_latency_header_line(void);
-const char *report_timeline_header_line(void);
-const char *report_lock_csv_header_line(void);
+/* Every file chtbench writes, by schema (docs/csv.md). */
+enum report_schema { SCHEMA_TABLE, SCHEMA_LATENCY, SCHEMA_TIMELINE, SCHEMA_LOCK, SCHEMA_MEMORY, SCHEMA_OCCUPANCY,
+                     SCHEMAS };
 
-/* Appends one row through o (outfile.h: locked, header when empty, one
- * write). Returns 0, or -1 with err set. */
-int report_csv_append(struct outfile *o, const struct record *rec, char *err, size_t len);
-void report_json(FILE *f, const struct record *rec);
-/* --latency-csv: one row per (table, threads, rep, store, non-empty log2
- * bucket); --timeline-csv: one row per interval. Same append rules. */
-int report_latency_hist_append(struct outfile *o, const struct record *rec, char *err, size_t len);
-int report_timeline_append(struct outfile *o, const struct record *rec, char *err, size_t len);
+struct lock_record;
+/* One row of --bench occupancy: a load of one (table, rep). */
+struct occ_record {
+    const struct table_choice *table;
+    unsigned rep;
+    const struct occ_row *row;
+    const struct timespec *end_time;   /* when the repetition ended */
+};
+
+/* What one row (for the side files: one repetition's rows) is built from. The modes
+ * (src/mode.h) hand these to the pipeline, which writes them with report_append and
+ * report_json_item: every line of every file chtbench writes is built in report.c. */
+struct report_item {
+    enum report_schema schema;
+    union {
+        const struct record *table;        /* SCHEMA_TABLE, SCHEMA_LATENCY, SCHEMA_TIMELINE */
+        const struct lock_record *lock;    /* SCHEMA_LOCK */
+        const struct membench_point *memory;
+        const struct occ_record *occupancy;
+    };
+};
+
+/* The header line (with '\n') of a schema's file, for outfile_open. */
+const char *report_header_line(enum report_schema s);
+/* What a schema's file is, in words with its version ("chtbench table CSV (--csv), schema 9"). */
+const char *report_file_kind(enum report_schema s);
+/* Appends the item's line(s) through o (outfile.h: locked, header when empty, one write).
+ * Returns 0, or -1 with err set. */
+int report_append(struct outfile *o, const struct report_item *it, char *err, size_t len);
+/* The item as one --json record on f (the side files have none: nothing is written). */
+void report_json_item(FILE *f, const struct report_item *it);
+
 /* --latency: per-store table of one repetition on the console */
 void report_console_latency(FILE *f, const struct record *rec);
 
 /* --schema [NAME]: the declared columns of one schema (table, latency, timeline, lock, memory,
- * occupancy) or, with NAME NULL, of all with their versions, as JSON on f. Returns 0, 2 for an
- * unknown NAME, 1 when a file's header differs from its declaration (message on stderr). */
+ * occupancy) or, with NAME NULL, of all with their versions, as JSON on f. Returns 0, or 2 for an
+ * unknown NAME (a row builder that differs from its declaration aborts, naming the column). */
 int report_schema(FILE *f, const char *which);
-
-/* Column names, in order (for docs and tests). */
-void report_csv_header(FILE *f);
 
 void report_console_header(FILE *f, const struct bench_config *cfg);
 /* One line per (table, threads): medians over the repetitions, the
@@ -89,9 +110,6 @@ struct lb_summary {
     bool ok;                    /* every invariant held */
 };
 
-int report_lock_csv_append(struct outfile *o, const struct lock_record *rec, char *err, size_t len);
-void report_lock_json(FILE *f, const struct lock_record *rec);
-void report_lock_csv_header(FILE *f);
 void report_lock_console_header(FILE *f, const struct bench_config *cfg);
 void report_lock_console_summary(FILE *f, const struct bench_config *cfg, const struct lb_summary *s);
 

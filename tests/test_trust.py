@@ -215,12 +215,29 @@ for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
           all(len(l.split(",")) == len(lines[0].split(",")) for l in lines) and
           [r["rep"] for r in got] == [str(i) for i in range(len(got))] and "clht-lb" in out,
           f"{sig.name}: exit {proc.returncode} (want {code}), {len(got)} complete rows, summary printed")
-proc = subprocess.Popen([BIN, "--bench", "mutex", "--lock", "tas", "-d", "5000", "-R", "3"], stdout=subprocess.PIPE,
-                        stderr=subprocess.PIPE, text=True)
-time.sleep(1)
-proc.send_signal(signal.SIGINT)
-_, err = proc.communicate(timeout=30)
-check(proc.returncode == 130 and "interrupted" in err, "a lock bench stops on SIGINT too (exit 130)")
+# every other mode, through the same pipeline: stopped after some repetitions, only complete rows, 130
+MODE_RUNS = {
+    "mutex": ["--bench", "mutex", "--lock", "tas", "-d", "100", "-R", "50"],
+    "rwlock": ["--bench", "rwlock", "--lock", "ticket", "-n", "2", "-d", "100", "-R", "50"],
+    "memory": ["--bench", "memory", "--size", "16K,32K,64K,128K", "-d", "50"],
+    "occupancy": ["--bench", "occupancy", "-t", "dense", "--slots", "64K", "--load", "0.5,0.9", "--ops", "200000",
+                  "-R", "500"],
+}
+procs = {m: subprocess.Popen([BIN, *a, "--csv", path(f"sig-{m}.csv")], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for m, a in MODE_RUNS.items()}
+time.sleep(1.5)
+for m, proc in procs.items():
+    proc.send_signal(signal.SIGINT)
+for m, proc in procs.items():
+    _, err = proc.communicate(timeout=30)
+    f = path(f"sig-{m}.csv")
+    lines = list(csv.reader(open(f))) if os.path.exists(f) else []
+    whole = len(lines) >= 2 and all(len(l) == len(lines[0]) for l in lines)
+    per_rep = 2 if m == "occupancy" else 1     # an occupancy repetition is a row per load
+    check(proc.returncode == 130 and "interrupted by SIGINT" in err and whole and (len(lines) - 1) % per_rep == 0 and
+          f"{(len(lines) - 1) // per_rep} repetition" in err,
+          f"--bench {m} stopped by SIGINT: exit {proc.returncode} (want 130), {len(lines) - 1} complete rows, "
+          f"the count on stderr ({err.strip().splitlines()[-1:] if err.strip() else ''})")
 
 # ---- 18. --warmup ----
 p = run("-t", "clht-lb", "-i", "4K", "--ops", "20000", "-u", "100", "--insert", "100", "--remove", "0",

@@ -1,0 +1,426 @@
+/*
+ * tablemode.c - the table benchmark (the default --bench table) as a mode
+ * of the pipeline (mode.h): one cell per (table, thread count), one
+ * runner_run per repetition, a table CSV row (and its latency and timeline
+ * side-file rows) per result.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "marker.h"
+#include "membench.h"
+#include "mode.h"
+#include "runner.h"
+#include "trace.h"
+#include "util.h"
+
+/* What the table mode sets up before its first repetition. */
+struct table_state {
+    /* the parsed settings as the runner reads them (runner.c takes one bench_config): with the
+     * loaded trace, the key range it grows to, and the latency clock */
+    struct bench_config run;
+    struct trace trace;
+    bool have_trace, marker, wrap_noted;
+    struct keygen *keys, *perm, *vperm;   /* the timed phase's key stream; prefill and verify orders */
+};
+
+/* Option values are the tables' to judge (create() parses them): build each
+ * table once, tiny, before any run, so a bad value is a usage error and not
+ * a results file with some rows in it. 0 or EXIT_USAGE, the message printed. */
+int mode_validate_tables(const struct bench_config *cfg)
+{
+    for (unsigned t = 0; t < cfg->ntables; t++) {
+        struct cht_config tc = { .initial = 16, .density = cfg->density, .range = 32, .max_threads = 1,
+                                 .numa_nodes = 1, .value_size = cfg->value_size, .hugepages = cfg->hugepages };
+        registry_apply_choice(&cfg->table[t], &tc);
+        char err[512] = "";
+        void *table = cfg->table[t].ops->create(&tc, err, sizeof err);
+        if (!table) {
+            fprintf(stderr, "chtbench: %s\n", err[0] ? err : "--table: cannot create the table");
+            return EXIT_USAGE;
+        }
+        cfg->table[t].ops->destroy(table);
+    }
+    return 0;
+}
+
+/* What a loaded trace asks of the run's tables and final check; one line and
+ * nonzero when it cannot be run. */
+static int trace_checks(const struct bench_config *cfg, const struct trace *trace)
+{
+    for (unsigned t = 0; t < cfg->ntables; t++)
+        if (trace->count[TRACE_UPD] && !cfg->table[t].ops->update) {
+            fprintf(stderr, "chtbench: --trace: '%s' has %llu updates and table %s has no update()\n",
+                    cfg->trace_path, (unsigned long long)trace->count[TRACE_UPD], cfg->table[t].ops->name);
+            return -1;
+        }
+    if (cfg->verify == VERIFY_FULL && trace->max_key > (1ull << 32)) {
+        fprintf(stderr, "chtbench: --verify: full would look up every key up to the trace's largest, %llu, more "
+                "than 2^32 (hours or more): use --verify sample or off\n", (unsigned long long)trace->max_key);
+        return -1;
+    }
+    return 0;
+}
+
+/* --trace: load the file and check it against the run's settings, for the run and for --validate
+ * alike; EXIT_USAGE with the message printed if it cannot be used */
+static int trace_open(const struct bench_config *cfg, struct trace *trace)
+{
+    char err[1024];
+    if (trace_load(cfg->trace_path, trace, err, sizeof err) != 0) {
+        fprintf(stderr, "chtbench: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (trace_checks(cfg, trace) != 0) {
+        trace_free(trace);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Ops pre-generated per thread (docs/cli.md "What is timed"): --keybuf, or by
+ * default the --ops count rounded up to a power of two, at most 2^24 per
+ * thread and 2^25 (256 MiB) in all: a loop that goes round its buffer
+ * re-reads the same sample, whose tail is smaller than the distribution's, so
+ * the buffer is as large as affordable. Uniform keys too: drawing them in the
+ * loop is only ~2 ns, but its instructions sit in the out-of-order window
+ * between one operation's cache miss and the next, and cost clht-lb 11-12% of
+ * its throughput at i=1M (docs/cli.md); a timed run (-d) of uniform keys
+ * needs no more than 16 draws per key of the range (at least 2^20) to cycle
+ * through a representative sample. Hotspot keys (the hot set moves while the
+ * run goes) are drawn in the loop. */
+static uint64_t opbuf_len(const struct bench_config *cfg, unsigned threads)
+{
+    if (cfg->trace)
+        return 0;   /* each thread replays its share of the trace instead */
+    if (!cfg->workload && cfg->dist.dist == KEYGEN_HOTSPOT)
+        return 0;
+    if (cfg->range > (1ull << 61))
+        return 0;   /* a buffer entry holds 61 bits of key */
+    if (cfg->keybuf_set)
+        return cfg->keybuf;
+    uint64_t cap = (1ull << 25) / threads, n = 1024;
+    cap = cap < 1024 ? 1024 : cap > (1ull << 24) ? (1ull << 24) : cap;
+    if (!cfg->workload && cfg->dist.dist == KEYGEN_UNIFORM && !cfg->ops) {
+        uint64_t enough = 1ull << 20;
+        while (enough < cap && enough / 16 < cfg->range)
+            enough <<= 1;
+        cap = enough < cap ? enough : cap;
+    }
+    while (n < cap && (!cfg->ops || n < cfg->ops))
+        n <<= 1;
+    return n;
+}
+
+/* VERIFY FAILED: the final check's count, in the words of its mode */
+static void report_verify_failure(const char *name, unsigned threads, unsigned rep, const struct run_result *r)
+{
+    const char *mode = verify_mode_name(r->verify_mode);
+    if (r->false_negatives)
+        fprintf(stderr,
+                "chtbench: VERIFY FAILED: %s, %u threads, rep %u: %llu keys present not found (false negatives) "
+                "by the final check (--verify %s)\n",
+                name, threads, rep, (unsigned long long)r->false_negatives, mode);
+    else if (r->verify_mode == VERIFY_FULL) {
+        bool missing = r->verify_found < r->verify_expected;
+        char howmany[96];
+        if (missing)
+            snprintf(howmany, sizeof howmany, "%llu of %llu keys missing",
+                     (unsigned long long)(r->verify_expected - r->verify_found),
+                     (unsigned long long)r->verify_expected);
+        else
+            snprintf(howmany, sizeof howmany, "%llu keys too many, %llu expected",
+                     (unsigned long long)(r->verify_found - r->verify_expected),
+                     (unsigned long long)r->verify_expected);
+        fprintf(stderr,
+                "chtbench: VERIFY FAILED: %s, %u threads, rep %u: %s (the final check, --verify full, looked up "
+                "%llu keys and found %llu; size() says %zu)\n",
+                name, threads, rep, howmany, (unsigned long long)r->verified_keys,
+                (unsigned long long)r->verify_found, r->final_size);
+    }
+    else
+        fprintf(stderr,
+                "chtbench: VERIFY FAILED: %s, %u threads, rep %u: the final check (--verify %s) found %llu of a "
+                "sample of %llu keys, %llu expected on average: keys %s beyond 6 standard deviations (size() "
+                "says %zu)\n",
+                name, threads, rep, mode, (unsigned long long)r->verify_found, (unsigned long long)r->verified_keys,
+                (unsigned long long)r->verify_expected, r->verify_found < r->verify_expected ? "missing" : "too many",
+                r->final_size);
+}
+
+/* One line on stderr for a repetition that is not a clean result; for a
+ * correctness failure, one line per check that failed, named by the check. */
+static void report_outcome(const struct table_choice *t, unsigned threads, unsigned rep, const struct run_result *r)
+{
+    const char *name = t->ops->name;
+    switch (r->outcome) {
+    case OUTCOME_OK:
+        return;
+    case OUTCOME_FULL:
+        fprintf(stderr,
+                "chtbench: TABLE FULL: %s, %u threads, rep %u: the fixed-capacity table refused %llu inserts for "
+                "lack of room%s%s (the accounting is exact; lower --density or --initial, or use a resizing table)\n",
+                name, threads, rep, (unsigned long long)r->stats.full_failures, r->error[0] ? "; " : "", r->error);
+        return;
+    case OUTCOME_OOM:
+        fprintf(stderr,
+                "chtbench: OUT OF MEMORY: %s, %u threads, rep %u: %llu inserts refused because memory could not "
+                "be allocated%s%s\n",
+                name, threads, rep, (unsigned long long)r->stats.alloc_failures, r->error[0] ? "; " : "", r->error);
+        return;
+    default:
+        break;
+    }
+    if (!r->size_ok)
+        fprintf(stderr,
+                "chtbench: SIZE MISMATCH: %s, %u threads, rep %u: size after prefill %zu (expected %llu), "
+                "final size %zu, expected %zu = %llu prefilled + %llu inserted - %llu removed%s%s\n",
+                name, threads, rep, r->prefill_size, (unsigned long long)r->prefilled, r->final_size,
+                r->expected_size, (unsigned long long)r->prefilled,
+                (unsigned long long)(r->count[INS_SUC] + r->warmup_count[INS_SUC]),
+                (unsigned long long)(r->count[REM_SUC] + r->warmup_count[REM_SUC]), r->error[0] ? "; " : "",
+                r->error);
+    if (!r->verify_ok)
+        report_verify_failure(name, threads, rep, r);
+    if (r->verify_bad_values) {
+        uint64_t v = r->bad_value;
+        char ver[32] = "", what[96];
+        if (v == CHT_VAL_TORN) {       /* no version to speak of */
+            snprintf(what, sizeof what, "torn: words of two writes (cht_value_read)");
+        } else {
+            snprintf(ver, sizeof ver, " version %llu", (unsigned long long)(v >> RUN_VAL_KEY_BITS));
+            snprintf(what, sizeof what, "key bits 0x%012llx, expected 0x%012llx",
+                     (unsigned long long)(v & RUN_VAL_KEY_MASK), (unsigned long long)run_val_keybits(r->bad_key));
+        }
+        fprintf(stderr,
+                "chtbench: VALUE MISMATCH: %s, %u threads, rep %u: key %llu%s read 0x%016llx (%s; versions written "
+                "0..%u): %llu of the %llu keys found hold a value the run did not write for them\n",
+                name, threads, rep, (unsigned long long)r->bad_key, ver, (unsigned long long)v, what, r->max_version,
+                (unsigned long long)r->verify_bad_values, (unsigned long long)r->verify_found);
+    }
+    if (!r->keysum_ok && r->verify_ok)    /* a wrong count makes a wrong sum: VERIFY FAILED says it */
+        fprintf(stderr,
+                "chtbench: KEY SUM MISMATCH: %s, %u threads, rep %u: the keys found sum to 0x%016llx, the prefilled "
+                "+ inserted - removed keys to 0x%016llx (mod 2^64; found - expected = %lld): the count agrees, so a "
+                "key was lost and another that should be gone is there\n",
+                name, threads, rep, (unsigned long long)r->keysum_found, (unsigned long long)r->keysum_expected,
+                (long long)(r->keysum_found - r->keysum_expected));
+    if (r->fp_excess)
+        fprintf(stderr,
+                "chtbench: FP EXCESS: %s, %u threads, rep %u: rate %.4g > bound %.4g + 6 sd (limit %.4g): %llu of "
+                "%llu absent keys answered \"present\" (f = %u fingerprint bits, b = %u slots per bucket)\n",
+                name, threads, rep, r->fp_rate, r->fp_bound, r->fp_limit,
+                (unsigned long long)llround(r->fp_rate * (double)r->fp_checked), (unsigned long long)r->fp_checked,
+                r->stats.fp_bits, r->stats.fp_bucket_slots);
+}
+
+/* The summary's word for a repetition: "ok" or the check that failed first
+ * (in report_outcome's order). */
+static const char *outcome_label(const struct run_result *r)
+{
+    switch (r->outcome) {
+    case OUTCOME_OK: return "ok";
+    case OUTCOME_FULL: return "TABLE FULL";
+    case OUTCOME_OOM: return "OUT OF MEMORY";
+    case OUTCOME_FP_EXCESS: return "FP EXCESS";
+    case OUTCOME_KEYSUM_MISMATCH: return "KEY SUM MISMATCH";
+    case OUTCOME_VALUE_MISMATCH: return "VALUE MISMATCH";
+    case OUTCOME_MISMATCH: break;
+    }
+    return !r->size_ok ? "SIZE MISMATCH" : "VERIFY FAILED";
+}
+
+/* Exit status of a repetition's outcome: 1 for a correctness failure or out
+ * of memory, 3 for a full fixed-capacity table (docs/cli.md "Exit status"). */
+static int outcome_status(enum run_outcome o)
+{
+    return o == OUTCOME_OK ? 0 : o == OUTCOME_FULL ? EXIT_FULL : EXIT_FAILED;
+}
+
+static struct table_state *state(const struct run_context *ctx) { return ctx->state; }
+
+/* the key generators: the timed phase's stream, and the prefill and verify orders */
+static int make_keygens(struct table_state *st, char *err, size_t len)
+{
+    const struct bench_config *cfg = &st->run;
+    struct keygen_spec uniform = { .dist = KEYGEN_UNIFORM };
+    st->keys = aligned_alloc(CHT_CACHE_LINE, sizeof *st->keys);
+    st->perm = aligned_alloc(CHT_CACHE_LINE, sizeof *st->perm);
+    st->vperm = aligned_alloc(CHT_CACHE_LINE, sizeof *st->vperm);
+    if (!st->keys || !st->perm || !st->vperm) {
+        snprintf(err, len, "out of memory");
+        return EXIT_FAILED;
+    }
+    if (keygen_init(st->keys, &cfg->dist, cfg->range, cfg->seed, err, len) != 0 ||
+        keygen_init(st->perm, &uniform, cfg->range, cfg->seed ^ 0x9e3779b97f4a7c15ull, err, len) != 0 ||
+        keygen_init(st->vperm, &uniform, cfg->range, cfg->seed ^ 0x632be59bd9b4e019ull, err, len) != 0)
+        return EXIT_USAGE;
+    return 0;
+}
+
+static int table_prepare(struct run_context *ctx)
+{
+    const struct bench_config *cfg = ctx->cfg;
+    struct table_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        fprintf(stderr, "chtbench: out of memory\n");
+        return EXIT_FAILED;
+    }
+    ctx->state = st;
+    st->run = *cfg;
+    int rc = mode_validate_tables(cfg);
+    if (rc)
+        return rc;
+    if (cfg->trace_path) {
+        if (trace_open(cfg, &st->trace) != 0)
+            return EXIT_USAGE;
+        st->have_trace = true;
+        st->run.trace = &st->trace;
+        if (st->trace.max_key > cfg->range) {
+            if (!ctx->validate)
+                fprintf(stderr, "chtbench: note: --trace: keys up to %llu: the key range (prefill, final check) grows "
+                        "from %llu to it\n", (unsigned long long)st->trace.max_key, (unsigned long long)cfg->range);
+            st->run.range = st->trace.max_key;
+        }
+    }
+    char err[1024];
+    for (unsigned t = 0; t < cfg->ntables; t++)
+        if (runner_check_memory(&st->run, &cfg->table[t], err, sizeof err) != 0) {
+            fprintf(stderr, "chtbench: %s\n", err);
+            return EXIT_FAILED;
+        }
+    if ((rc = make_keygens(st, err, sizeof err)) != 0) {
+        fprintf(stderr, "chtbench: %s\n", err);
+        return rc;
+    }
+    if (ctx->validate)
+        return 0;
+    if (cfg->counters_warning[0])
+        fprintf(stderr, "chtbench: warning: %s\n", cfg->counters_warning);
+    if (cfg->latency_every)
+        lat_calibrate(&st->run.lat_clock);
+    if (cfg->likwid_marker) {
+        st->marker = true;
+        if (!marker_init(err, sizeof err))
+            fprintf(stderr, "chtbench: note: %s\n", err);
+    }
+    return 0;
+}
+
+static void table_finish(struct run_context *ctx)
+{
+    struct table_state *st = state(ctx);
+    if (!st)
+        return;
+    if (st->marker)
+        marker_close();
+    if (st->have_trace)
+        trace_free(&st->trace);
+    free(st->keys);
+    free(st->perm);
+    free(st->vperm);
+    free(st);
+    ctx->state = NULL;
+}
+
+static unsigned table_cells(const struct run_context *ctx) { return ctx->cfg->ntables * ctx->cfg->nthreads; }
+
+static void table_cell(const struct run_context *ctx, unsigned i, struct mode_cell *c)
+{
+    const struct bench_config *cfg = ctx->cfg;
+    unsigned t = i / cfg->nthreads, n = i % cfg->nthreads;
+    *c = (struct mode_cell){ .name = cfg->table[t].ops->name, .subject = t, .threads = cfg->threads[n],
+                             .plan = &ctx->plans[n], .reps = cfg->reps, .sub = { t, n } };
+}
+
+static struct record record_of(const struct run_context *ctx, const struct mode_cell *c, unsigned rep,
+                               const struct run_result *r, struct speedup s)
+{
+    return (struct record){ .cfg = &state(ctx)->run, .table = &ctx->cfg->table[c->subject], .threads = c->threads,
+                            .rep = rep, .oversubscribed = mode_oversubscribed(ctx, c), .r = r,
+                            .has_speedup = s.known, .speedup = s.value };
+}
+
+static int table_run(struct run_context *ctx, const struct mode_cell *c, unsigned rep, void *result)
+{
+    struct table_state *st = state(ctx);
+    const struct bench_config *cfg = &st->run;
+    struct run_result *r = result;
+    struct run_params p = { .cfg = cfg, .table = &cfg->table[c->subject], .threads = c->threads, .topo = ctx->topo,
+                            .plan = c->plan, .rep = rep, .keys = st->keys, .perm = st->perm,
+                            .verify_perm = st->vperm, .opbuf_len = opbuf_len(cfg, c->threads) };
+    if (runner_run(&p, r) != 0) {
+        fprintf(stderr, "chtbench: %s\n", r->error);
+        return REP_FATAL;
+    }
+    if (r->interrupted)
+        return REP_INTERRUPTED;
+    report_outcome(p.table, c->threads, rep, r);
+    if (cfg->ceiling) {   /* off the clock: between repetitions, cached per machine */
+        uint64_t bytes = r->table_bytes_after_prefill ? r->table_bytes_after_prefill : r->stats.bytes;
+        r->ceiling_mops = bytes ? membench_ceiling(bytes, c->threads, ctx->topo, c->plan) : 0;
+    }
+    /* uniform keys: a buffer of >= 16 draws per key is sized to be cycled through */
+    if (r->opbuf_wrapped && !st->wrap_noted && (cfg->workload || cfg->dist.dist != KEYGEN_UNIFORM)) {
+        st->wrap_noted = true;
+        fprintf(stderr, "chtbench: note: the %llu ops per thread drawn before the run ran out and were re-read "
+                "(keybuf_wrapped=1): the stream repeats its sample; give --keybuf (up to 2^28) or --ops for an exact "
+                "stream\n", (unsigned long long)r->opbuf_len);
+    }
+    if (cfg->latency_every) {
+        struct record rec = record_of(ctx, c, rep, r, (struct speedup){ false, 0 });
+        report_console_latency(ctx->human, &rec);
+    }
+    return outcome_status(r->outcome);
+}
+
+static double table_metric(const void *result) { return ((const struct run_result *)result)->mops; }
+
+static void table_rows(struct run_context *ctx, const struct mode_cell *c, unsigned rep, const void *result,
+                       struct speedup s)
+{
+    struct record rec = record_of(ctx, c, rep, result, s);
+    mode_emit(ctx, &(struct report_item){ .schema = SCHEMA_LATENCY, .table = &rec });
+    mode_emit(ctx, &(struct report_item){ .schema = SCHEMA_TIMELINE, .table = &rec });
+    mode_emit(ctx, &(struct report_item){ .schema = SCHEMA_TABLE, .table = &rec });
+}
+
+static void table_release(void *result)
+{
+    struct run_result *r = result;
+    free(r->timeline);
+    r->timeline = NULL;
+}
+
+static void table_console_header(struct run_context *ctx) { report_console_header(ctx->human, ctx->cfg); }
+
+static void table_console_summary(struct run_context *ctx, const struct mode_cell *c, const void *results, unsigned n,
+                                  struct speedup s)
+{
+    (void)s;   /* the table summary shows the spread; the rows carry the speedup */
+    const struct run_result *r = results;
+    double mops[n];
+    const struct run_result *worst = NULL;
+    for (unsigned i = 0; i < n; i++) {
+        mops[i] = r[i].mops;
+        if (r[i].outcome != OUTCOME_OK && (!worst || r[i].outcome > worst->outcome))
+            worst = &r[i];
+    }
+    report_console_summary(ctx->human, &ctx->cfg->table[c->subject], c->threads,
+                           pin_policy_name(ctx->cfg->pin.policy), mops, n, worst ? outcome_label(worst) : "ok");
+}
+
+const struct mode table_mode = {
+    .name = "table",
+    .result_size = sizeof(struct run_result),
+    .prepare = table_prepare,
+    .finish = table_finish,
+    .cells = table_cells,
+    .cell = table_cell,
+    .run = table_run,
+    .metric = table_metric,
+    .rows = table_rows,
+    .release = table_release,
+    .console_header = table_console_header,
+    .console_summary = table_console_summary,
+};
