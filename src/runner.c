@@ -1199,31 +1199,20 @@ int runner_check_memory(const struct bench_config *cfg, const struct table_choic
     return -1;
 }
 
-int runner_run(const struct run_params *p, struct run_result *r)
+/* Undoes run_create's steps before the table exists. */
+static void run_create_undo(const struct run_params *p, struct worker *w)
+{
+    mem_policy_reset(p->cfg);
+    for (unsigned i = 0; p->cfg->latency_every && i < p->threads; i++)
+        lat_buf_free(&w[i].lat);
+}
+
+/* The table with the run's settings, the latency buffers and a filter's
+ * bitmap; 0, or -1 with r->error set and nothing of them left. */
+static int run_create(const struct run_params *p, struct shared *s, struct worker *w, const unsigned *nodes,
+                      struct run_result *r)
 {
     const struct bench_config *cfg = p->cfg;
-    int rc = -1;
-    memset(r, 0, sizeof *r);
-    struct shared *s = aligned_alloc(CHT_CACHE_LINE, sizeof *s);
-    struct worker *w = aligned_alloc(CHT_CACHE_LINE, sizeof *w * p->threads);
-    pthread_t *th = calloc(p->threads, sizeof *th);
-    unsigned *nodes = calloc(p->threads, sizeof *nodes);
-    bool *wrote = calloc(p->threads + 1, sizeof *wrote);
-    if (!s || !w || !th || !nodes || !wrote) {
-        snprintf(r->error, sizeof r->error, "out of memory");
-        goto out;
-    }
-    memset(s, 0, sizeof *s);
-    memset(w, 0, sizeof *w * p->threads);
-    s->p = p;
-    s->workers = w;
-    s->wrote = wrote;
-    fault_reset();
-    s->ops = fault_wrap(p->table->ops);
-    batch_fallback_ops = s->ops;
-    for (unsigned i = 0; i < p->threads; i++)
-        nodes[i] = pin_plan_node(p->plan, i);
-
     /* the run's lock settings reach the table's locks as they reach a lock bench's (lockbench.c) */
     struct lock_config lc = {
         .numa_nodes = p->plan->numa_nodes ? p->plan->numa_nodes : 1,
@@ -1246,7 +1235,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
                 for (unsigned j = 0; j < i; j++)
                     lat_buf_free(&w[j].lat);
                 snprintf(r->error, sizeof r->error, "--latency: out of memory for the sample buffers");
-                goto out;
+                return -1;
             }
     }
     memstat_take(&r->mem_before_create);
@@ -1254,28 +1243,31 @@ int runner_run(const struct run_params *p, struct run_result *r)
     char err[256] = "";
     s->table = s->ops->create(&tc, err, sizeof err);
     if (!s->table) {
-        mem_policy_reset(cfg);
-        for (unsigned i = 0; cfg->latency_every && i < p->threads; i++)
-            lat_buf_free(&w[i].lat);
+        run_create_undo(p, w);
         snprintf(r->error, sizeof r->error, "--table %s: cannot create the table: %s", s->ops->name,
                  err[0] ? err : "unknown error");
-        goto out;
+        return -1;
     }
-
-    choose_verify(p, s);
-    ycsb_latest_init(&s->ycsb, cfg->range);
-    s->mix = op_mix_basic(cfg->insert, cfg->remove);
-    if (cfg->workload)
-        op_mix_ycsb(workload_name(cfg->workload), &s->mix);
     if (s->ops->caps & CHT_CAP_APPROXIMATE) {
         s->shadow = calloc((cfg->range + 63) / 64, sizeof *s->shadow);
         if (!s->shadow) {
+            s->ops->destroy(s->table);
+            run_create_undo(p, w);
             snprintf(r->error, sizeof r->error, "out of memory for the membership bitmap of a filter (%llu keys)",
                      (unsigned long long)cfg->range);
-            s->ops->destroy(s->table);
-            goto out;
+            return -1;
         }
     }
+    return 0;
+}
+
+/* Main's side of the barriers (the file's header): starts the workers, ends
+ * the warm-up and (--duration, --timeline) the timed phase, moves a shifting
+ * hot set, times the final check, joins. */
+static void run_phases(const struct run_params *p, struct shared *s, struct worker *w, pthread_t *th,
+                       struct run_result *r)
+{
+    const struct bench_config *cfg = p->cfg;
     runner_watch_stop(&s->warm_stop, &s->stop);
     pthread_barrier_init(&s->bar, NULL, p->threads + 1);
     unsigned started = 0;
@@ -1322,13 +1314,21 @@ int runner_run(const struct run_params *p, struct run_result *r)
         pthread_join(th[i], NULL);
     mem_policy_reset(cfg);
     pthread_barrier_destroy(&s->bar);
+}
 
+/* The workers' counts and times summed into r, the size accounting and the
+ * final check judged. Returns whether a prefill insert was refused; sets
+ * *pin_error (the first thread's) and *opbuf_failed. */
+static bool run_collect(const struct run_params *p, const struct shared *s, const struct worker *w,
+                        struct run_result *r, const char **pin_error, bool *opbuf_failed)
+{
     uint64_t t0 = UINT64_MAX, t1 = 0, found = 0, present_seen = 0, present_found = 0, warm[N_OUTCOMES] = { 0 };
     bool full = false;
-    const char *pin_error = NULL;
+    *pin_error = NULL;
+    *opbuf_failed = false;
     for (unsigned i = 0; i < p->threads; i++) {
-        if (w[i].pin_error[0] && !pin_error)
-            pin_error = w[i].pin_error;
+        if (w[i].pin_error[0] && !*pin_error)
+            *pin_error = w[i].pin_error;
         for (int o = 0; o < N_OUTCOMES; o++) {
             r->count[o] += w[i].count[o];
             warm[o] += w[i].warm_count[o];
@@ -1345,14 +1345,12 @@ int runner_run(const struct run_params *p, struct run_result *r)
         r->filter_skipped[1] += w[i].skipped[1];
         r->opbuf_ns += w[i].opbuf_ns;
         r->opbuf_wrapped |= w[i].opbuf_wrapped;
+        *opbuf_failed |= w[i].opbuf_failed;
         if (w[i].opbuf_failed && !r->error[0])
             snprintf(r->error, sizeof r->error, "--keybuf: out of memory for %llu entries per thread",
                      (unsigned long long)p->opbuf_len);
     }
     r->opbuf_len = p->opbuf_len;
-    bool opbuf_failed = false;
-    for (unsigned i = 0; i < p->threads; i++)
-        opbuf_failed |= w[i].opbuf_failed;
     memcpy(r->warmup_count, warm, sizeof warm);
     for (int o = 0; o < N_OUTCOMES; o++)
         r->total_ops += r->count[o];
@@ -1366,35 +1364,31 @@ int runner_run(const struct run_params *p, struct run_result *r)
     r->interrupted = runner_interrupted != 0;
     verify_judge(s, r, found, present_seen, present_found);
     verify_contents(s, r, w, p->threads);
-    if (full)
-        snprintf(r->error, sizeof r->error, "prefill: the table refused a fresh key after %llu of %llu (each "
-                 "prefill thread stops at its first refusal)",
-                 (unsigned long long)r->prefilled, (unsigned long long)cfg->initial);
-    if (s->ops->stats) {
-        s->ops->stats(s->table, &r->stats);
-        r->has_stats = true;
-        r->table_bytes_after_prefill = s->table_bytes_after_prefill;
-    }
-    r->pipeline_w = s->pipe_w;
-    r->pipeline_mode = s->pipe_mode;
-    r->mem_after_prefill = s->mem_after_prefill;
-    memstat_take(&r->mem_after_run);
-    if (s->shadow && s->verify != VERIFY_OFF)
-        filter_bound(r);
+    return full;
+}
+
+/* What the repetition amounts to; of several failed checks, the last in enum run_outcome's order. */
+static enum run_outcome run_outcome_of(const struct run_result *r, bool prefill_full)
+{
     if (!r->size_ok || !r->verify_ok)
-        r->outcome = OUTCOME_MISMATCH;
-    else if (r->verify_bad_values)
-        r->outcome = OUTCOME_VALUE_MISMATCH;
-    else if (!r->keysum_ok)
-        r->outcome = OUTCOME_KEYSUM_MISMATCH;
-    else if (r->fp_excess)
-        r->outcome = OUTCOME_FP_EXCESS;
-    else if (r->stats.alloc_failures)
-        r->outcome = OUTCOME_OOM;
-    else if (full || r->stats.full_failures)
-        r->outcome = OUTCOME_FULL;
-    else
-        r->outcome = OUTCOME_OK;
+        return OUTCOME_MISMATCH;
+    if (r->verify_bad_values)
+        return OUTCOME_VALUE_MISMATCH;
+    if (!r->keysum_ok)
+        return OUTCOME_KEYSUM_MISMATCH;
+    if (r->fp_excess)
+        return OUTCOME_FP_EXCESS;
+    if (r->stats.alloc_failures)
+        return OUTCOME_OOM;
+    if (prefill_full || r->stats.full_failures)
+        return OUTCOME_FULL;
+    return OUTCOME_OK;
+}
+
+/* --counters per op and --latency's merged histograms; frees the latency buffers. */
+static void run_collect_measures(const struct run_params *p, struct worker *w, struct run_result *r)
+{
+    const struct bench_config *cfg = p->cfg;
     if (cfg->counters.active) {
         r->counters_ok = true;
         for (unsigned i = 0; i < p->threads; i++)
@@ -1420,6 +1414,62 @@ int runner_run(const struct run_params *p, struct run_result *r)
         for (unsigned i = 0; i < p->threads; i++)
             lat_buf_free(&w[i].lat);
     }
+}
+
+int runner_run(const struct run_params *p, struct run_result *r)
+{
+    const struct bench_config *cfg = p->cfg;
+    int rc = -1;
+    memset(r, 0, sizeof *r);
+    struct shared *s = aligned_alloc(CHT_CACHE_LINE, sizeof *s);
+    struct worker *w = aligned_alloc(CHT_CACHE_LINE, sizeof *w * p->threads);
+    pthread_t *th = calloc(p->threads, sizeof *th);
+    unsigned *nodes = calloc(p->threads, sizeof *nodes);
+    bool *wrote = calloc(p->threads + 1, sizeof *wrote);
+    if (!s || !w || !th || !nodes || !wrote) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        goto out;
+    }
+    memset(s, 0, sizeof *s);
+    memset(w, 0, sizeof *w * p->threads);
+    s->p = p;
+    s->workers = w;
+    s->wrote = wrote;
+    fault_reset();
+    s->ops = fault_wrap(p->table->ops);
+    batch_fallback_ops = s->ops;
+    for (unsigned i = 0; i < p->threads; i++)
+        nodes[i] = pin_plan_node(p->plan, i);
+    if (run_create(p, s, w, nodes, r) != 0)
+        goto out;
+    choose_verify(p, s);
+    ycsb_latest_init(&s->ycsb, cfg->range);
+    s->mix = op_mix_basic(cfg->insert, cfg->remove);
+    if (cfg->workload)
+        op_mix_ycsb(workload_name(cfg->workload), &s->mix);
+
+    run_phases(p, s, w, th, r);
+
+    const char *pin_error;
+    bool opbuf_failed;
+    bool full = run_collect(p, s, w, r, &pin_error, &opbuf_failed);
+    if (full)
+        snprintf(r->error, sizeof r->error, "prefill: the table refused a fresh key after %llu of %llu (each "
+                 "prefill thread stops at its first refusal)",
+                 (unsigned long long)r->prefilled, (unsigned long long)cfg->initial);
+    if (s->ops->stats) {
+        s->ops->stats(s->table, &r->stats);
+        r->has_stats = true;
+        r->table_bytes_after_prefill = s->table_bytes_after_prefill;
+    }
+    r->pipeline_w = s->pipe_w;
+    r->pipeline_mode = s->pipe_mode;
+    r->mem_after_prefill = s->mem_after_prefill;
+    memstat_take(&r->mem_after_run);
+    if (s->shadow && s->verify != VERIFY_OFF)
+        filter_bound(r);
+    r->outcome = run_outcome_of(r, full);
+    run_collect_measures(p, w, r);
     s->ops->destroy(s->table);
     free(s->shadow);
     rc = 0;
