@@ -624,6 +624,7 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
         case OPSRC_BUFFER | OPSRC_LATEST: LOOP(OPSRC_BUFFER | OPSRC_LATEST); break;         \
         case OPSRC_UNIFORM | OPSRC_MAP: if (WARM) LOOP(OPSRC_UNIFORM | OPSRC_MAP); break;   \
         case OPSRC_KEYGEN | OPSRC_MAP: if (WARM) LOOP(OPSRC_KEYGEN | OPSRC_MAP); break;     \
+        default: abort();           /* source_kind yields no other kind */                  \
         }                                                                                   \
     } while (0)
 
