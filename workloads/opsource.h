@@ -23,8 +23,8 @@
  *   OPSRC_LATEST    YCSB D: an insert claims the next new key (above the
  *                   range), any other op's key is a recency rank r that
  *                   becomes the r-th newest *acknowledged* key (struct ycsb_latest).
- *   OPSRC_MAP       --keys sparse on keys drawn in the loop (the untimed
- *                   warm-up only: buffers hold mapped keys already).
+ *   OPSRC_MAP       --keys sparse on drawn keys (when filling a buffer, and in
+ *                   the untimed warm-up: the timed loop reads mapped keys).
  *
  * A buffer entry packs (op << OPBUF_OP_SHIFT) | (key - 1): 3 bits of op over
  * 61 bits of key, the trace format's entry (trace.h) with OP_RMW added.
