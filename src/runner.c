@@ -24,11 +24,14 @@
  * The timed loop allocates nothing and makes no system call; its counters are
  * locals (registers) written once to the worker's own cache line at the end.
  *
- * Measurement (docs/cli.md): the loop is instantiated per distribution and
- * per measurement mode (LOOP_LAT: TSC stamps around every EVERY-th op into
- * the thread's preallocated buffers; LOOP_TL: the op count published to the
- * worker's own cache line every 1024 ops). The plain instantiation is the
- * loop as it was: no measurement code at all. PAPI event sets start right
+ * The timed loop only dispatches operations to the table and counts
+ * outcomes; which operation on which key comes from the op source
+ * (workloads/opsource.h: uniform, Zipf, hotspot, YCSB, traces, pre-drawn
+ * buffers). Measurement (docs/cli.md): the loop is instantiated per source
+ * kind and per measurement mode (LOOP_LAT: TSC stamps around every EVERY-th
+ * op into the thread's preallocated buffers; LOOP_TL: the op count published
+ * to the worker's own cache line every 1024 ops); --pipeline has a loop of its
+ * own. The plain instantiation has no measurement code at all. PAPI event sets start right
  * after B3 and stop right after the loop; likwid regions "prefill" and "run"
  * wrap the prefill and the timed loop. Memory snapshots: main before create
  * and after the run, thread 0 after the prefill check.
@@ -50,6 +53,7 @@
 #endif
 #include "runner.h"
 #include "faults.h"
+#include "opsource.h"
 #include "trace.h"
 #include "marker.h"
 #include "util.h"
@@ -106,8 +110,6 @@ static int spawn_blocked(pthread_t *th, void *(*fn)(void *), void *arg)
     return rc;
 }
 
-#define YCSB_ACK_WINDOW 65536u   /* YCSB D: completed-insert flags, a power of two */
-
 struct shared {
     const struct run_params *p;
     const struct cht_ops *ops;
@@ -116,9 +118,8 @@ struct shared {
     alignas(CHT_CACHE_LINE) int stop;        /* read by every op: its own line */
     alignas(CHT_CACHE_LINE) int warm_stop;   /* ends the --warmup loop */
     alignas(CHT_CACHE_LINE) uint64_t hot_base;  /* hotspot: where the hot set starts (moves with shift=) */
-    alignas(CHT_CACHE_LINE) uint64_t ycsb_next; /* YCSB D: the newest key claimed (keys above range are new) */
-    alignas(CHT_CACHE_LINE) uint64_t ycsb_acked; /* YCSB D: every key up to here has been inserted */
-    alignas(CHT_CACHE_LINE) uint8_t ycsb_done[YCSB_ACK_WINDOW]; /* D: key k's insert completed (k mod window) */
+    struct ycsb_latest ycsb;                 /* YCSB D: the keys claimed and acknowledged */
+    struct op_mix mix;                       /* -u or the YCSB workload's */
     uint64_t *shadow;                        /* approximate tables: the keys present, one bit each */
     struct worker *workers;
     bool *wrote;                             /* [v]: version v may be in the table (0: prefill; t + 1: worker t
@@ -148,14 +149,14 @@ struct worker {
     uint64_t verify_bad;         /* ... found with a value the run did not write */
     uint64_t bad_key, bad_value; /* ... the first of them */
     uint64_t skipped[2];         /* filters: timed inserts of present / removes of absent keys (not sent) */
-    uint64_t *opbuf;             /* --keybuf: pre-generated ops, (op << 62) | (key - 1); NULL: in the loop */
+    uint64_t *opbuf;             /* --keybuf: pre-drawn ops (opbuf_entry), or a --trace share; NULL: in the loop */
     uint64_t opbuf_ns;           /* time to fill it */
     bool opbuf_failed;           /* could not allocate it */
     bool opbuf_wrapped;          /* the timed loop went round it */
     uint64_t ops_limit;          /* --trace: this thread's share of the trace */
     uint64_t t_start, t_end;
     uint64_t cpu_ns;             /* CPU time this thread spent in its timed loop (CLOCK_THREAD_CPUTIME_ID) */
-    struct cht_rng rng;          /* this thread's key stream */
+    struct opsrc src;            /* this thread's op source (the warm-up's, then the timed loop's) */
     bool prefill_full;           /* an insert of a fresh key was refused */
     char pin_error[160];         /* pin_apply failed: why */
     struct lat_buf lat;          /* --latency */
@@ -249,8 +250,174 @@ static uint64_t thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2, LOOP_BATCH = 4, LOOP_APPROX = 8, LOOP_PIPE = 16 };
 
+/* ---------------- the op stream (workloads/opsource.h; docs/cli.md "What is timed") ----------------
+ * A costly key distribution (Zipf: ~35 ns a draw, more than many tables'
+ * whole operation) would make the timed loop measure the generator. So each
+ * worker draws its ops before the start barrier, with the same PRNG stream
+ * and draw order as the in-loop source (same seed, same ops), into a buffer
+ * of opbuf_len entries that the loop reads in order, cycling when an op
+ * count exceeds it. */
+
+/* The source that draws this run's ops in the loop (or into its buffers). */
+static unsigned drawn_kind(const struct run_params *p)
+{
+    if (p->cfg->workload == WL_NONE && p->keys->dist == KEYGEN_UNIFORM)
+        return OPSRC_UNIFORM;   /* YCSB's uniform keys take two PRNG steps, as they always did */
+    return p->keys->dist == KEYGEN_HOTSPOT ? OPSRC_HOTSPOT : OPSRC_KEYGEN;
+}
+
+/* The source of this worker's timed loop, or of its warm-up, which draws its
+ * own ops in the loop, except YCSB's and a trace's (read from the buffer). */
+static unsigned source_kind(const struct worker *w, bool warm)
+{
+    const struct bench_config *cfg = w->s->p->cfg;
+    unsigned kind;
+    if (w->opbuf && (cfg->workload || cfg->trace || !warm))
+        kind = OPSRC_BUFFER;
+    else
+        kind = drawn_kind(w->s->p) | (warm && cfg->keys_sparse ? OPSRC_MAP : 0);
+    return kind | (cfg->workload == WL_YCSB_D ? OPSRC_LATEST : 0);
+}
+
+static void source_init(struct worker *w, uint64_t seed)
+{
+    struct shared *s = w->s;
+    uint64_t len = s->p->cfg->trace ? UINT64_MAX : s->p->opbuf_len;
+    opsrc_init(&w->src, s->p->keys, &s->mix, seed, w->tid, w->opbuf, len, &s->hot_base, &s->ycsb);
+}
+
+/* This thread's ops, drawn off the clock (and NUMA-local): --keybuf, or its share of a --trace. */
+static void opbuf_prepare(struct worker *w)
+{
+    const struct run_params *p = w->s->p;
+    const struct bench_config *cfg = p->cfg;
+    if (cfg->trace) {                        /* t, t+n, t+2n, ... */
+        const struct trace *tr = cfg->trace;
+        uint64_t share = tr->n / p->threads + (w->tid < tr->n % p->threads);
+        w->opbuf = malloc((share ? share : 1) * sizeof *w->opbuf);
+        if (!w->opbuf) {
+            w->opbuf_failed = true;
+            return;
+        }
+        for (uint64_t j = 0; j < share; j++)
+            w->opbuf[j] = tr->op[w->tid + j * p->threads];
+        w->ops_limit = share;                /* 0: more threads than operations, this one does nothing */
+    } else if (p->opbuf_len) {
+        w->opbuf = malloc(p->opbuf_len * sizeof *w->opbuf);
+        if (!w->opbuf) {
+            w->opbuf_failed = true;
+            return;
+        }
+        struct opsrc fill;
+        opsrc_init(&fill, p->keys, &w->s->mix, cfg->seed + p->rep, w->tid, NULL, 0, NULL, NULL);
+        uint64_t t0 = now_ns();
+        opsrc_fill(&fill, drawn_kind(p) | (cfg->keys_sparse ? OPSRC_MAP : 0), w->opbuf, p->opbuf_len,
+                   &runner_interrupted);
+        w->opbuf_ns = now_ns() - t0;
+    }
+}
+
+/* ---------------- running one op ---------------- */
+
+/* the loop's measurement modes (constants in each instantiation) */
+enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2, LOOP_BATCH = 4, LOOP_APPROX = 8 };
+
+/* The loop's constants: the table and what the final check needs written. */
+struct op_runner {
+    void *t;
+    bool (*get)(void *, cht_key_t, cht_val_t *);
+    bool (*insert)(void *, cht_key_t, cht_val_t);
+    bool (*remove)(void *, cht_key_t);
+    bool (*update)(void *, cht_key_t, cht_val_t);
+    uint64_t vbits;            /* values carry this thread's version (run_val) */
+    uint64_t *shadow;          /* LOOP_APPROX: the keys present */
+    unsigned tid, nthreads;
+    uint64_t range;
+};
+
+/* The loop's counts, in registers: outcomes, and the keys inserts added and removes took away. */
+struct tally {
+    uint64_t gs, gf, is, inf, rs, rf, us, uf;
+    uint64_t keysum;
+    uint64_t skip_ins, skip_rem;     /* LOOP_APPROX: inserts of present, removes of absent keys */
+};
+
+static inline __attribute__((always_inline)) void op_runner_init(struct op_runner *r, const struct worker *w)
+{
+    const struct shared *s = w->s;
+    *r = (struct op_runner){ .t = s->table, .get = s->ops->get, .insert = s->ops->insert, .remove = s->ops->remove,
+                             .update = s->ops->update, .vbits = (uint64_t)(w->tid + 1) << RUN_VAL_KEY_BITS,
+                             .shadow = s->shadow, .tid = w->tid, .nthreads = s->p->threads,
+                             .range = s->p->keys->range };
+}
+
+/* LOOP_APPROX, an insert or a remove: sent to the filter only where the
+ * harness' bitmap says it means something (see shadow_test). */
+static inline __attribute__((always_inline)) unsigned run_filter_op(const struct op_runner *r, struct tally *n,
+                                                                    struct op op)
+{
+    cht_key_t k = owned_key(op.key, r->tid, r->nthreads, r->range);
+    bool present = k && shadow_test(r->shadow, k), ok;
+    if (op.kind == OP_INSERT) {
+        n->skip_ins += !k || present;
+        ok = k && !present && r->insert(r->t, k, run_val(k, r->vbits));
+        if (ok)
+            shadow_set(r->shadow, k, true);
+        n->is += ok;
+        n->inf += !ok;
+        return INS_SUC + !ok;
+    }
+    n->skip_rem += !present;
+    ok = present && r->remove(r->t, k);
+    if (ok)
+        shadow_set(r->shadow, k, false);
+    n->rs += ok;
+    n->rf += !ok;
+    return REM_SUC + !ok;
+}
+
+/* Runs op on the table and counts its outcome (returned, for LOOP_LAT).
+ * Counters are branch-free sums in registers. */
+static inline __attribute__((always_inline)) unsigned run_op(const struct op_runner *r, struct tally *n,
+                                                             struct opsrc *src, const unsigned kind,
+                                                             const int mode, struct op op)
+{
+    const cht_key_t k = op.key;
+    bool ok;
+    if (op.kind == OP_GET) {
+        cht_val_t v;
+        ok = r->get(r->t, k, &v);
+        n->gs += ok;
+        n->gf += !ok;
+        return GET_SUC + !ok;
+    }
+    if ((mode & LOOP_APPROX) && (op.kind == OP_INSERT || op.kind == OP_REMOVE))
+        return run_filter_op(r, n, op);
+    if (op.kind == OP_INSERT) {
+        ok = r->insert(r->t, k, run_val(k, r->vbits));
+        n->keysum += k & -(uint64_t)ok;
+        n->is += ok;
+        n->inf += !ok;
+        opsrc_done(src, kind, op);
+        return INS_SUC + !ok;
+    }
+    if (op.kind == OP_REMOVE) {
+        ok = r->remove(r->t, k);
+        n->keysum -= k & -(uint64_t)ok;
+        n->rs += ok;
+        n->rf += !ok;
+        return REM_SUC + !ok;
+    }
+    /* update; F's read-modify-write: read, then write back this thread's version, counted once as an update */
+    cht_val_t v;
+    ok = (op.kind == OP_UPDATE || r->get(r->t, k, &v)) && r->update(r->t, k, run_val(k, r->vbits));
+    n->us += ok;
+    n->uf += !ok;
+    return UPD_SUC + !ok;
+}
+
+/* ---------------- the timed loops ---------------- */
 
 /* --batch without a table get_batch: n single gets */
 static const struct cht_ops *batch_fallback_ops;
@@ -261,239 +428,85 @@ static void batch_fallback(void *t, const cht_key_t *keys, size_t n, cht_val_t *
         found[i] = get(t, keys[i], &vals[i]);
 }
 
-/* ---------------- pre-generated op streams (docs/cli.md "What is timed") ----------------
- * A costly key distribution (Zipf: ~35 ns a draw, more than many tables'
- * whole operation) would make the timed loop measure the generator. So each
- * worker draws its ops before the start barrier, with the same PRNG stream
- * and draw order as the in-loop generator (same seed, same keys), into a
- * buffer of opbuf_len entries that the loop reads in order, cycling when an
- * op count exceeds it. An entry packs the op (2 bits) over key - 1 (62 bits). */
-enum { OPK_GET = 0, OPK_INS = 1, OPK_REM = 2, OPK_UPD = 3, OPK_RMW = 4 };
-#define OPBUF_OP_SHIFT 61
-#define OPBUF_KEY_MASK ((1ull << OPBUF_OP_SHIFT) - 1)
-
-/* YCSB core workloads (Cooper et al., SoCC'10; HotRing's figure 10): the
- * read share, then updates (A, B), inserts of new keys (D) or
- * read-modify-writes (F); percent. */
-static const struct { unsigned read, update, insert, rmw; } ycsb_mix[] = {
-    [WL_YCSB_A] = { 50, 50, 0, 0 }, [WL_YCSB_B] = { 95, 5, 0, 0 }, [WL_YCSB_C] = { 100, 0, 0, 0 },
-    [WL_YCSB_D] = { 95, 0, 5, 0 },  [WL_YCSB_F] = { 50, 0, 0, 50 },
-};
-
-/* A uniform op, one draw and two dice: the key is the integer part of
- * x*range/2^64, c the integer part of (its fraction)*100. For a power-of-two
- * range the two are exactly independent and uniform; otherwise the bias is
- * below range/2^64. Saves a PRNG step per op. */
-static inline cht_key_t uniform_draw(struct cht_rng *rng, uint64_t range, uint64_t *c)
+/* the ops this loop may do: a trace share, --ops, or until the stop flag */
+static inline uint64_t loop_ops(const struct worker *w, bool warm)
 {
-    unsigned __int128 m = (unsigned __int128)cht_rng_next(rng) * range;
-    *c = cht_rng_below((uint64_t)m, 100);
-    return 1 + (uint64_t)(m >> 64);
+    const struct bench_config *cfg = w->s->p->cfg;
+    return warm ? UINT64_MAX : cfg->trace ? w->ops_limit : cfg->ops ? cfg->ops : UINT64_MAX;
 }
 
-static void opbuf_fill(struct worker *w, uint64_t seed, uint64_t stream)
+static void clock_start(struct worker *w)
 {
-    const struct run_params *p = w->s->p;
-    const uint64_t n = p->opbuf_len, ins = p->cfg->insert, rem = p->cfg->insert + p->cfg->remove;
-    struct cht_rng rng;
-    cht_rng_seed(&rng, seed, stream);
-    uint64_t t0 = now_ns();
-    const enum workload wl = p->cfg->workload;
-    const bool uniform = wl == WL_NONE && p->keys->dist == KEYGEN_UNIFORM;
-    const uint64_t range = p->keys->range;
-    for (uint64_t j = 0; j < n; j++) {
-        if (!(j & 4095) && stop_requested())
-            break;
-        uint64_t c;
-        cht_key_t k;
-        if (uniform) {          /* the in-loop draw (timed_loop_for): the same stream either way */
-            k = uniform_draw(&rng, range, &c);
-        } else {
-            c = cht_rng_below(cht_rng_next(&rng), 100);
-            k = keygen_next(p->keys, &rng);   /* YCSB D: the rank below the latest key */
-        }
-        uint64_t op;
-        if (wl == WL_NONE) {
-            op = c < ins ? OPK_INS : c < rem ? OPK_REM : OPK_GET;
-        } else {
-            unsigned rd = ycsb_mix[wl].read;
-            op = c < rd ? OPK_GET : ycsb_mix[wl].update ? OPK_UPD : ycsb_mix[wl].insert ? OPK_INS : OPK_RMW;
-        }
-        if (p->cfg->keys_sparse)
-            k = keygen_sparse(k);
-        w->opbuf[j] = op << OPBUF_OP_SHIFT | (k - 1);
+    w->cpu_ns = thread_cpu_ns();    /* two calls per run, off the loop */
+    w->t_start = now_ns();
+}
+
+static void clock_stop(struct worker *w)
+{
+    w->t_end = now_ns();
+    w->cpu_ns = thread_cpu_ns() - w->cpu_ns;
+}
+
+/* After a loop: the counts go to the worker's own line, once. */
+static inline __attribute__((always_inline)) void loop_finish(struct worker *w, const struct opsrc *src,
+                                                              const struct tally *n, bool warm)
+{
+    const struct bench_config *cfg = w->s->p->cfg;
+    if (!warm && !cfg->trace && w->opbuf && src->pos > w->s->p->opbuf_len)
+        w->opbuf_wrapped = true;
+    w->keysum += n->keysum;
+    if (!warm) {
+        w->skipped[0] = n->skip_ins;
+        w->skipped[1] = n->skip_rem;
     }
-    w->opbuf_ns = now_ns() - t0;
+    uint64_t *count = warm ? w->warm_count : w->count;
+    count[GET_SUC] = n->gs;
+    count[GET_FAIL] = n->gf;
+    count[INS_SUC] = n->is;
+    count[INS_FAIL] = n->inf;
+    count[REM_SUC] = n->rs;
+    count[REM_FAIL] = n->rf;
+    count[UPD_SUC] = n->us;
+    count[UPD_FAIL] = n->uf;
 }
 
-/* YCSB D: reads go to the latest *acknowledged* insert (YCSB's acknowledged
- * counter): inserts claim keys in order but complete out of order, so a
- * completed key k marks ycsb_done[k mod window], and whoever sees the key just
- * above the mark done moves the mark up (a CAS) and clears that flag. Reads
- * never see a key whose insert has not completed. The window bounds the keys
- * in flight: an insert half a window ahead of the mark waits for it (behind
- * a stalled thread, under oversubscription) before it claims. */
-static void ycsb_ack(struct shared *s, uint64_t k)
-{
-    __atomic_store_n(&s->ycsb_done[k & (YCSB_ACK_WINDOW - 1)], 1, __ATOMIC_RELEASE);
-    for (;;) {
-        uint64_t a = __atomic_load_n(&s->ycsb_acked, __ATOMIC_ACQUIRE);
-        uint8_t *f = &s->ycsb_done[(a + 1) & (YCSB_ACK_WINDOW - 1)];
-        if (!__atomic_load_n(f, __ATOMIC_ACQUIRE))
-            return;
-        if (__atomic_compare_exchange_n(&s->ycsb_acked, &a, a + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-            __atomic_store_n(f, 0, __ATOMIC_RELAXED);
-    }
-}
-
-static uint64_t ycsb_claim(struct shared *s)
-{
-    while (__atomic_load_n(&s->ycsb_next, __ATOMIC_RELAXED) - __atomic_load_n(&s->ycsb_acked, __ATOMIC_ACQUIRE) >=
-           YCSB_ACK_WINDOW / 2)         /* half: room for every thread that passes this test at once */
-        sched_yield();
-    return __atomic_add_fetch(&s->ycsb_next, 1, __ATOMIC_RELAXED);
-}
-
-/* The timed phase. Op choice per thesis line 732: c in [0,100): c < ins ->
- * insert, c < ins+rem -> remove, else get. Counters are branch-free sums in
- * registers. Instantiated once per distribution and measurement mode (both
- * constants inside), so the plain uniform loop keeps its PRNG state in
- * registers and calls nothing but the table. */
-static inline __attribute__((always_inline)) void timed_loop_for(struct worker *w, enum keygen_dist dist,
+/* The timed phase (and the warm-up): ops from the source, dispatched to the
+ * table, outcomes counted. Instantiated once per source kind and measurement
+ * mode (both constants inside), so the plain loop keeps its source's state
+ * in registers and calls nothing but the table. LOOP_LAT: TSC stamps around
+ * every EVERY-th op into the thread's preallocated buffers; LOOP_TL: the op
+ * count published to the worker's own cache line every 1024 ops; LOOP_BATCH:
+ * gets queue up to `batch` keys, then one get_batch call. */
+static inline __attribute__((always_inline)) void timed_loop_for(struct worker *w, const unsigned kind,
                                                                  const int mode, const bool warm)
 {
     struct shared *s = w->s;
-    const struct run_params *p = s->p;
-    void *t = s->table;
-    bool (*get)(void *, cht_key_t, cht_val_t *) = s->ops->get;
-    bool (*insert)(void *, cht_key_t, cht_val_t) = s->ops->insert;
-    bool (*remove)(void *, cht_key_t) = s->ops->remove;
-    const struct keygen *keys = p->keys;
-    const uint64_t range = keys->range;
-    /* YCSB and traces code an insert as c = 0, a remove as c = 1 (see below) */
-    const uint64_t ins_below = dist == KEYGEN_YCSB ? 1 : p->cfg->insert;
-    const uint64_t rem_below = dist == KEYGEN_YCSB ? 2 : p->cfg->insert + p->cfg->remove;
-    uint64_t remaining = p->cfg->trace && !warm ? w->ops_limit : p->cfg->ops && !warm ? p->cfg->ops : UINT64_MAX;
+    const struct bench_config *cfg = s->p->cfg;
+    struct op_runner run;
+    op_runner_init(&run, w);
+    struct opsrc src = w->src;
+    struct tally n = { 0 };
+    uint64_t remaining = loop_ops(w, warm);
     const int *stop = warm ? &s->warm_stop : &s->stop;
-    struct cht_rng rng = w->rng;
-    const uint64_t *opbuf = w->opbuf, opmask = p->cfg->trace ? UINT64_MAX : p->opbuf_len - 1;
-    uint64_t opi = 0;
-    uint64_t gs = 0, gf = 0, is = 0, inf = 0, rs = 0, rf = 0, us = 0, uf = 0;
-    /* the final check's inputs: values carry this thread's version, and the keys its inserts
-     * added and removes took away are summed (register arithmetic, no memory traffic) */
-    const uint64_t vbits = (uint64_t)(w->tid + 1) << RUN_VAL_KEY_BITS;
-    uint64_t ks = 0, skip_ins = 0, skip_rem = 0;
-    bool (*update)(void *, cht_key_t, cht_val_t) = s->ops->update;
-    /* LOOP_BATCH: gets queue up to `batch` keys, then one get_batch call; updates stay single */
+    /* LOOP_BATCH */
     void (*get_batch)(void *, const cht_key_t *, size_t, cht_val_t *, bool *) =
         s->ops->get_batch ? s->ops->get_batch : batch_fallback;
-    const unsigned batch = (mode & LOOP_BATCH) ? p->cfg->batch : 1;
+    const unsigned batch = (mode & LOOP_BATCH) ? cfg->batch : 1;
     cht_key_t bkeys[(mode & LOOP_BATCH) ? CHT_BATCH_MAX : 1];
     cht_val_t bvals[(mode & LOOP_BATCH) ? CHT_BATCH_MAX : 1];
     bool bfound[(mode & LOOP_BATCH) ? CHT_BATCH_MAX : 1];
     unsigned nb = 0;
-    const bool latest = p->cfg->workload == WL_YCSB_D;
-    const bool sparse_keys = p->cfg->keys_sparse;
-    uint64_t *const shadow = s->shadow;
-    const unsigned nthreads = p->threads;
     /* LOOP_LAT */
-    const uint64_t every = p->cfg->latency_every, overhead = p->cfg->lat_clock.overhead_cycles;
+    const uint64_t every = cfg->latency_every, overhead = cfg->lat_clock.overhead_cycles;
     uint64_t countdown = every;
     struct lat_buf *lb = &w->lat;
     /* LOOP_TL */
     uint64_t done = 0;
 
-    /* LOOP_PIPE (--pipeline W, DRAMHiT's pipelining, Narayanan et al., EuroSys'23): an op
-     * drawn now is announced to the table (prefetch: its lines start to arrive) and parked
-     * in a FIFO of D = W - 1 pending ops; the op parked D draws ago leaves it and runs as an
-     * ordinary call, by then (mostly) on cached lines. So W ops are in flight, each op
-     * linearizes inside its own call, and ops run in program order: two ops on one key
-     * cannot overtake each other. The FIFO's last ops run after the stop, still timed. */
-    void (*prefetch)(void *, cht_key_t, bool) = s->ops->prefetch;
-    const unsigned pdist = (mode & LOOP_PIPE) ? s->pipe_w - 1 : 0;
-    /* a ring of CHT_PIPELINE_MAX slots indexed by the draw count masked (no wrap test):
-     * draw i goes to slot i, and the op run at draw i is the one of draw i - pdist */
-    enum { PMASK = CHT_PIPELINE_MAX - 1 };
-    _Static_assert((CHT_PIPELINE_MAX & PMASK) == 0, "CHT_PIPELINE_MAX: a power of two");
-    cht_key_t pk[CHT_PIPELINE_MAX];  /* fixed size, used only by LOOP_PIPE: a VLA would cost the other loops a frame pointer */
-    uint32_t pc[CHT_PIPELINE_MAX];
-    uint64_t pi = 0;                /* ops drawn */
-    unsigned pn = 0;                /* drain: ops still parked */
-    bool draining = false;
-
-    if (!warm) {
-        w->cpu_ns = thread_cpu_ns();    /* two calls per run, off the loop */
-        w->t_start = now_ns();
-    }
-    for (;;) {
-        uint64_t c;
-        cht_key_t k;
-        /* the loop's exit (and the pipeline's drain) is the rare branch: said so, the
-         * compiler lays the loop out as the plain `for (; remaining && !stop; remaining--)` */
-        if (__builtin_expect(!remaining || __atomic_load_n(stop, __ATOMIC_RELAXED), 0)) {
-            if (!(mode & LOOP_PIPE))
-                break;
-            if (!draining) {            /* parked: the last min(drawn, pdist) draws */
-                draining = true;
-                pn = pi < pdist ? (unsigned)pi : pdist;
-            }
-            if (!pn)
-                break;
-            unsigned o = (unsigned)(pi - pn) & PMASK;    /* the oldest parked op */
-            k = pk[o];
-            c = pc[o];
-            pn--;
-            goto run;
-        }
-        remaining--;
-        if (dist == KEYGEN_UNIFORM) {
-            k = uniform_draw(&rng, range, &c);
-        } else if (dist == KEYGEN_HOTSPOT) {
-            c = cht_rng_below(cht_rng_next(&rng), 100);
-            bool hot;
-            k = keygen_next_hotspot(keys, &rng, __atomic_load_n(&s->hot_base, __ATOMIC_RELAXED), &hot);
-        } else if (dist == KEYGEN_BUFFERED) {
-            /* the op becomes the c that selects it: c < ins_below is insert, ... */
-            uint64_t e = opbuf[opi++ & opmask];
-            k = 1 + (e & OPBUF_KEY_MASK);
-            uint64_t op = e >> OPBUF_OP_SHIFT;
-            c = op == OPK_INS ? 0 : op == OPK_REM ? ins_below : 100;
-        } else if (dist == KEYGEN_YCSB) {
-            /* YCSB, traces: c 100 get, 200 update, 300 read-modify-write, 0 insert (D: a new key), 1 remove */
-            uint64_t e = opbuf[opi++ & opmask];
-            k = 1 + (e & OPBUF_KEY_MASK);
-            uint64_t op = e >> OPBUF_OP_SHIFT;
-            c = op == OPK_GET ? 100 : op == OPK_UPD ? 200 : op == OPK_RMW ? 300 : op == OPK_REM ? 1 : 0;
-            if (latest) {           /* D: inserts take the next new key, reads the latest ones (rank k) */
-                if (op == OPK_INS) {
-                    k = ycsb_claim(s);
-                } else {
-                    /* the latest acknowledged insert, as YCSB's acknowledged counter: a
-                     * claimed key may still be in flight on another thread */
-                    uint64_t top = __atomic_load_n(&s->ycsb_acked, __ATOMIC_ACQUIRE);
-                    k = top >= k ? top - k + 1 : 1;
-                }
-            }
-        } else {
-            c = cht_rng_below(cht_rng_next(&rng), 100);
-            k = keygen_next_zipf(keys, &rng);
-        }
-        /* --keys sparse: the timed loop reads mapped keys from its buffer; only the
-         * untimed warm-up draws in the loop, and maps here */
-        if (warm && sparse_keys && (dist == KEYGEN_UNIFORM || dist == KEYGEN_ZIPF))
-            k = keygen_sparse(k);
-        if (mode & LOOP_PIPE) {
-            /* inserts, removes (c below rem_below) and YCSB's updates (c >= 200) write */
-            prefetch(t, k, c < rem_below || (dist == KEYGEN_YCSB && c >= 200));
-            pk[pi & PMASK] = k;
-            pc[pi & PMASK] = (uint32_t)c;
-            if (++pi <= pdist)          /* filling: nothing old enough to run yet */
-                continue;
-            /* the op of draw pi - 1 - pdist (itself when pdist is 0) */
-            k = pk[(pi - 1 - pdist) & PMASK];
-            c = pc[(pi - 1 - pdist) & PMASK];
-        }
-    run:;
+    if (!warm)
+        clock_start(w);
+    for (; remaining && !__atomic_load_n(stop, __ATOMIC_RELAXED); remaining--) {
+        struct op op = opsrc_next(&src, kind);
         bool sample = false;
         uint64_t t0 = 0;
         unsigned store;
@@ -504,64 +517,19 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
                 t0 = lat_stamp_begin();
             }
         }
-        if ((mode & LOOP_APPROX) && c < rem_below) {
-            k = owned_key(k, w->tid, nthreads, range);
-            bool present = k && shadow_test(shadow, k), ok = false;
-            if (c < ins_below) {
-                skip_ins += !k || present;
-                ok = k && !present && insert(t, k, run_val(k, vbits));
-                if (ok)
-                    shadow_set(shadow, k, true);
-                is += ok;
-                inf += !ok;
-                store = INS_SUC + !ok;
-            } else {
-                skip_rem += !present;
-                ok = present && remove(t, k);
-                if (ok)
-                    shadow_set(shadow, k, false);
-                rs += ok;
-                rf += !ok;
-                store = REM_SUC + !ok;
-            }
-        } else if (c < ins_below) {
-            bool ok = insert(t, k, run_val(k, vbits));
-            ks += k & -(uint64_t)ok;
-            is += ok;
-            inf += !ok;
-            store = INS_SUC + !ok;
-            if (dist == KEYGEN_YCSB && latest)     /* a constant false in the other loops */
-                ycsb_ack(s, k);
-        } else if (c < rem_below) {
-            bool ok = remove(t, k);
-            ks -= k & -(uint64_t)ok;
-            rs += ok;
-            rf += !ok;
-            store = REM_SUC + !ok;
-        } else if (dist == KEYGEN_YCSB && c >= 200) {
-            cht_val_t v;
-            /* F: read, then write back a new value (this thread's version of it); counted once, as an update */
-            bool ok = (c == 200 || get(t, k, &v)) && update(t, k, run_val(k, vbits));
-            us += ok;
-            uf += !ok;
-            store = UPD_SUC + !ok;
-        } else if (mode & LOOP_BATCH) {
-            bkeys[nb++] = k;
+        if ((mode & LOOP_BATCH) && op.kind == OP_GET) {
+            bkeys[nb++] = op.key;
             if (nb == batch) {
-                get_batch(t, bkeys, nb, bvals, bfound);
+                get_batch(run.t, bkeys, nb, bvals, bfound);
                 for (unsigned i = 0; i < nb; i++) {
-                    gs += bfound[i];
-                    gf += !bfound[i];
+                    n.gs += bfound[i];
+                    n.gf += !bfound[i];
                 }
                 nb = 0;
             }
             store = GET_SUC;
         } else {
-            cht_val_t v;
-            bool ok = get(t, k, &v);
-            gs += ok;
-            gf += !ok;
-            store = GET_SUC + !ok;
+            store = run_op(&run, &n, &src, kind, mode, op);
         }
         if (mode & LOOP_LAT) {
             if (sample) {
@@ -577,82 +545,137 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
         }
     }
     if ((mode & LOOP_BATCH) && nb) {         /* the last, partial batch: inside the timed phase */
-        get_batch(t, bkeys, nb, bvals, bfound);
+        get_batch(run.t, bkeys, nb, bvals, bfound);
         for (unsigned i = 0; i < nb; i++) {
-            gs += bfound[i];
-            gf += !bfound[i];
+            n.gs += bfound[i];
+            n.gf += !bfound[i];
         }
     }
-    if (!warm) {
-        w->t_end = now_ns();
-        w->cpu_ns = thread_cpu_ns() - w->cpu_ns;
-    }
+    if (!warm)
+        clock_stop(w);
     if (mode & LOOP_TL) {
         __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
         __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
     }
-    w->rng = rng;
-    if (!warm && !p->cfg->trace && opi > p->opbuf_len)
-        w->opbuf_wrapped = true;
-    w->keysum += ks;
-    if (!warm) {
-        w->skipped[0] = skip_ins;
-        w->skipped[1] = skip_rem;
-    }
-    uint64_t *count = warm ? w->warm_count : w->count;
-    count[GET_SUC] = gs;
-    count[GET_FAIL] = gf;
-    count[INS_SUC] = is;
-    count[INS_FAIL] = inf;
-    count[REM_SUC] = rs;
-    count[REM_FAIL] = rf;
-    count[UPD_SUC] = us;
-    count[UPD_FAIL] = uf;
+    loop_finish(w, &src, &n, warm);
 }
 
-#define LOOP_FOR_DIST(w, mode, warm)                         \
-    do {                                                     \
-        if ((w)->opbuf && ((w)->s->p->cfg->workload || (w)->s->p->cfg->trace)) \
-            timed_loop_for(w, KEYGEN_YCSB, mode, warm);      \
-        else if ((w)->opbuf && !(warm))                      \
-            timed_loop_for(w, KEYGEN_BUFFERED, mode, warm);  \
-        else if ((w)->s->p->keys->dist == KEYGEN_UNIFORM)    \
-            timed_loop_for(w, KEYGEN_UNIFORM, mode, warm);   \
-        else if ((w)->s->p->keys->dist == KEYGEN_HOTSPOT)    \
-            timed_loop_for(w, KEYGEN_HOTSPOT, mode, warm);   \
-        else                                                 \
-            timed_loop_for(w, KEYGEN_ZIPF, mode, warm);      \
+/* --pipeline W (DRAMHiT's pipelining, Narayanan et al., EuroSys'23), in a
+ * loop of its own so the plain loop carries none of it: an op drawn now is
+ * announced to the table (prefetch: its lines start to arrive) and parked in
+ * a FIFO of D = W - 1 pending ops; the op parked D draws ago leaves it and
+ * runs as an ordinary call, by then (mostly) on cached lines. So W ops are in
+ * flight, each op linearizes inside its own call, and ops run in program
+ * order: two ops on one key cannot overtake each other. The FIFO's last ops
+ * run after the stop, still timed. Excludes --latency and --batch (cli.c);
+ * a filter runs single ops (pipe_choose). */
+static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w, const unsigned kind,
+                                                                const int mode)
+{
+    struct shared *s = w->s;
+    struct op_runner run;
+    op_runner_init(&run, w);
+    struct opsrc src = w->src;
+    struct tally n = { 0 };
+    uint64_t remaining = loop_ops(w, false);
+    void (*prefetch)(void *, cht_key_t, bool) = s->ops->prefetch;
+    const uint64_t pdist = s->pipe_w - 1;
+    /* a ring indexed by the draw count masked (no wrap test): draw i goes to slot i,
+     * and the op run at draw i is the one of draw i - pdist */
+    enum { PMASK = CHT_PIPELINE_MAX - 1 };
+    _Static_assert((CHT_PIPELINE_MAX & PMASK) == 0, "CHT_PIPELINE_MAX: a power of two");
+    struct op ring[CHT_PIPELINE_MAX];
+    uint64_t drawn = 0, done = 0;
+
+    clock_start(w);
+    for (; remaining && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED); remaining--) {
+        struct op op = opsrc_next(&src, kind);
+        prefetch(run.t, op.key, op.kind != OP_GET);     /* all but gets write */
+        ring[drawn & PMASK] = op;
+        if (++drawn <= pdist)                           /* filling: nothing old enough to run yet */
+            continue;
+        run_op(&run, &n, &src, kind, LOOP_PLAIN, ring[(drawn - 1 - pdist) & PMASK]);
+        if ((mode & LOOP_TL) && (++done & 1023) == 0)
+            __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
+    }
+    for (uint64_t i = drawn > pdist ? drawn - pdist : 0; i < drawn; i++) {   /* the drain */
+        run_op(&run, &n, &src, kind, LOOP_PLAIN, ring[i & PMASK]);
+        if ((mode & LOOP_TL) && (++done & 1023) == 0)
+            __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
+    }
+    clock_stop(w);
+    if (mode & LOOP_TL) {
+        __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
+        __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
+    }
+    loop_finish(w, &src, &n, false);
+}
+
+/* One instantiation of LOOP(kind) per source kind a run can have; OPSRC_MAP
+ * only where WARM (the timed loop reads mapped keys from its buffer). */
+#define FOR_SOURCE(kindv, WARM, LOOP)                                                       \
+    do {                                                                                    \
+        switch (kindv) {                                                                    \
+        case OPSRC_UNIFORM: LOOP(OPSRC_UNIFORM); break;                                     \
+        case OPSRC_KEYGEN: LOOP(OPSRC_KEYGEN); break;                                       \
+        case OPSRC_HOTSPOT: LOOP(OPSRC_HOTSPOT); break;                                     \
+        case OPSRC_BUFFER: LOOP(OPSRC_BUFFER); break;                                       \
+        case OPSRC_KEYGEN | OPSRC_LATEST: LOOP(OPSRC_KEYGEN | OPSRC_LATEST); break;         \
+        case OPSRC_BUFFER | OPSRC_LATEST: LOOP(OPSRC_BUFFER | OPSRC_LATEST); break;         \
+        case OPSRC_UNIFORM | OPSRC_MAP: if (WARM) LOOP(OPSRC_UNIFORM | OPSRC_MAP); break;   \
+        case OPSRC_KEYGEN | OPSRC_MAP: if (WARM) LOOP(OPSRC_KEYGEN | OPSRC_MAP); break;     \
+        default: abort();           /* source_kind yields no other kind */                  \
+        }                                                                                   \
     } while (0)
 
 /* --warmup: the same operations, uncounted in throughput, no measurement */
 static void warmup_loop(struct worker *w)
 {
+    unsigned kind = source_kind(w, true);
+#define WARM_PLAIN(k) timed_loop_for(w, k, LOOP_PLAIN, true)
+#define WARM_APPROX(k) timed_loop_for(w, k, LOOP_APPROX, true)
     if (w->s->shadow)
-        LOOP_FOR_DIST(w, LOOP_APPROX, true);
+        FOR_SOURCE(kind, true, WARM_APPROX);
     else
-        LOOP_FOR_DIST(w, LOOP_PLAIN, true);
+        FOR_SOURCE(kind, true, WARM_PLAIN);
 }
 
 static void timed_loop(struct worker *w)
 {
     const struct bench_config *cfg = w->s->p->cfg;
+    const unsigned kind = source_kind(w, false);
     int mode = (cfg->latency_every ? LOOP_LAT : 0) | (cfg->timeline_ms ? LOOP_TL : 0) |
-               (cfg->batch > 1 ? LOOP_BATCH : 0) | (w->s->pipe_w ? LOOP_PIPE : 0);
+               (cfg->batch > 1 ? LOOP_BATCH : 0);
+#define PLAIN(k_) timed_loop_for(w, k_, LOOP_PLAIN, false)
+#define LAT(k_) timed_loop_for(w, k_, LOOP_LAT, false)
+#define TL(k_) timed_loop_for(w, k_, LOOP_TL, false)
+#define LAT_TL(k_) timed_loop_for(w, k_, LOOP_LAT | LOOP_TL, false)
+#define BATCH(k_) timed_loop_for(w, k_, LOOP_BATCH, false)
+#define BATCH_TL(k_) timed_loop_for(w, k_, LOOP_BATCH | LOOP_TL, false)
+#define APPROX(k_) timed_loop_for(w, k_, LOOP_APPROX | LOOP_LAT | LOOP_TL, false)
+#define PIPE(k_) pipe_loop_for(w, k_, LOOP_PLAIN)
+#define PIPE_TL(k_) pipe_loop_for(w, k_, LOOP_TL)
     if (w->s->shadow) {      /* a filter: one instantiation, with every measurement mode's code */
-        LOOP_FOR_DIST(w, LOOP_APPROX | LOOP_LAT | LOOP_TL, false);
+        FOR_SOURCE(kind, false, APPROX);
+        return;
+    }
+    if (w->s->pipe_w) {      /* --pipeline excludes --latency and --batch */
+        if (mode & LOOP_TL)
+            FOR_SOURCE(kind, false, PIPE_TL);
+        else
+            FOR_SOURCE(kind, false, PIPE);
         return;
     }
     switch (mode) {
-    case LOOP_PLAIN: LOOP_FOR_DIST(w, LOOP_PLAIN, false); break;
-    case LOOP_LAT: LOOP_FOR_DIST(w, LOOP_LAT, false); break;
-    case LOOP_TL: LOOP_FOR_DIST(w, LOOP_TL, false); break;
-    case LOOP_BATCH: LOOP_FOR_DIST(w, LOOP_BATCH, false); break;          /* --batch excludes --latency */
-    case LOOP_BATCH | LOOP_TL: LOOP_FOR_DIST(w, LOOP_BATCH | LOOP_TL, false); break;
-    case LOOP_PIPE: LOOP_FOR_DIST(w, LOOP_PIPE, false); break;           /* --pipeline excludes --latency */
-    case LOOP_PIPE | LOOP_TL: LOOP_FOR_DIST(w, LOOP_PIPE | LOOP_TL, false); break;
-    default: LOOP_FOR_DIST(w, LOOP_LAT | LOOP_TL, false); break;
+    case LOOP_PLAIN: FOR_SOURCE(kind, false, PLAIN); break;
+    case LOOP_LAT: FOR_SOURCE(kind, false, LAT); break;
+    case LOOP_TL: FOR_SOURCE(kind, false, TL); break;
+    case LOOP_BATCH: FOR_SOURCE(kind, false, BATCH); break;          /* --batch excludes --latency */
+    case LOOP_BATCH | LOOP_TL: FOR_SOURCE(kind, false, BATCH_TL); break;
+    default: FOR_SOURCE(kind, false, LAT_TL); break;
     }
 }
+
 
 /* --pipeline auto: a table no larger than the last-level cache is (mostly)
  * cache-resident, its ops hit anyway, and the hook's second hash, call and
@@ -776,24 +799,7 @@ static void *worker_main(void *arg)
         marker_thread_init();
     if (cfg->counters.active)
         counters_thread_init(&cfg->counters, &w->cnt);
-    if (cfg->trace) {                        /* --trace: this thread's share, t, t+n, t+2n, ... */
-        const struct trace *tr = cfg->trace;
-        uint64_t share = tr->n / p->threads + (w->tid < tr->n % p->threads);
-        w->opbuf = malloc((share ? share : 1) * sizeof *w->opbuf);
-        if (w->opbuf) {
-            for (uint64_t j = 0; j < share; j++)
-                w->opbuf[j] = tr->op[w->tid + j * p->threads];
-            w->ops_limit = share;            /* 0: more threads than operations, this one does nothing */
-        } else {
-            w->opbuf_failed = true;
-        }
-    } else if (p->opbuf_len) {               /* this thread's ops, drawn off the clock (and NUMA-local) */
-        w->opbuf = malloc(p->opbuf_len * sizeof *w->opbuf);
-        if (w->opbuf)
-            opbuf_fill(w, cfg->seed + p->rep, w->tid);
-        else
-            w->opbuf_failed = true;
-    }
+    opbuf_prepare(w);
     barrier(s);                              /* B1: all registered */
     if (cfg->likwid_marker)
         marker_start("prefill");
@@ -814,11 +820,11 @@ static void *worker_main(void *arg)
     barrier(s);                              /* B3: start */
     if (cfg->warmup_ms) {
         /* its own key stream, so the timed phase draws the same keys with or without it */
-        cht_rng_seed(&w->rng, (cfg->seed + p->rep) ^ 0x7761726d75700000ull, w->tid);
+        source_init(w, (cfg->seed + p->rep) ^ 0x7761726d75700000ull);
         warmup_loop(w);
         barrier(s);                          /* BW: warm-up over */
     }
-    cht_rng_seed(&w->rng, cfg->seed + p->rep, w->tid);
+    source_init(w, cfg->seed + p->rep);
     if (cfg->counters.active)
         counters_thread_start(&w->cnt);
     if (cfg->likwid_marker)
@@ -837,7 +843,7 @@ static void *worker_main(void *arg)
             s->wrote[t + 1] = c[INS_SUC] + c[UPD_SUC] + wc[INS_SUC] + wc[UPD_SUC] > 0;
         }
         if (cfg->workload == WL_YCSB_D && s->verify == VERIFY_FULL)
-            s->verify_n = s->ycsb_next;      /* the new keys lie above the range */
+            s->verify_n = s->ycsb.next;      /* the new keys lie above the range */
     }
     barrier(s);                              /* B5 */
     verify_slice(w);
@@ -1194,31 +1200,20 @@ int runner_check_memory(const struct bench_config *cfg, const struct table_choic
     return -1;
 }
 
-int runner_run(const struct run_params *p, struct run_result *r)
+/* Undoes run_create's steps before the table exists. */
+static void run_create_undo(const struct run_params *p, struct worker *w)
+{
+    mem_policy_reset(p->cfg);
+    for (unsigned i = 0; p->cfg->latency_every && i < p->threads; i++)
+        lat_buf_free(&w[i].lat);
+}
+
+/* The table with the run's settings, the latency buffers and a filter's
+ * bitmap; 0, or -1 with r->error set and nothing of them left. */
+static int run_create(const struct run_params *p, struct shared *s, struct worker *w, const unsigned *nodes,
+                      struct run_result *r)
 {
     const struct bench_config *cfg = p->cfg;
-    int rc = -1;
-    memset(r, 0, sizeof *r);
-    struct shared *s = aligned_alloc(CHT_CACHE_LINE, sizeof *s);
-    struct worker *w = aligned_alloc(CHT_CACHE_LINE, sizeof *w * p->threads);
-    pthread_t *th = calloc(p->threads, sizeof *th);
-    unsigned *nodes = calloc(p->threads, sizeof *nodes);
-    bool *wrote = calloc(p->threads + 1, sizeof *wrote);
-    if (!s || !w || !th || !nodes || !wrote) {
-        snprintf(r->error, sizeof r->error, "out of memory");
-        goto out;
-    }
-    memset(s, 0, sizeof *s);
-    memset(w, 0, sizeof *w * p->threads);
-    s->p = p;
-    s->workers = w;
-    s->wrote = wrote;
-    fault_reset();
-    s->ops = fault_wrap(p->table->ops);
-    batch_fallback_ops = s->ops;
-    for (unsigned i = 0; i < p->threads; i++)
-        nodes[i] = pin_plan_node(p->plan, i);
-
     /* the run's lock settings reach the table's locks as they reach a lock bench's (lockbench.c) */
     struct lock_config lc = {
         .numa_nodes = p->plan->numa_nodes ? p->plan->numa_nodes : 1,
@@ -1241,7 +1236,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
                 for (unsigned j = 0; j < i; j++)
                     lat_buf_free(&w[j].lat);
                 snprintf(r->error, sizeof r->error, "--latency: out of memory for the sample buffers");
-                goto out;
+                return -1;
             }
     }
     memstat_take(&r->mem_before_create);
@@ -1249,25 +1244,31 @@ int runner_run(const struct run_params *p, struct run_result *r)
     char err[256] = "";
     s->table = s->ops->create(&tc, err, sizeof err);
     if (!s->table) {
-        mem_policy_reset(cfg);
-        for (unsigned i = 0; cfg->latency_every && i < p->threads; i++)
-            lat_buf_free(&w[i].lat);
+        run_create_undo(p, w);
         snprintf(r->error, sizeof r->error, "--table %s: cannot create the table: %s", s->ops->name,
                  err[0] ? err : "unknown error");
-        goto out;
+        return -1;
     }
-
-    choose_verify(p, s);
-    s->ycsb_next = s->ycsb_acked = cfg->range;
     if (s->ops->caps & CHT_CAP_APPROXIMATE) {
         s->shadow = calloc((cfg->range + 63) / 64, sizeof *s->shadow);
         if (!s->shadow) {
+            s->ops->destroy(s->table);
+            run_create_undo(p, w);
             snprintf(r->error, sizeof r->error, "out of memory for the membership bitmap of a filter (%llu keys)",
                      (unsigned long long)cfg->range);
-            s->ops->destroy(s->table);
-            goto out;
+            return -1;
         }
     }
+    return 0;
+}
+
+/* Main's side of the barriers (the file's header): starts the workers, ends
+ * the warm-up and (--duration, --timeline) the timed phase, moves a shifting
+ * hot set, times the final check, joins. */
+static void run_phases(const struct run_params *p, struct shared *s, struct worker *w, pthread_t *th,
+                       struct run_result *r)
+{
+    const struct bench_config *cfg = p->cfg;
     runner_watch_stop(&s->warm_stop, &s->stop);
     pthread_barrier_init(&s->bar, NULL, p->threads + 1);
     unsigned started = 0;
@@ -1314,13 +1315,21 @@ int runner_run(const struct run_params *p, struct run_result *r)
         pthread_join(th[i], NULL);
     mem_policy_reset(cfg);
     pthread_barrier_destroy(&s->bar);
+}
 
+/* The workers' counts and times summed into r, the size accounting and the
+ * final check judged. Returns whether a prefill insert was refused; sets
+ * *pin_error (the first thread's) and *opbuf_failed. */
+static bool run_collect(const struct run_params *p, const struct shared *s, const struct worker *w,
+                        struct run_result *r, const char **pin_error, bool *opbuf_failed)
+{
     uint64_t t0 = UINT64_MAX, t1 = 0, found = 0, present_seen = 0, present_found = 0, warm[N_OUTCOMES] = { 0 };
     bool full = false;
-    const char *pin_error = NULL;
+    *pin_error = NULL;
+    *opbuf_failed = false;
     for (unsigned i = 0; i < p->threads; i++) {
-        if (w[i].pin_error[0] && !pin_error)
-            pin_error = w[i].pin_error;
+        if (w[i].pin_error[0] && !*pin_error)
+            *pin_error = w[i].pin_error;
         for (int o = 0; o < N_OUTCOMES; o++) {
             r->count[o] += w[i].count[o];
             warm[o] += w[i].warm_count[o];
@@ -1337,14 +1346,12 @@ int runner_run(const struct run_params *p, struct run_result *r)
         r->filter_skipped[1] += w[i].skipped[1];
         r->opbuf_ns += w[i].opbuf_ns;
         r->opbuf_wrapped |= w[i].opbuf_wrapped;
+        *opbuf_failed |= w[i].opbuf_failed;
         if (w[i].opbuf_failed && !r->error[0])
             snprintf(r->error, sizeof r->error, "--keybuf: out of memory for %llu entries per thread",
                      (unsigned long long)p->opbuf_len);
     }
     r->opbuf_len = p->opbuf_len;
-    bool opbuf_failed = false;
-    for (unsigned i = 0; i < p->threads; i++)
-        opbuf_failed |= w[i].opbuf_failed;
     memcpy(r->warmup_count, warm, sizeof warm);
     for (int o = 0; o < N_OUTCOMES; o++)
         r->total_ops += r->count[o];
@@ -1358,35 +1365,31 @@ int runner_run(const struct run_params *p, struct run_result *r)
     r->interrupted = runner_interrupted != 0;
     verify_judge(s, r, found, present_seen, present_found);
     verify_contents(s, r, w, p->threads);
-    if (full)
-        snprintf(r->error, sizeof r->error, "prefill: the table refused a fresh key after %llu of %llu (each "
-                 "prefill thread stops at its first refusal)",
-                 (unsigned long long)r->prefilled, (unsigned long long)cfg->initial);
-    if (s->ops->stats) {
-        s->ops->stats(s->table, &r->stats);
-        r->has_stats = true;
-        r->table_bytes_after_prefill = s->table_bytes_after_prefill;
-    }
-    r->pipeline_w = s->pipe_w;
-    r->pipeline_mode = s->pipe_mode;
-    r->mem_after_prefill = s->mem_after_prefill;
-    memstat_take(&r->mem_after_run);
-    if (s->shadow && s->verify != VERIFY_OFF)
-        filter_bound(r);
+    return full;
+}
+
+/* What the repetition amounts to; of several failed checks, the last in enum run_outcome's order. */
+static enum run_outcome run_outcome_of(const struct run_result *r, bool prefill_full)
+{
     if (!r->size_ok || !r->verify_ok)
-        r->outcome = OUTCOME_MISMATCH;
-    else if (r->verify_bad_values)
-        r->outcome = OUTCOME_VALUE_MISMATCH;
-    else if (!r->keysum_ok)
-        r->outcome = OUTCOME_KEYSUM_MISMATCH;
-    else if (r->fp_excess)
-        r->outcome = OUTCOME_FP_EXCESS;
-    else if (r->stats.alloc_failures)
-        r->outcome = OUTCOME_OOM;
-    else if (full || r->stats.full_failures)
-        r->outcome = OUTCOME_FULL;
-    else
-        r->outcome = OUTCOME_OK;
+        return OUTCOME_MISMATCH;
+    if (r->verify_bad_values)
+        return OUTCOME_VALUE_MISMATCH;
+    if (!r->keysum_ok)
+        return OUTCOME_KEYSUM_MISMATCH;
+    if (r->fp_excess)
+        return OUTCOME_FP_EXCESS;
+    if (r->stats.alloc_failures)
+        return OUTCOME_OOM;
+    if (prefill_full || r->stats.full_failures)
+        return OUTCOME_FULL;
+    return OUTCOME_OK;
+}
+
+/* --counters per op and --latency's merged histograms; frees the latency buffers. */
+static void run_collect_measures(const struct run_params *p, struct worker *w, struct run_result *r)
+{
+    const struct bench_config *cfg = p->cfg;
     if (cfg->counters.active) {
         r->counters_ok = true;
         for (unsigned i = 0; i < p->threads; i++)
@@ -1412,6 +1415,62 @@ int runner_run(const struct run_params *p, struct run_result *r)
         for (unsigned i = 0; i < p->threads; i++)
             lat_buf_free(&w[i].lat);
     }
+}
+
+int runner_run(const struct run_params *p, struct run_result *r)
+{
+    const struct bench_config *cfg = p->cfg;
+    int rc = -1;
+    memset(r, 0, sizeof *r);
+    struct shared *s = aligned_alloc(CHT_CACHE_LINE, sizeof *s);
+    struct worker *w = aligned_alloc(CHT_CACHE_LINE, sizeof *w * p->threads);
+    pthread_t *th = calloc(p->threads, sizeof *th);
+    unsigned *nodes = calloc(p->threads, sizeof *nodes);
+    bool *wrote = calloc(p->threads + 1, sizeof *wrote);
+    if (!s || !w || !th || !nodes || !wrote) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        goto out;
+    }
+    memset(s, 0, sizeof *s);
+    memset(w, 0, sizeof *w * p->threads);
+    s->p = p;
+    s->workers = w;
+    s->wrote = wrote;
+    fault_reset();
+    s->ops = fault_wrap(p->table->ops);
+    batch_fallback_ops = s->ops;
+    for (unsigned i = 0; i < p->threads; i++)
+        nodes[i] = pin_plan_node(p->plan, i);
+    if (run_create(p, s, w, nodes, r) != 0)
+        goto out;
+    choose_verify(p, s);
+    ycsb_latest_init(&s->ycsb, cfg->range);
+    s->mix = op_mix_basic(cfg->insert, cfg->remove);
+    if (cfg->workload)
+        op_mix_ycsb(workload_name(cfg->workload), &s->mix);
+
+    run_phases(p, s, w, th, r);
+
+    const char *pin_error;
+    bool opbuf_failed;
+    bool full = run_collect(p, s, w, r, &pin_error, &opbuf_failed);
+    if (full)
+        snprintf(r->error, sizeof r->error, "prefill: the table refused a fresh key after %llu of %llu (each "
+                 "prefill thread stops at its first refusal)",
+                 (unsigned long long)r->prefilled, (unsigned long long)cfg->initial);
+    if (s->ops->stats) {
+        s->ops->stats(s->table, &r->stats);
+        r->has_stats = true;
+        r->table_bytes_after_prefill = s->table_bytes_after_prefill;
+    }
+    r->pipeline_w = s->pipe_w;
+    r->pipeline_mode = s->pipe_mode;
+    r->mem_after_prefill = s->mem_after_prefill;
+    memstat_take(&r->mem_after_run);
+    if (s->shadow && s->verify != VERIFY_OFF)
+        filter_bound(r);
+    r->outcome = run_outcome_of(r, full);
+    run_collect_measures(p, w, r);
     s->ops->destroy(s->table);
     free(s->shadow);
     rc = 0;

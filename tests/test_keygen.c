@@ -2,7 +2,9 @@
  * test_keygen.c - tests of workloads/keygen.{h,c}: the PRNG and its seeding,
  * Lemire range reduction, uniform keys, exact Zipf keys (chi-square goodness
  * of fit against keygen_zipf_pmf, with a power check that a wrong theta is
- * rejected), huge ranges, the scramble bijection, and --dist parsing.
+ * rejected), huge ranges, the scramble bijection, and --dist parsing; and of
+ * workloads/opsource.{h,c}: the op mixes, each YCSB workload's op shares, a
+ * buffer equal to the stream drawn in the loop, and YCSB D's latest keys.
  *
  * Every statistical check uses a fixed seed, so the outcome is deterministic;
  * thresholds are chi-square critical values at alpha = 0.001 (Wilson-Hilferty
@@ -12,8 +14,10 @@
  * check failed. Also prints the cost of a draw in ns (informational only).
  */
 #include "keygen.h"
+#include "opsource.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -769,6 +773,228 @@ static void test_hotspot(void)
     free(hits);
 }
 
+/* ---------------- op sources (opsource.h) ---------------- */
+
+static const char *const op_names[] = { "get", "insert", "remove", "update", "rmw" };
+
+/* The die maps to the mix exactly: -u's insert/remove/get bands and each YCSB
+ * workload's read band then its other op; an unknown workload is refused. */
+static void test_op_mix(void)
+{
+    struct op_mix m = op_mix_basic(5, 7);
+    unsigned n[5] = { 0 };
+    bool order = true;
+    for (unsigned c = 0; c < 100; c++) {
+        enum op_kind k = op_mix_pick(&m, c);
+        n[k]++;
+        order &= k == (c < 5 ? OP_INSERT : c < 12 ? OP_REMOVE : OP_GET);
+    }
+    check(order && n[OP_INSERT] == 5 && n[OP_REMOVE] == 7 && n[OP_GET] == 88 && !n[OP_UPDATE] && !n[OP_RMW],
+          "op mix -u: bands", "insert %u remove %u get %u", n[OP_INSERT], n[OP_REMOVE], n[OP_GET]);
+    static const struct { const char *name; unsigned reads; enum op_kind other; } want[] = {
+        { "ycsb-a", 50, OP_UPDATE }, { "ycsb-b", 95, OP_UPDATE }, { "ycsb-c", 100, OP_UPDATE },
+        { "ycsb-d", 95, OP_INSERT }, { "ycsb-f", 50, OP_RMW },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        bool known = op_mix_ycsb(want[i].name, &m) == 0, exact = known;
+        for (unsigned c = 0; c < 100; c++)
+            exact &= op_mix_pick(&m, c) == (c < want[i].reads ? OP_GET : want[i].other);
+        char name[48];
+        snprintf(name, sizeof name, "op mix %s: bands", want[i].name);
+        check(exact, name, "reads c < %u, then %s", want[i].reads, op_names[want[i].other]);
+    }
+    check(op_mix_ycsb("ycsb-e", &m) == -1 && op_mix_ycsb("", &m) == -1, "op mix: unknown workload refused",
+          "ycsb-e (scans) and the empty name");
+}
+
+/* Each YCSB workload's drawn stream (scrambled Zipf keys, a fixed seed): every
+ * op share within 5 binomial sd of the mix, the ops outside it exactly 0, and
+ * every key in [1, range]. */
+static void test_ycsb_streams(void)
+{
+    const uint64_t n = 200000, range = 100000;
+    static const char *const names[] = { "ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-f" };
+    struct keygen g;
+    must_init(&g, KEYGEN_ZIPF, 0.99, true, range, 3);
+    uint64_t *buf = xcalloc(n, sizeof *buf);
+    for (size_t w = 0; w < sizeof names / sizeof names[0]; w++) {
+        struct op_mix m;
+        op_mix_ycsb(names[w], &m);
+        struct opsrc src;
+        opsrc_init(&src, &g, &m, 42, w, NULL, 0, NULL, NULL);
+        static const int no = 0;
+        uint64_t got = opsrc_fill(&src, OPSRC_KEYGEN, buf, n, &no), cnt[5] = { 0 }, bad_key = 0;
+        for (uint64_t j = 0; j < n; j++) {
+            cnt[buf[j] >> OPBUF_OP_SHIFT]++;
+            uint64_t k = (buf[j] & OPBUF_KEY_MASK) + 1;
+            bad_key += k < 1 || k > range;
+        }
+        double p = m.below1 / 100.0, sd = sqrt(n * p * (1 - p)), reads = (double)cnt[OP_GET];
+        uint64_t others = 0;
+        for (int k = 0; k < 5; k++)
+            if (k != OP_GET && k != (int)m.second)
+                others += cnt[k];
+        char name[48];
+        snprintf(name, sizeof name, "op stream %s: mix", names[w]);
+        check(got == n && fabs(reads - n * p) <= 5 * sd && cnt[OP_GET] + cnt[m.second] == n &&
+              !others && !bad_key, name, "gets %llu (expect %.0f +- %.0f), %s %llu, others %llu, keys out %llu",
+              (unsigned long long)cnt[OP_GET], n * p, 5 * sd, op_names[m.second],
+              (unsigned long long)cnt[m.second], (unsigned long long)others, (unsigned long long)bad_key);
+    }
+    free(buf);
+}
+
+/* A buffer filled by a drawn kind, read back, is the stream the same kind
+ * draws in the loop with the same seed, op for op (uniform with -u; Zipf;
+ * sparse keys); a power-of-two buffer cycles; a trace share (length all
+ * ones) is read once, in order. */
+static void test_buffered_equals_drawn(void)
+{
+    const uint64_t n = 4096;
+    uint64_t *buf = xcalloc(n, sizeof *buf);
+    static const struct { unsigned kind; enum keygen_dist d; const char *name; } cases[] = {
+        { OPSRC_UNIFORM, KEYGEN_UNIFORM, "uniform" },
+        { OPSRC_KEYGEN, KEYGEN_ZIPF, "zipf" },
+        { OPSRC_KEYGEN | OPSRC_MAP, KEYGEN_ZIPF, "zipf, sparse keys" },
+        { OPSRC_UNIFORM | OPSRC_MAP, KEYGEN_UNIFORM, "uniform, sparse keys" },
+    };
+    static const int no = 0;
+    struct op_mix m = op_mix_basic(20, 30);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct keygen g;
+        must_init(&g, cases[i].d, 0.99, false, 3000, 1);
+        struct opsrc fill, drawn, read;
+        opsrc_init(&fill, &g, &m, 9, 2, NULL, 0, NULL, NULL);
+        opsrc_init(&drawn, &g, &m, 9, 2, NULL, 0, NULL, NULL);
+        opsrc_init(&read, &g, &m, 1234, 5, buf, n, NULL, NULL);   /* a buffer: its seed is not used */
+        opsrc_fill(&fill, cases[i].kind, buf, n, &no);
+        uint64_t diff = 0, kinds[5] = { 0 };
+        for (uint64_t j = 0; j < n; j++) {
+            struct op a, b = opsrc_next(&read, OPSRC_BUFFER);
+            switch (cases[i].kind) {
+            case OPSRC_UNIFORM: a = opsrc_next(&drawn, OPSRC_UNIFORM); break;
+            case OPSRC_KEYGEN: a = opsrc_next(&drawn, OPSRC_KEYGEN); break;
+            case OPSRC_KEYGEN | OPSRC_MAP: a = opsrc_next(&drawn, OPSRC_KEYGEN | OPSRC_MAP); break;
+            default: a = opsrc_next(&drawn, OPSRC_UNIFORM | OPSRC_MAP); break;
+            }
+            diff += a.kind != b.kind || a.key != b.key;
+            kinds[b.kind]++;
+        }
+        struct op again = opsrc_next(&read, OPSRC_BUFFER);   /* entry n: the buffer's first again */
+        bool cycles = again.key == (buf[0] & OPBUF_KEY_MASK) + 1 && again.kind == buf[0] >> OPBUF_OP_SHIFT;
+        char name[64];
+        snprintf(name, sizeof name, "op buffer = drawn: %s", cases[i].name);
+        check(!diff && cycles && kinds[OP_INSERT] && kinds[OP_REMOVE] && kinds[OP_GET], name,
+              "%llu of %llu ops differ; cycles %d", (unsigned long long)diff, (unsigned long long)n, cycles);
+    }
+    uint64_t trace[3] = { opbuf_entry(OP_UPDATE, 7), opbuf_entry(OP_GET, 1ull << 61), opbuf_entry(OP_REMOVE, 1) };
+    struct opsrc t;
+    struct op_mix none = op_mix_basic(0, 0);
+    opsrc_init(&t, NULL, &none, 0, 0, trace, UINT64_MAX, NULL, NULL);
+    struct op a = opsrc_next(&t, OPSRC_BUFFER), b = opsrc_next(&t, OPSRC_BUFFER), c = opsrc_next(&t, OPSRC_BUFFER);
+    check(a.kind == OP_UPDATE && a.key == 7 && b.kind == OP_GET && b.key == 1ull << 61 && c.kind == OP_REMOVE &&
+          c.key == 1 && t.pos == 3, "op buffer: a trace share", "update 7, get 2^61, remove 1, in order");
+    static const int stop = 1;
+    struct opsrc f;
+    opsrc_init(&f, NULL, &m, 0, 0, NULL, 0, NULL, NULL);
+    check(opsrc_fill(&f, OPSRC_UNIFORM, buf, n, &stop) == 0, "op buffer: fill stops when interrupted", "0 written");
+    free(buf);
+}
+
+/* YCSB D: an insert claims the next new key; a read's rank r is the r-th
+ * newest *acknowledged* key, never one claimed but not yet acknowledged. A
+ * fixed sequence checks the arithmetic; then a stream of D ops whose inserts
+ * complete out of order (up to 8 in flight, acknowledged in a random order)
+ * checks every read against the set of keys in flight. */
+static void test_ycsb_latest(void)
+{
+    struct ycsb_latest *y = aligned_alloc(CHT_CACHE_LINE, sizeof *y);
+    if (!y)
+        exit(2);
+    ycsb_latest_init(y, 100);
+    uint64_t script[] = { opbuf_entry(OP_INSERT, 1), opbuf_entry(OP_GET, 1), opbuf_entry(OP_GET, 5),
+                          opbuf_entry(OP_GET, 200), opbuf_entry(OP_INSERT, 3), opbuf_entry(OP_INSERT, 9) };
+    struct op_mix none = op_mix_basic(0, 0);
+    struct opsrc s;
+    opsrc_init(&s, NULL, &none, 0, 0, script, UINT64_MAX, NULL, y);
+    const unsigned D = OPSRC_BUFFER | OPSRC_LATEST;
+    struct op i1 = opsrc_next(&s, D), g1 = opsrc_next(&s, D), g5 = opsrc_next(&s, D), g200 = opsrc_next(&s, D);
+    bool ok = i1.kind == OP_INSERT && i1.key == 101 && g1.key == 100 && g5.key == 96 && g200.key == 1;
+    opsrc_done(&s, D, i1);
+    struct op i2 = opsrc_next(&s, D), i3 = opsrc_next(&s, D);
+    ok &= y->acked == 101 && i2.key == 102 && i3.key == 103;
+    opsrc_done(&s, D, i3);                 /* 103 before 102: the mark waits for 102 */
+    ok &= y->acked == 101 && ycsb_latest_key(y, 1) == 101;
+    opsrc_done(&s, D, i2);
+    ok &= y->acked == 103 && ycsb_latest_key(y, 1) == 103 && y->next == 103;
+    check(ok, "ycsb-d: claim, acknowledge, read the latest", "new keys 101..103, acked %llu, next %llu",
+          (unsigned long long)y->acked, (unsigned long long)y->next);
+
+    struct keygen g;
+    must_init(&g, KEYGEN_ZIPF, 0.99, false, 1000, 1);
+    struct op_mix m;
+    op_mix_ycsb("ycsb-d", &m);
+    ycsb_latest_init(y, 1000);
+    opsrc_init(&s, &g, &m, 17, 0, NULL, 0, NULL, y);
+    struct cht_rng order;
+    cht_rng_seed(&order, 5, 0);
+    uint64_t flight[8], nflight = 0, reads = 0, inserts = 0, bad = 0;
+    for (int j = 0; j < 200000; j++) {
+        struct op op = opsrc_next(&s, OPSRC_KEYGEN | OPSRC_LATEST);
+        if (op.kind == OP_INSERT) {
+            inserts++;
+            flight[nflight++] = op.key;
+        } else {
+            reads++;
+            bool in_flight = false;
+            for (uint64_t f = 0; f < nflight; f++)
+                in_flight |= flight[f] == op.key;
+            bad += in_flight || op.key < 1 || op.key > y->acked;
+        }
+        if (nflight == 8 || (nflight && cht_rng_next(&order) % 4 == 0)) {   /* one completes, any of them */
+            uint64_t f = cht_rng_below(cht_rng_next(&order), nflight);
+            opsrc_done(&s, OPSRC_KEYGEN | OPSRC_LATEST, (struct op){ OP_INSERT, flight[f] });
+            flight[f] = flight[--nflight];
+        }
+    }
+    while (nflight)
+        ycsb_ack(y, flight[--nflight]);
+    check(!bad && inserts > 0 && y->acked == 1000 + inserts && y->next == y->acked, "ycsb-d: reads see acked keys only",
+          "%llu reads, %llu inserts (out of order), %llu reads of a key in flight or beyond the mark",
+          (unsigned long long)reads, (unsigned long long)inserts, (unsigned long long)bad);
+    free(y);
+}
+
+/* Two threads claiming and acknowledging at once: the mark ends at the last key claimed, none lost. */
+static void *claim_ack_thread(void *arg)
+{
+    struct ycsb_latest *y = arg;
+    for (int j = 0; j < 50000; j++) {
+        uint64_t k = ycsb_claim(y);
+        if (ycsb_latest_key(y, 1) >= k)      /* the mark never passes a key whose insert is not done */
+            return (void *)1;
+        ycsb_ack(y, k);
+    }
+    return NULL;
+}
+
+static void test_ycsb_latest_threads(void)
+{
+    struct ycsb_latest *y = aligned_alloc(CHT_CACHE_LINE, sizeof *y);
+    if (!y)
+        exit(2);
+    ycsb_latest_init(y, 7);
+    pthread_t th[2];
+    void *r0 = NULL, *r1 = NULL;
+    pthread_create(&th[0], NULL, claim_ack_thread, y);
+    pthread_create(&th[1], NULL, claim_ack_thread, y);
+    pthread_join(th[0], &r0);
+    pthread_join(th[1], &r1);
+    check(!r0 && !r1 && y->next == 7 + 100000 && y->acked == y->next, "ycsb-d: 2 threads claim and acknowledge",
+          "next %llu, acked %llu (expect %d)", (unsigned long long)y->next, (unsigned long long)y->acked, 7 + 100000);
+    free(y);
+}
+
 int main(void)
 {
     test_rng();
@@ -781,11 +1007,17 @@ int main(void)
     test_sparse();
     test_repro();
     test_hotspot();
+    test_op_mix();
+    test_ycsb_streams();
+    test_buffered_equals_drawn();
+    test_ycsb_latest();
+    test_ycsb_latest_threads();
 
-    bench("uniform", 50000000);
-    bench("zipf:0.99", 5000000);
-    bench("zipf:1.22", 5000000);
-    bench("zipf:0.99,scramble", 5000000);
+    /* informational (no check): a tenth of the draws gives the same ns/draw to ~2% */
+    bench("uniform", 5000000);
+    bench("zipf:0.99", 500000);
+    bench("zipf:1.22", 500000);
+    bench("zipf:0.99,scramble", 500000);
 
     if (failures) {
         fprintf(stderr, "test_keygen: %d of %d checks FAILED\n", failures, checks);

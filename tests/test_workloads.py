@@ -73,6 +73,16 @@ for w, mix in MIX.items():
         check(r["ins_suc"] == r["ins_fail"] + r["ins_suc"] and r["final_size"] == 65536 + r["ins_suc"] +
               r["warmup_ins_suc"] and r["verified_keys"] >= r["final_size"],
               "ycsb-d: every insert is a new key above the range; the final check sweeps them too")
+# drawn in the loop (--keybuf 0), a workload's ops are the ones its buffer would hold: the same counts, op for op
+COUNTS = ["get_suc", "get_fail", "ins_suc", "ins_fail", "upd_suc", "upd_fail", "final_size", "verify_found"]
+for w in ("a", "d"):
+    res = [records(run("-t", "clht-lb", "-i", "1K", "--ops", "20000", "--seed", "7", "--workload", f"ycsb-{w}",
+                       "--keybuf", kb, "--json")) for kb in ("0", "32K")]
+    same = all(len(x) == 1 for x in res) and all(res[0][0][k] == res[1][0][k] for k in COUNTS)
+    other = "upd_suc" if w == "a" else "ins_suc"
+    check(same and res[0][0][other] > 0 and res[0][0]["keybuf"] == 0,
+          f"ycsb-{w} --keybuf 0: the buffered run's exact counts "
+          f"({', '.join(f'{k} {res[0][0][k]}' for k in COUNTS[:6]) if same else 'differ'})")
 p = run("-t", "clht-lb", "-i", "1K", "--ops", "1000", "--workload", "ycsb-d", "--dist", "zipf:0.99,scramble",
         "--csv", os.path.join(tmp, "d-scramble.csv"))
 check(p.returncode == 2 and "--dist" in p.stderr and "ycsb-d" in p.stderr and len(p.stderr.strip().splitlines()) == 1

@@ -1,6 +1,7 @@
 /*
- * keygen.h - key streams for the timed loop: a per-thread PRNG, uniform keys,
- * and exact Zipf keys with optional scrambling of ranks over the key range.
+ * keygen.h - key streams for the timed loop's op sources (opsource.h): a
+ * per-thread PRNG, uniform keys, exact Zipf keys with optional scrambling of
+ * ranks over the key range, and hotspot keys.
  *
  * Pieces:
  *   struct cht_rng     xoroshiro128++ (Blackman & Vigna, "Scrambled linear
@@ -104,9 +105,9 @@ static inline cht_key_t keygen_sparse(cht_key_t k)
 
 /* ---------------- distribution spec (--dist) ---------------- */
 
-enum keygen_dist { KEYGEN_UNIFORM = 0, KEYGEN_ZIPF = 1, KEYGEN_HOTSPOT = 2,
-                   KEYGEN_BUFFERED = 3, /* the runner's loop: ops read from a pre-generated buffer */
-                   KEYGEN_YCSB = 4      /* the runner's loop: YCSB ops from a buffer */ };
+/* The key distributions; where ops come from (drawn in the loop, a buffer, a
+ * trace) and which ops they are is the op source's business (opsource.h). */
+enum keygen_dist { KEYGEN_UNIFORM = 0, KEYGEN_ZIPF = 1, KEYGEN_HOTSPOT = 2 };
 
 struct keygen_spec {
     enum keygen_dist dist;
