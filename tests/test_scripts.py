@@ -350,6 +350,14 @@ def figure_reference(chtbench, tmp):
     check("### A" in text and "### B: at the best W" in text and "| total_ops | initial=1024 |" not in text
           and "Grey lines without marks: memory bench, best k" in text,
           "the page has one medians table per part and names the reference curve in the caption")
+    # scripts/report shows every table of the Medians section, each under the line above it
+    from chtb import report
+    page = report.parse_page(text)
+    more = [a for a, _, _ in page["medians_more"]]
+    html_ = report.medians_html(dict(page, name="tiny-reference"))
+    check(page["medians_title"].endswith("— A") and len(more) == 3 and more[0] == "B: at the best W"
+          and more[1].startswith("The pipeline chosen") and more[2].startswith("Reference curve: memory bench")
+          and html_.count("<table") == 4, f"report: the parts' medians, the chosen W and the reference: {more}")
     # in process (no figure drawn again): reused as it is; other arguments move the rows aside and rerun
     import io
     (rdef, rsw), = figure.references(figure.load(toml), "quick", toml)
