@@ -678,6 +678,8 @@ def case_figures(chtbench, tmp):
     subprocess.run([chtbench, "-t", "null", "-i", "16", "-d", "3", "--timeline", "1", "--timeline-csv", tl],
                    check=True, capture_output=True)
     heads["timeline"] = pd.read_csv(tl, dtype=str, keep_default_na=False).columns
+    # every figure's layout at both widths as PNG; PDF and SVG (fonts, metadata) are case 'figure's
+    plot.FORMATS = ("png",)
     for name in figure.names():
         fig = figure.load(figure.figure_path(name))
         sw = config.from_dict({"sweep": fig["sweep"]}, source=name, scale="quick", ncpu=4)

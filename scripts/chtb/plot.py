@@ -284,6 +284,7 @@ def _log_ticks(axis, lo, hi):
 # Sizes for a paper: NAME.* is double-column (7 in wide), NAME-1col.* single-column (3.5 in); the
 # figure is drawn at print size, so text stays at these point sizes (>= 7 pt) when printed.
 SIZES = {"": 7.0, "-1col": 3.5}
+FORMATS = ("png", "pdf", "svg")   # what draw() writes of each size (tests of layout alone may narrow it)
 RC = {"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "xtick.labelsize": 7, "ytick.labelsize": 7,
       "legend.fontsize": 7, "legend.title_fontsize": 7, "figure.titlesize": 8, "font.family": "DejaVu Sans",
       "axes.linewidth": 0.6, "grid.linewidth": 0.4, "lines.linewidth": 1.1, "lines.markersize": 4,
@@ -355,7 +356,7 @@ def draw(agg, out_base, kind="line", xlabel=None, ylabel=None, logx=False, logy=
         for suffix, width in SIZES.items():
             fig = _draw_parts(parts, width, title, labels)
             os.makedirs(os.path.dirname(os.path.abspath(out_base)), exist_ok=True)
-            for ext in ("png", "pdf", "svg"):
+            for ext in FORMATS:
                 p = f"{out_base}{suffix}.{ext}"
                 fig.savefig(p, dpi=200 if ext == "png" else None, bbox_inches="tight", pad_inches=0.03,
                             metadata={"Date": None} if ext == "svg" else None)
