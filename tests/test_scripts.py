@@ -373,6 +373,16 @@ def figure_reference(chtbench, tmp):
     check(rc == 0 and set(new["bytes"]) == {"65536"} and new["run_id"].nunique() == 2
           and os.path.exists(old) and len(pd.read_csv(old)) == len(ref),
           f"new reference arguments: rerun ({new['run_id'].nunique()} runs), the old rows moved aside")
+    # rows of another build: reused with reuse_any, else moved aside and run again
+    rev = new["git_rev"].iloc[0]
+    write(ref_csv, open(ref_csv).read().replace(rev, "0ldc0mm17000"))
+    rc1 = figure.run_reference(rdef, rsw, out, "quick", chtbench, stream=log, reuse_any=True)
+    kept = pd.read_csv(ref_csv, dtype=str, keep_default_na=False)
+    rc2 = figure.run_reference(rdef, rsw, out, "quick", chtbench, stream=log)
+    fresh = pd.read_csv(ref_csv, dtype=str, keep_default_na=False)
+    check(rc1 == 0 and set(kept["run_id"]) == set(new["run_id"]) and rc2 == 0 and set(fresh["git_rev"]) == {rev}
+          and fresh["run_id"].nunique() == 2 and not set(fresh["run_id"]) & set(new["run_id"]),
+          "another build's reference rows: reused with --reuse-any, else run again")
     toml2 = os.path.join(tmp, "tiny-reference.toml")
     # a reference chtbench refuses: one line, exit 2, nothing written
     write(toml2, open(toml).read().replace('"64K,4M"', '"64X"'))

@@ -159,10 +159,11 @@ def reference_csv(out, name, scale):
     return os.path.join(out, f"reference-{name}-{scale}.csv")
 
 
-def run_reference(ref, rsw, out, scale, chtbench, rerun=False, stream=sys.stdout):
+def run_reference(ref, rsw, out, scale, chtbench, rerun=False, stream=sys.stdout, reuse_any=False):
     """Runs the reference's chtbench invocation until its CSV holds `runs` runs (run_ids) of this
-    build and host with these arguments; rows of another build, host or argument list are moved to
-    superseded-reference-NAME-SCALE.csv first (--rerun: all of them). Returns an exit code."""
+    build and host with these arguments; rows of another build, host (unless reuse_any) or argument
+    list are moved to superseded-reference-NAME-SCALE.csv first (--rerun: all of them). Returns an
+    exit code."""
     from . import provenance
     csv = reference_csv(out, ref["name"], scale)
     meta_path = csv[:-4] + ".json"
@@ -175,7 +176,8 @@ def run_reference(ref, rsw, out, scale, chtbench, rerun=False, stream=sys.stdout
     cur = provenance.current(chtbench)
     df = sweep.read_csv(csv)
     if df is not None:
-        stale = ~provenance.is_current(df, cur, provenance.read_runs(out)) | (not same_args) | rerun
+        foreign = ~provenance.is_current(df, cur, provenance.read_runs(out))
+        stale = (foreign & (not reuse_any)) | (not same_args) | rerun
         if stale.any():
             sweep.move_aside(csv, stale.values, sweep._superseded_name(csv))
             df = sweep.read_csv(csv)
@@ -881,7 +883,7 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
         return rc
     reused = sweep.LAST_RUN.get("ran") == 0
     for ref, rsw in refs:
-        rr = run_reference(ref, rsw, out, scale, chtbench, rerun=rerun, stream=stream)
+        rr = run_reference(ref, rsw, out, scale, chtbench, rerun=rerun, stream=stream, reuse_any=reuse_any)
         if rr in (2, 130):
             return rr
         rc = rc or rr
