@@ -311,6 +311,178 @@ def case_figure(chtbench, tmp):
     r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), "--list"], capture_output=True, text=True)
     check(r.returncode == 0 and len(r.stdout.splitlines()) >= 10 and "BROKEN" not in r.stdout,
           f"scripts/figure --list: {len(r.stdout.splitlines())} figures, none broken")
+    figure_reference(chtbench, tmp)
+
+
+def figure_reference(chtbench, tmp):
+    """End to end: a figure of two plot parts (several y with a facet; `best` over W) and a
+    [[reference]] curve run with the real --bench memory: what the page says equals what the CSVs
+    hold; the reference is reused, rerun when its arguments change, refused before anything runs
+    when chtbench refuses it."""
+    out = os.path.join(tmp, "figref")
+    toml = os.path.join(HERE, "figures", "tiny-reference.toml")
+    fig_cmd = [PY, os.path.join(SCRIPTS, "figure"), toml, "--out", out, "--chtbench", chtbench]
+    r = subprocess.run(fig_cmd, capture_output=True, text=True, timeout=300)
+    check(r.returncode == 0, f"scripts/figure tiny-reference: exit 0 ({r.stderr.strip()[-300:]})")
+    ref_csv = os.path.join(out, "reference-memory-quick.csv")
+    ref = pd.read_csv(ref_csv, dtype=str, keep_default_na=False) if os.path.exists(ref_csv) else pd.DataFrame(
+        {"run_id": [], "bytes": []})
+    check(ref["run_id"].nunique() == 2 and set(ref["bytes"]) == {"65536", "4194304"},
+          f"reference rows: {ref['run_id'].nunique()} runs of --bench memory at 64K and 4M")
+    text = open(os.path.join(out, "tiny-reference.md")).read() if r.returncode == 0 else ""
+    # the reference curve on the page: per size, the k with the highest median over the runs (4 KiB pages)
+    if len(ref):
+        m = ref[ref["pages"] == "4k"].assign(v=pd.to_numeric(ref["mloads_per_s"]), b=pd.to_numeric(ref["bytes"]))
+        med = m.groupby(["b", "k"])["v"].median()
+        for b in (65536, 4194304):
+            k = med.loc[b].idxmax()
+            row = f"| {style.fmt_num(b / 64)} | {k} | {style.fmt_num(med.loc[(b, k)])} |"
+            check(row in text, f"reference curve row at {b} bytes: {row}")
+    # part B: the W with the highest median mops per size, and its medians
+    res = pd.read_csv(os.path.join(out, "results-quick.csv"), dtype=str, keep_default_na=False)
+    res["mops"] = pd.to_numeric(res["mops"])
+    mw = res.groupby(["initial", "pipeline"])["mops"].median()
+    for i in ("1024", "65536"):
+        w = mw.loc[i].idxmax()
+        check(f"| {i} | {'single' if w == '0' else w} |" in text and
+              f"| throughput (Mops/s) | {i} | {style.fmt_num(mw.loc[(i, w)])} |" in text,
+              f"part B at i = {i}: best W = {w}, median {style.fmt_num(mw.loc[(i, w)])} Mops/s")
+    check("### A" in text and "### B: at the best W" in text and "| total_ops | initial=1024 |" not in text
+          and "Grey lines without marks: memory bench, best k" in text,
+          "the page has one medians table per part and names the reference curve in the caption")
+    # scripts/report shows every table of the Medians section, each under the line above it
+    from chtb import report
+    page = report.parse_page(text)
+    more = [a for a, _, _ in page["medians_more"]]
+    html_ = report.medians_html(dict(page, name="tiny-reference"))
+    check(page["medians_title"].endswith("— A") and len(more) == 3 and more[0] == "B: at the best W"
+          and more[1].startswith("The pipeline chosen") and more[2].startswith("Reference curve: memory bench")
+          and html_.count("<table") == 4, f"report: the parts' medians, the chosen W and the reference: {more}")
+    # in process (no figure drawn again): reused as it is; other arguments move the rows aside and rerun
+    import io
+    (rdef, rsw), = figure.references(figure.load(toml), "quick", toml)
+    log = io.StringIO()
+    rc = figure.run_reference(rdef, rsw, out, "quick", chtbench, stream=log)
+    again = pd.read_csv(ref_csv, dtype=str, keep_default_na=False)
+    check(rc == 0 and "reference memory: 2 run(s) already in" in log.getvalue()
+          and set(again["run_id"]) == set(ref["run_id"]), f"a complete reference is reused ({log.getvalue().strip()})")
+    rsw.base[rsw.base.index("64K,4M")] = "64K"
+    rc = figure.run_reference(rdef, rsw, out, "quick", chtbench, stream=log)
+    new = pd.read_csv(ref_csv, dtype=str, keep_default_na=False)
+    old = os.path.join(out, "superseded-reference-memory-quick.csv")
+    check(rc == 0 and set(new["bytes"]) == {"65536"} and new["run_id"].nunique() == 2
+          and os.path.exists(old) and len(pd.read_csv(old)) == len(ref),
+          f"new reference arguments: rerun ({new['run_id'].nunique()} runs), the old rows moved aside")
+    # rows of another build: reused with reuse_any, else moved aside and run again
+    rev = new["git_rev"].iloc[0]
+    write(ref_csv, open(ref_csv).read().replace(rev, "0ldc0mm17000"))
+    rc1 = figure.run_reference(rdef, rsw, out, "quick", chtbench, stream=log, reuse_any=True)
+    kept = pd.read_csv(ref_csv, dtype=str, keep_default_na=False)
+    rc2 = figure.run_reference(rdef, rsw, out, "quick", chtbench, stream=log)
+    fresh = pd.read_csv(ref_csv, dtype=str, keep_default_na=False)
+    check(rc1 == 0 and set(kept["run_id"]) == set(new["run_id"]) and rc2 == 0 and set(fresh["git_rev"]) == {rev}
+          and fresh["run_id"].nunique() == 2 and not set(fresh["run_id"]) & set(new["run_id"]),
+          "another build's reference rows: reused with --reuse-any, else run again")
+    toml2 = os.path.join(tmp, "tiny-reference.toml")
+    # a reference chtbench refuses: one line, exit 2, nothing written
+    write(toml2, open(toml).read().replace('"64K,4M"', '"64X"'))
+    out3 = os.path.join(tmp, "figref-bad")
+    r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), toml2, "--out", out3, "--chtbench", chtbench],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 2 and r.stderr.startswith("figure tiny-reference: reference memory: ")
+          and "--size" in r.stderr and len(r.stderr.strip().splitlines()) == 1 and not os.path.exists(out3),
+          f"a refused reference: exit 2, nothing written ({r.stderr.strip()[:150]})")
+
+
+def figure_parts(tmp):
+    """Several y with a facet (a grid), plot parts, `best` and reference curves on fixture rows:
+    exact medians, the panels drawn where they belong, the refusals."""
+    import matplotlib
+    from chtb import plot
+    rows = []
+    for i, (init, w, mops, frac) in enumerate([(1024, 0, 90, .9), (1024, 4, 70, .7), (16777216, 0, 8, .1),
+                                               (16777216, 4, 20, .25)]):
+        for rep, d in enumerate((-1, 0, 2)):   # medians: mops, frac; min/max one below, two above
+            rows.append({"table": "clht-lb", "options": "", "initial": str(init), "pipeline": str(w),
+                         "rep": str(rep), "mops": str(mops + d), "ceiling_frac": str(frac + d / 100)})
+    df = plot.add_columns(pd.DataFrame(rows))
+    agg = plot.aggregate(df.copy(), "pipeline", ["mops", "ceiling_frac"], "table_spec", "initial")
+    m = agg.set_index(["facet", "x"])["median"]
+    check(agg.attrs["grid"] and sorted(set(agg["facet"])) == ["ceiling_frac initial=1024", "ceiling_frac initial=16777216",
+                                                              "mops initial=1024", "mops initial=16777216"]
+          and m[("mops initial=16777216", "4")] == 20 and m[("ceiling_frac initial=1024", "0")] == 0.9
+          and agg.set_index(["facet", "x"])["max"][("mops initial=1024", "0")] == 92,
+          f"several y with a facet: one panel per (y, size), exact medians ({len(agg)} points)")
+    best = plot.aggregate(df.copy(), "initial", ["mops", "ceiling_frac"], "table_spec", None,
+                          best={"over": "pipeline", "by": "mops"})
+    b = best.set_index(["facet", "x"])["median"]
+    ch = best.attrs["best"]["chosen"].set_index("x")["pipeline"]
+    check(b[("mops", "1024")] == 90 and b[("mops", "16777216")] == 20 and b[("ceiling_frac", "16777216")] == 0.25
+          and dict(ch) == {"1024": "0", "16777216": "4"},
+          f"best W per size: {dict(ch)}, its medians {list(b)}")
+    low = plot.aggregate(df.copy(), "initial", "mops", "table_spec", None,
+                         best={"over": "pipeline", "by": "mops", "minimize": True})
+    check(list(low["median"]) == [70, 8], f"best with minimize: {list(low['median'])}")
+    # a reference: best k per x (median over runs), min and max of that k's runs
+    mem = pd.DataFrame([{"bytes": str(b), "pages": p, "k": str(k), "run_id": f"r{r}", "threads": "1",
+                         "mloads_per_s": str(k * (2 if p == "thp" else 1) * (100 if b == 65536 else 10) + r)}
+                        for b in (65536, 1073741824) for p in ("4k", "thp") for k in (1, 8, 32) for r in range(3)])
+    ref = {"name": "memory", "x": "bytes / 64", "y": "mloads_per_s", "where": "pages == '4k'", "best": "k"}
+    cur = figure.reference_curve(ref, mem)
+    check(list(cur["x"]) == [1024, 16777216] and list(cur["best"]) == [32, 32] and list(cur["median"]) == [3201, 321]
+          and list(cur["min"]) == [3200, 320] and list(cur["max"]) == [3202, 322],
+          f"reference curve: x = bytes / 64, best k, median/min/max over runs: {cur.to_dict('list')}")
+    spec = {"x": "pipeline", "y": ["mops", "ceiling_frac"], "series": "table_spec", "facet": "initial",
+            "below": [{"name": "B", "x": "initial", "facet": "", "logx": True,
+                       "best": {"over": "pipeline", "by": "mops"}, "reference": ["memory"]}]}
+    refs = {"memory": {"label": "memory", "on": "mops", "curve": cur}}
+    # (plot_figure drawing files: the end-to-end case 'figure'); here the panels in memory
+    parts = [(n, s) for n, _, s in plot.parts_of(spec)]
+    check([n for n, _ in parts] == ["A", "B"] and parts[1][1]["facet"] is None and parts[1][1]["y"] == spec["y"],
+          "parts_of: part B takes [plot]'s keys it does not set, facet = '' is none")
+    drawn = [plot.Part(plot.aggregate_spec(df.copy(), s), name=n, logx=n == "B", refs=[refs["memory"]] if n == "B" else [])
+             for n, s in parts]
+    with matplotlib.rc_context(plot.RC):
+        f = plot._draw_parts(drawn, 7.0, "t", None)
+        f.canvas.draw()
+    axes = f.axes
+    ref_lines = [sum(1 for ln in ax.get_lines() if ln.get_color() == plot.REF_STYLE[0][0] and ln.get_linestyle() == "--")
+                 for ax in axes]
+    titles = [ax.get_title(loc="left") or ax.get_title() for ax in axes]
+    check(len(axes) == 6 and ref_lines == [0, 0, 0, 0, 1, 0]
+          and [bool(ax.get_ylabel()) for ax in axes[:4]] == [True, False, True, False]
+          and titles[0].startswith("A: i = 2^10") and titles[4].startswith("B: "),
+          f"a 2 x 2 grid (y labels in the first column) over part B; the reference only in B's Mops/s panel "
+          f"({ref_lines}, {titles})")
+    import matplotlib.pyplot as plt
+    plt.close(f)
+    for bad, want in ((dict(spec, below=[dict(spec["below"][0], reference=["nope"])]), "no reference 'nope'"),
+                      (spec, "is not a y of part B")):
+        try:
+            plot.plot_figure(df.copy(), bad, os.path.join(tmp, "bad"),
+                             references={"memory": dict(refs["memory"], on="mops" if bad is not spec else "tx")})
+            check(False, f"refused: {want}")
+        except ValueError as e:
+            check(want in str(e), f"refused: {e}")
+    try:
+        plot.part_spec(spec, "C")
+        check(False, "a check naming no part is refused")
+    except ValueError as e:
+        check("no plot part 'C'" in str(e), f"a check's unknown part: {e}")
+    fig = {"reference": [{"name": "m", "args": ["--bench", "memory"], "on": "mops", "x": "bytes", "y": "k"}]}
+    for change, want in (({"colour": 1}, "unknown key 'colour'"), ({"runs": 0}, "runs = 0"),
+                         ({"name": "a b"}, "name 'a b'"), ({"args": "--bench memory"}, "args is a list")):
+        try:
+            figure.references({"reference": [dict(fig["reference"][0], **change)]}, "quick", "f.toml")
+            check(False, f"[[reference]] refused: {want}")
+        except config.ConfigError as e:
+            check(want in str(e), f"[[reference]] refused: {e}")
+    del fig["reference"][0]["x"]
+    try:
+        figure.references(fig, "quick", "f.toml")
+        check(False, "[[reference]] without x refused")
+    except config.ConfigError as e:
+        check("missing 'x'" in str(e), f"[[reference]] refused: {e}")
 
 
 # --- a single-node Slurm cluster on localhost ------------------------------------------------------
@@ -516,6 +688,8 @@ def case_figures(chtbench, tmp):
     subprocess.run([chtbench, "-t", "null", "-i", "16", "-d", "3", "--timeline", "1", "--timeline-csv", tl],
                    check=True, capture_output=True)
     heads["timeline"] = pd.read_csv(tl, dtype=str, keep_default_na=False).columns
+    # every figure's layout at both widths as PNG; PDF and SVG (fonts, metadata) are case 'figure's
+    plot.FORMATS = ("png",)
     for name in figure.names():
         fig = figure.load(figure.figure_path(name))
         sw = config.from_dict({"sweep": fig["sweep"]}, source=name, scale="quick", ncpu=4)
@@ -531,7 +705,12 @@ def case_figures(chtbench, tmp):
                 rows.append(r)
         df = plot.add_columns(pd.DataFrame(rows))
         try:
-            agg, paths = plot.plot_spec(df.copy(), fig["plot"], os.path.join(tmp, name), title=fig["title"])
+            refs = {r["name"]: {"label": r["name"], "on": r["on"], "curve": pd.DataFrame(
+                {"x": [1e3, 1e6], "median": [2.0, 1.0], "min": [2.0, 1.0], "max": [2.0, 1.0]})}
+                for r, _ in figure.references(fig, "quick", name)}
+            parts, paths = plot.plot_figure(df.copy(), fig["plot"], os.path.join(tmp, name), title=fig["title"],
+                                            references=refs)
+            agg = parts[0][2]
             drawn = all(os.path.getsize(p) > 0 for p in paths)
         except (ValueError, KeyError) as e:
             agg, drawn = None, False
@@ -541,6 +720,7 @@ def case_figures(chtbench, tmp):
         check(drawn and v and all(ok is not None for _, ok, _ in v) and len(agg) > 0,
               f"{name}: {len(sw.cells)} quick cells, plot drawn, {len(v)} checks computable "
               + "; ".join(d for _, ok, d in v if ok is None))
+    figure_parts(tmp)
 
 
 def one_line(r):

@@ -13,7 +13,11 @@ scripts/figures/NAME.toml holds one figure of the source documents:
                                   # base must give --timeline MS, the figure adds --timeline-csv
     [sweep] ...                   # a sweep config (chtb.config), with [sweep.scale.quick|full]
     [plot]                        # x, y (a column or a list), series, facet, kind (line|bar), xlabel,
-                                  # ylabel, logx, logy, err (minmax|iqr), derive {name = expr}, where
+                                  # ylabel, logx, logy, err (minmax|iqr), derive {name = expr}, where,
+                                  # best {over, by}, reference [names]; several y and a facet: a grid
+    [[plot.below]]                # optional: another block of panels under it (keys it changes)
+    [[reference]]                 # optional: another chtbench run's curve (name, args, runs, on, x, y,
+                                  # where, best): reference-NAME-SCALE.csv, docs/figures.md
     [[check]]                     # computed verdicts, see CHECKS below
     kind = "best"  ...
     [labels]                      # optional: series name -> label in the figure and its tables
@@ -117,6 +121,128 @@ def drop_unavailable(sw, chtbench):
             keep.append(c)
     sw.cells = keep
     return dropped
+
+
+# --- reference curves: another benchmark's rows drawn on the figure's axes --------------------
+
+REF_KEYS = {"name", "label", "args", "runs", "on", "x", "y", "where", "best", "scale"}
+
+
+def references(fig, scale, path):
+    """[(ref, sweep)] of the figure's [[reference]] tables: ref with its [reference.scale.SCALE] keys
+    applied, sweep a one-cell config.Sweep of its chtbench arguments. ConfigError on a bad table."""
+    out, seen = [], set()
+    for i, r in enumerate(fig.get("reference", [])):
+        where = f"{path}: [[reference]] {i + 1}"
+        if not isinstance(r, dict):
+            raise config.ConfigError(f"{where}: a table (name, args, on, x, y, ...)")
+        bad = sorted(set(r) - REF_KEYS)
+        if bad:
+            raise config.ConfigError(f"{where}: unknown key '{bad[0]}' (accepted: {', '.join(sorted(REF_KEYS))})")
+        r = dict(r, **(r.get("scale", {}).get(scale, {}) if scale else {}))
+        for k in ("name", "args", "on", "x", "y"):
+            if k not in r:
+                raise config.ConfigError(f"{where}: missing '{k}'")
+        if not str(r["name"]).replace("-", "").isalnum() or r["name"] in seen:
+            raise config.ConfigError(f"{where}: name '{r['name']}' must be letters, digits and '-', once")
+        seen.add(r["name"])
+        runs = r.get("runs", 1)
+        if not isinstance(runs, int) or not 1 <= runs <= 100:
+            raise config.ConfigError(f"{where}: runs = {runs!r} (accepted: 1..100)")
+        if not isinstance(r["args"], list) or not all(isinstance(a, str) for a in r["args"]):
+            raise config.ConfigError(f"{where}: args is a list of strings (chtbench arguments)")
+        out.append((dict(r, runs=runs), config.Sweep(r["args"], 1, [{}], source=where, name=f"reference {r['name']}")))
+    return out
+
+
+def reference_csv(out, name, scale):
+    return os.path.join(out, f"reference-{name}-{scale}.csv")
+
+
+def run_reference(ref, rsw, out, scale, chtbench, rerun=False, stream=sys.stdout, reuse_any=False):
+    """Runs the reference's chtbench invocation until its CSV holds `runs` runs (run_ids) of this
+    build and host with these arguments; rows of another build, host (unless reuse_any) or argument
+    list are moved to superseded-reference-NAME-SCALE.csv first (--rerun: all of them). Returns an
+    exit code."""
+    from . import provenance
+    csv = reference_csv(out, ref["name"], scale)
+    meta_path = csv[:-4] + ".json"
+    args = rsw.args({})
+    try:
+        with open(meta_path) as f:
+            same_args = json.load(f).get("args") == args
+    except (OSError, ValueError):
+        same_args = False
+    cur = provenance.current(chtbench)
+    df = sweep.read_csv(csv)
+    if df is not None:
+        foreign = ~provenance.is_current(df, cur, provenance.read_runs(out))
+        stale = (foreign & (not reuse_any)) | (not same_args) | rerun
+        if stale.any():
+            sweep.move_aside(csv, stale.values, sweep._superseded_name(csv))
+            df = sweep.read_csv(csv)
+    with open(meta_path, "w") as f:
+        json.dump({"args": args}, f)
+        f.write("\n")
+    have = df["run_id"].nunique() if df is not None and "run_id" in df.columns else 0
+    os.makedirs(os.path.join(out, ".cells"), exist_ok=True)
+    part = os.path.join(out, ".cells", f"reference-{ref['name']}.csv")
+    for k in range(have, ref["runs"]):
+        t0 = time.monotonic()
+        try:
+            rc, err = sweep.run_cell(rsw, {}, chtbench, part)
+        except sweep.Interrupted:
+            print(f"figure: reference {ref['name']}: interrupted", file=sys.stderr)
+            return 130
+        if rc != 0 or not os.path.exists(part):
+            tail = " | ".join((err or "").strip().splitlines()[-3:])
+            print(f"figure: reference {ref['name']} failed (exit {rc}): {tail}", file=sys.stderr)
+            return 2 if rc == 2 else 1
+        rows = sweep.read_csv(part)
+        if rows is not None and "run_id" in rows.columns:
+            provenance.record_runs(out, set(rows["run_id"]), cur)
+        sweep.append_rows(csv, part)
+        os.unlink(part)
+        stream.write(f"reference {ref['name']} run {k + 1}/{ref['runs']}: {time.monotonic() - t0:.1f} s\n")
+    if have >= ref["runs"]:
+        stream.write(f"reference {ref['name']}: {have} run(s) already in {csv}\n")
+    return 0
+
+
+def reference_curve(ref, rows):
+    """The curve of a reference: its rows (text cells) filtered by `where`, x = the expression `x`
+    over them, then per x the median, min and max of `y` over the runs; with best = COLUMN (e.g. k,
+    the chases in flight) only the value of that column with the highest median counts at each x
+    (recorded in the `best` column)."""
+    d = plot.select(rows, ref["where"]) if ref.get("where") else rows
+    t = plot.typed(d)
+    if ref["y"] not in t.columns:
+        raise ValueError(f"reference '{ref['name']}': no column {ref['y']} in its rows")
+    try:
+        t = t.assign(x=t.eval(ref["x"]), value=pd.to_numeric(t[ref["y"]], errors="coerce"))
+    except Exception as e:   # a bad expression is a config error, whatever pandas raises
+        raise ValueError(f"reference '{ref['name']}': x = '{ref['x']}' cannot be computed ({e})")
+    t = t.dropna(subset=["x", "value"])
+    keys = ["x"] + ([ref["best"]] if ref.get("best") else [])
+    g = t.groupby(keys)["value"].agg(median="median", min="min", max="max", n="count").reset_index()
+    if ref.get("best"):
+        g = g.loc[g.groupby("x")["median"].idxmax()].rename(columns={ref["best"]: "best"})
+    if g.empty:
+        raise ValueError(f"reference '{ref['name']}': no rows left (where = {ref.get('where')!r})")
+    return g.sort_values("x").reset_index(drop=True)
+
+
+def load_references(fig, out, scale, path="figure"):
+    """{name: {label, on, curve}} from results/figures/NAME/reference-*-SCALE.csv, for plot.plot_figure;
+    only the rows of runs of the current arguments (the CSV keeps nothing else)."""
+    refs = {}
+    for ref, _ in references(fig, scale, path):
+        rows = sweep.read_csv(reference_csv(out, ref["name"], scale))
+        if rows is None:
+            raise ValueError(f"no rows of reference '{ref['name']}' ({os.path.basename(reference_csv(out, ref['name'], scale))})")
+        refs[ref["name"]] = {"label": ref.get("label", ref["name"]), "on": ref["on"],
+                             "curve": reference_curve(ref, rows), "best": ref.get("best"), "x_expr": ref["x"]}
+    return refs
 
 
 # --- computed verdicts ----------------------------------------------------------------------
@@ -482,13 +608,15 @@ class Untestable(Exception):
 
 
 def check_agg(df, fig, c, cpus):
-    """The medians a check works on: the figure's plot spec with the check's overrides (x, y, series,
-    facet, where, derive), aggregated over the rows (df after _counter_columns) and restricted to
+    """The medians a check works on: the figure's plot spec (of its part `part`, default the first) with
+    the check's overrides (x, y, series, facet, where, best, derive), aggregated over the rows (df after _counter_columns) and restricted to
     [min_x, max_x]. Raises Untestable when the counters it needs are absent or no x is left."""
-    spec = dict(fig["plot"])
-    for k in ("x", "y", "series", "facet", "where"):
+    spec = dict(plot.part_spec(fig["plot"], c.get("part")))
+    for k in ("x", "y", "series", "facet", "where", "best"):
         if k in c:
             spec[k] = c[k]
+    if spec.get("facet") == "":
+        spec["facet"] = None
     spec["derive"] = {**(spec.get("derive") or {}), **(c.get("derive") or {})}
     ys = plot._as_list(spec["y"])
     ctr = [y for y in ys if y.startswith("PAPI_")]
@@ -496,7 +624,8 @@ def check_agg(df, fig, c, cpus):
         raise Untestable(f"not measurable here: the rows have no {ctr[0]} counts (PAPI exposes no such event on "
                          "this machine; virtual machines usually hide the PMU), counter_values_per_op is empty")
     d = plot.derive(plot.relabel(df.copy(), spec.get("relabel")), spec.get("derive"))
-    agg = plot.aggregate(d, spec["x"], spec["y"], spec.get("series"), spec.get("facet"), spec.get("where"))
+    agg = plot.aggregate(d, spec["x"], spec["y"], spec.get("series"), spec.get("facet"), spec.get("where"),
+                         spec.get("best"))
     agg = _restrict_x(agg, c, cpus)
     if agg.empty:
         raise Untestable(f"not testable here: no data {_x_range_words(c)} (x = {spec['x']}, {cpus} CPUs)")
@@ -529,8 +658,11 @@ def caption(fig, df):
     bars = "from the smallest to the largest value" if fig["plot"].get("err", "minmax") == "minmax" \
         else "over the interquartile range (25th to 75th percentile)"
     kind = "Bars" if fig["plot"].get("kind") == "bar" else "Marks"
+    refs = [r.get("label", r.get("name", "")) for r in fig.get("reference", []) if isinstance(r, dict)]
+    more = (f" Grey lines without marks: {'; '.join(refs)} (medians over its runs, error bars from the smallest "
+            "to the largest)." if refs else "")
     return (f"**Figure.** {fig['title']}, after {full.rstrip('.')}. {kind} are medians over {over} of each "
-            f"cell; error bars run {bars}.")
+            f"cell; error bars run {bars}.{more}")
 
 
 def medians_table(agg, labels=None, xlabel=None):
@@ -539,6 +671,9 @@ def medians_table(agg, labels=None, xlabel=None):
     t["facet"] = t["facet"].map(style.panel_titles(list(dict.fromkeys(t["facet"])), agg.attrs.get("facet"),
                                                    agg.attrs.get("y", [])))
     idx = ["facet", "x"] if (t["facet"] != "").any() else ["x"]
+    if agg.attrs.get("grid"):   # panel titles name the facet's value only: the y goes first
+        t["y"] = agg["facet"].str.split(" ", n=1).str[0].map(plot.label)
+        idx = ["y"] + idx
     piv = t.pivot_table(index=idx, columns="series", values="median", sort=False)
     piv.columns.name = None
     xname = agg.attrs.get("x", "x")
@@ -607,8 +742,41 @@ def build_section(df, runs=None):
         [f"- {lab} on {host}: {n} rows, {len(ids)} run(s)" for lab, host, ids, n in g]
 
 
+def medians_sections(parts, fig, refs=None):
+    """The page's medians: one table per part of the plot (titled by the part when there are
+    several), the value of `best.over` chosen per point, and each reference curve's points."""
+    if not isinstance(parts, list):   # one aggregate (callers from before plot parts)
+        parts = [("", "", parts)]
+    specs = {n: s for n, _, s in plot.parts_of(fig["plot"])}
+    ylabel = fig["plot"].get("ylabel")
+    first = parts[0][2]
+    what = ylabel if isinstance(ylabel, str) and len(parts) == 1 else (
+        plot.label(first.attrs["y"][0]) if len(first.attrs["y"]) == 1 and len(parts) == 1 else "values")
+    lines = [f"## Medians ({what})", ""]
+    for name, title, agg in parts:
+        spec = specs.get(name, fig["plot"])
+        if len(parts) > 1:
+            lines += [f"### {name}" + (f": {title}" if title else ""), ""]
+        lines += [md_table(medians_table(agg, fig.get("labels"), spec.get("xlabel"))), ""]
+        best = agg.attrs.get("best")
+        if best is not None and not best["chosen"].empty:
+            ch = best["chosen"]
+            ch = ch.assign(series=ch["series"].map(style.series_labels(list(dict.fromkeys(ch["series"])),
+                                                                      fig.get("labels"))))
+            piv = ch.pivot_table(index="x", columns="series", values=best["over"], aggfunc="first", sort=False)
+            piv = piv.reindex(plot._ordered(list(piv.index))[0])
+            piv.columns.name = None
+            lines += [f"The {best['over']} chosen per point (the highest median {best['by']}):", "",
+                      md_table(piv.rename_axis(index=spec.get("xlabel") or plot.label(agg.attrs["x"]))), ""]
+    for ref in (refs or {}).values():
+        c = ref["curve"].rename(columns={"best": ref.get("best") or "best", "x": f"x = {ref.get('x_expr', 'x')}"})
+        lines += [f"Reference curve: {ref['label']} (on {plot.label(ref['on'])}; medians, min and max over its runs):",
+                  "", md_table(c.set_index(c.columns[0])), ""]
+    return lines
+
+
 def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, wall=None, csv=None,
-               dropped=(), summary=None, runs=None):
+               dropped=(), summary=None, runs=None, refs=None):
     short, full = style.citation(fig.get("source", ""))
     lines = [f"# {fig['title']}", "", f"After {full}", "",
              "## Claim (source)", "", fig["claim"].strip(), ""]
@@ -623,8 +791,7 @@ def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, 
         for text, ok, detail in verdicts(df, fig, cpus=(m or {}).get("usable_cpus")):
             word = "**holds**" if ok else ("**does not hold**" if ok is False else "**not measurable here**")
             lines.append(f"- {text}: {word} ({detail})")
-        lines += ["", f"![{name}]({name}.png)", "", caption(fig, df), "", f"## Medians ({fig['plot'].get('ylabel') or (plot.label(agg.attrs['y'][0]) if len(agg.attrs['y']) == 1 else 'values')})",
-                  "", md_table(medians_table(agg, fig.get("labels"), fig["plot"].get("xlabel"))), ""]
+        lines += ["", f"![{name}]({name}.png)", "", caption(fig, df), ""] + medians_sections(agg, fig, refs)
         if fig.get("counters"):
             lines += ["## Counters", "", counters_section(df, fig), ""]
         if summary is not None:
@@ -669,6 +836,7 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
     try:
         fig = load(path)
         sw = config.from_dict({"sweep": fig["sweep"]}, source=path, scale=scale, name=name)
+        refs = references(fig, scale, path)
     except (config.ConfigError, tomllib.TOMLDecodeError) as e:
         print(f"figure: {e}", file=sys.stderr)
         return 2
@@ -682,6 +850,11 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
     dropped = [] if why else drop_unavailable(sw, chtbench)
     if not why and sw.cells:   # every cell checked before anything is written or run
         err = sweep.check_sweep(sw, chtbench, side_flags=["--timeline-csv"] if fig.get("data") == "timeline" else [])
+        for ref, rsw in ([] if err else refs):
+            err = sweep.check_sweep(rsw, chtbench)
+            err = err and f"reference {ref['name']}: {err.split(': ', 1)[1] if err.startswith('cell ') else err}"
+            if err:
+                break
         if err:
             print(f"figure {name}: {err}", file=sys.stderr)
             return 2
@@ -709,6 +882,11 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
     if rc in (2, 130):
         return rc
     reused = sweep.LAST_RUN.get("ran") == 0
+    for ref, rsw in refs:
+        rr = run_reference(ref, rsw, out, scale, chtbench, rerun=rerun, stream=stream, reuse_any=reuse_any)
+        if rr in (2, 130):
+            return rr
+        rc = rc or rr
     df = plot.add_columns(sweep.read_csv(side.get("--timeline-csv", csv)))
     # only this sweep's cells (a CSV may hold rows of an older config)
     keep = pd.Series(False, index=df.index)
@@ -725,9 +903,10 @@ def finish(name, fig, df, out, scale, csv, dropped=(), wall=None, stream=sys.std
     make() calls it after the sweep; tests call it with synthetic rows."""
     t0 = time.monotonic()
     try:
-        agg, paths = plot.plot_spec(df.copy(), fig["plot"], os.path.join(out, name), title=figure_title(fig),
-                                    labels=fig.get("labels"))
-    except (ValueError, KeyError) as e:
+        refs = load_references(fig, out, scale, name)
+        parts, paths = plot.plot_figure(df.copy(), fig["plot"], os.path.join(out, name), title=figure_title(fig),
+                                        labels=fig.get("labels"), references=refs)
+    except (ValueError, KeyError, config.ConfigError) as e:
         print(f"figure {name}: cannot plot: {e}", file=sys.stderr)
         return 1
     m = None
@@ -743,8 +922,8 @@ def finish(name, fig, df, out, scale, csv, dropped=(), wall=None, stream=sys.std
     if summ is not None:
         summ["speedup"] = pd.to_numeric(summ["speedup"], errors="coerce")
     page = os.path.join(out, name + ".md")
-    write_page(page, name, fig, scale, agg=agg, df=df, m=m, wall=wall, csv=csv, dropped=dropped, summary=summ,
-               runs=runs)
+    write_page(page, name, fig, scale, agg=parts, df=df, m=m, wall=wall, csv=csv, dropped=dropped, summary=summ,
+               runs=runs, refs=refs)
     print(f"figure {name}: {', '.join(paths)}, {page} ({(wall or 0) + time.monotonic() - t0:.0f} s)", file=stream)
     return 0
 

@@ -34,6 +34,8 @@ LABELS = {
     "abort_rate": "transaction abort rate (%)", "tx_begins": "transactions started",
     "max_share": "largest per-thread share", "workload": "YCSB workload",
     "interval_mops": "throughput per interval (Mops/s)", "t": "time (ms)", "t_ms": "time (ms)",
+    "ceiling_mops": "miss ceiling (M misses/s)", "ceiling_frac": "share of the miss ceiling (Mops/s ÷ ceiling)",
+    "pipeline": "ops in flight per thread W", "mloads_per_s": "loads (M/s)", "bytes": "working set (bytes)",
 }
 
 
@@ -161,40 +163,86 @@ def _as_list(v):
 
 
 def _ordered(values):
-    """x values in numeric order when they are all numbers, else in order of appearance."""
+    """x values in numeric order when they are all numbers (numeric: True); else in order of
+    appearance, except that text and numbers mixed (`single`, 1, 4, 16) put the text first and the
+    numbers in numeric order (categories, evenly spaced)."""
     uniq = list(dict.fromkeys(values))
-    num = pd.to_numeric(pd.Series(uniq), errors="coerce")
+    num = pd.to_numeric(pd.Series(uniq, dtype=object), errors="coerce")
     if num.notna().all():
         return [u for _, u in sorted(zip(num, uniq))], True
+    if num.notna().any():
+        text = [u for u, n in zip(uniq, num) if n != n]
+        return text + [u for n, u in sorted(((n, u) for u, n in zip(uniq, num) if n == n), key=lambda p: p[0])], False
     return uniq, False
 
 
-def aggregate(df, x, y, series=None, facet=None, where=None):
+def pick_best(df, best, x, series=None, facet=None):
+    """The rows of df at the best value of column best["over"] per (series, facet, x): the value
+    whose median of best["by"] is highest (lowest with best["minimize"]), e.g. the best --pipeline W
+    per table and key range. Returns (rows, chosen: DataFrame of the grouping columns and `over`)."""
+    over, by = best["over"], best["by"]
+    keys = [x] + _as_list(series) + [f for f in _as_list(facet) if f != "metric"]
+    for c in keys + [over, by]:
+        if c not in df.columns:
+            raise ValueError(f"best: no column {c} in the CSV")
+    v = pd.to_numeric(df[by], errors="coerce")
+    med = v.groupby([df[k] for k in keys + [over]], sort=False).median().dropna()
+    if med.empty:
+        return df.iloc[:0], pd.DataFrame(columns=keys + [over])
+    pick = med.groupby(level=list(range(len(keys))), sort=False)
+    chosen = pd.DataFrame(list((pick.idxmin() if best.get("minimize") else pick.idxmax()).values),
+                          columns=keys + [over])
+    hit = pd.MultiIndex.from_frame(df[keys + [over]]).isin(pd.MultiIndex.from_frame(chosen))
+    return df[hit], chosen
+
+
+def aggregate(df, x, y, series=None, facet=None, where=None, best=None):
     """Long table: facet, series, x, median, min, max, q1, q3, n (y may be a list: then a 'metric'
-    column names each y, and is the facet unless another is given)."""
+    column names each y, and is the facet unless another is given; with a facet column given too,
+    the facet is (metric, that column): one row of panels per y, attrs["grid"]). best = {over, by}:
+    only the rows at the best value of `over` per point (pick_best), which attrs["best"] records."""
     if where:
         df = select(df, where)
     ys = _as_list(y)
     missing = [c for c in ys + [x] + _as_list(series) + _as_list(facet) if c not in df.columns and c != "metric"]
     if missing:
         raise ValueError(f"no column {missing[0]} in the CSV (columns: {', '.join(df.columns[:12])}, ...)")
+    chosen = None
+    if best:
+        df, chosen = pick_best(df, dict({"by": ys[0]}, **best), x, series, facet)
     keep = [x] + _as_list(series) + [f for f in _as_list(facet) if f != "metric"]
     long = df[keep + ys].melt(id_vars=keep, value_vars=ys, var_name="metric", value_name="value")
     long["value"] = pd.to_numeric(long["value"], errors="coerce")
     long = long.dropna(subset=["value"])
+    grid = isinstance(facet, str) and facet != "metric" and len(ys) > 1
     if facet is None and len(ys) > 1:
         facet = "metric"
     long["series"] = long[_as_list(series)].astype(str).agg(" ".join, axis=1) if series else ""
-    long["facet"] = long[_as_list(facet)].astype(str).agg(" ".join, axis=1) if facet else ""
-    if facet and facet != "metric" and not isinstance(facet, list):
+    if grid:   # "metric VALUE": one row of panels per y, one column per value of the facet column
+        long["facet"] = long["metric"] + " " + facet + "=" + long[facet].astype(str)
+    else:
+        long["facet"] = long[_as_list(facet)].astype(str).agg(" ".join, axis=1) if facet else ""
+    if facet and facet != "metric" and not isinstance(facet, list) and not grid:
         long["facet"] = f"{facet}=" + long["facet"]
     g = long.groupby(["facet", "series", x], sort=False)["value"]
     agg = g.agg(median="median", min="min", max="max", n="count").reset_index()
     agg["q1"] = g.quantile(0.25).values
     agg["q3"] = g.quantile(0.75).values
     agg = agg.rename(columns={x: "x"})
-    agg.attrs.update(x=x, y=ys, series=series, facet=facet)
+    agg.attrs.update(x=x, y=ys, series=series, facet=facet, grid=grid)
+    if chosen is not None:
+        c = chosen.rename(columns={x: "x"})
+        c["series"] = c[_as_list(series)].astype(str).agg(" ".join, axis=1) if series else ""
+        agg.attrs["best"] = {"over": best["over"], "by": best.get("by", ys[0]), "chosen": c}
     return agg
+
+
+def metric_of(agg, fac):
+    """The y column a panel shows."""
+    ys = agg.attrs.get("y", [])
+    if len(ys) == 1:
+        return ys[0]
+    return fac.split(" ", 1)[0] if fac else ys[0]
 
 
 def _tick(v, col=None):
@@ -236,6 +284,7 @@ def _log_ticks(axis, lo, hi):
 # Sizes for a paper: NAME.* is double-column (7 in wide), NAME-1col.* single-column (3.5 in); the
 # figure is drawn at print size, so text stays at these point sizes (>= 7 pt) when printed.
 SIZES = {"": 7.0, "-1col": 3.5}
+FORMATS = ("png", "pdf", "svg")   # what draw() writes of each size (tests of layout alone may narrow it)
 RC = {"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "xtick.labelsize": 7, "ytick.labelsize": 7,
       "legend.fontsize": 7, "legend.title_fontsize": 7, "figure.titlesize": 8, "font.family": "DejaVu Sans",
       "axes.linewidth": 0.6, "grid.linewidth": 0.4, "lines.linewidth": 1.1, "lines.markersize": 4,
@@ -246,6 +295,11 @@ HATCH = {"o": "", "s": "////", "D": "...", "^": "xxx", "v": "\\\\\\\\", "P": "++
 
 def _ylabel(agg, fac, ylabel):
     ys = agg.attrs.get("y", [])
+    if isinstance(ylabel, list):   # one label per y, in the order of y
+        m = metric_of(agg, fac)
+        return ylabel[ys.index(m)] if m in ys and ys.index(m) < len(ylabel) else label(m)
+    if agg.attrs.get("grid"):
+        return label(metric_of(agg, fac))
     if agg.attrs.get("facet") != "metric" and not (isinstance(agg.attrs.get("facet"), list)
                                                    and "metric" in agg.attrs["facet"]):
         return ylabel or (label(ys[0]) if len(ys) == 1 else "value")
@@ -259,16 +313,50 @@ def _ylabel(agg, fac, ylabel):
     return label(fac.split(" ", 1)[0])
 
 
+class Part:
+    """One block of panels of a figure: its aggregate (aggregate()), how to draw it (kind, xlabel,
+    ylabel, logx, logy, err, ylim0), its name (A, B, ...: prefixed to its first panels' titles when a
+    figure has several) and the reference curves drawn into its panels: [{label, on, curve}] with
+    `on` the y column whose panels get it and `curve` a frame of x, median, min, max."""
+
+    def __init__(self, agg, name="", kind="line", xlabel=None, ylabel=None, logx=False, logy=False,
+                 err="minmax", ylim0=False, refs=()):
+        self.agg, self.name, self.kind, self.xlabel, self.ylabel = agg, name, kind, xlabel, ylabel
+        self.logx, self.logy, self.err, self.ylim0, self.refs = logx, logy, err, ylim0, list(refs)
+
+    def layout(self, width):
+        """(rows, cols, {facet: (row, col)}): a grid figure (several y and a facet column) has one
+        row of panels per y (wrapped over two columns at single-column width), others flow over 3
+        columns (1 or 2 at single-column width)."""
+        facets = list(dict.fromkeys(self.agg["facet"]))
+        if self.agg.attrs.get("grid"):
+            ys = [y for y in self.agg.attrs["y"] if any(f.split(" ", 1)[0] == y for f in facets)]
+            per = {y: [f for f in facets if f.split(" ", 1)[0] == y] for y in ys}
+            cols = min(max(len(v) for v in per.values()), 5 if width >= 7 else 2)
+            pos, r0 = {}, 0
+            for y in ys:
+                for k, f in enumerate(per[y]):
+                    pos[f] = (r0 + k // cols, k % cols)
+                r0 += math.ceil(len(per[y]) / cols)
+            return r0, cols, pos
+        n = len(facets)
+        cols = min(n, 3 if width >= 7 else 1 if n <= 2 else 2)   # single column: two panels stack
+        return math.ceil(n / cols), cols, {f: (k // cols, k % cols) for k, f in enumerate(facets)}
+
+
 def draw(agg, out_base, kind="line", xlabel=None, ylabel=None, logx=False, logy=False, title=None,
-         err="minmax", ylim0=False, labels=None):
+         err="minmax", ylim0=False, labels=None, parts=None):
     """Writes out_base.{png,pdf,svg} (7 in wide) and out_base-1col.{png,pdf,svg} (3.5 in); returns
-    the paths, the double-column PNG and PDF first."""
+    the paths, the double-column PNG and PDF first. parts: [Part, ...] drawn one block under the
+    other (then agg and the drawing keys are not used)."""
+    parts = parts or [Part(agg, kind=kind, xlabel=xlabel, ylabel=ylabel, logx=logx, logy=logy, err=err,
+                           ylim0=ylim0)]
     paths = []
     with matplotlib.rc_context(RC):
         for suffix, width in SIZES.items():
-            fig = _draw_one(agg, width, kind, xlabel, ylabel, logx, logy, title, err, ylim0, labels)
+            fig = _draw_parts(parts, width, title, labels)
             os.makedirs(os.path.dirname(os.path.abspath(out_base)), exist_ok=True)
-            for ext in ("png", "pdf", "svg"):
+            for ext in FORMATS:
                 p = f"{out_base}{suffix}.{ext}"
                 fig.savefig(p, dpi=200 if ext == "png" else None, bbox_inches="tight", pad_inches=0.03,
                             metadata={"Date": None} if ext == "svg" else None)
@@ -278,114 +366,228 @@ def draw(agg, out_base, kind="line", xlabel=None, ylabel=None, logx=False, logy=
 
 
 def _draw_one(agg, width, kind, xlabel, ylabel, logx, logy, title, err, ylim0, labels):
+    """One block of panels (the figure of a single [plot])."""
+    return _draw_parts([Part(agg, kind=kind, xlabel=xlabel, ylabel=ylabel, logx=logx, logy=logy, err=err,
+                             ylim0=ylim0)], width, title, labels)
+
+
+REF_STYLE = [("#444444", "--"), ("#888888", ":"), ("#444444", "-.")]
+
+
+def _draw_parts(parts, width, title, labels):
     import textwrap
-    facets = list(dict.fromkeys(agg["facet"]))
-    n = len(facets)
-    cols = min(n, 3 if width >= 7 else 1 if n <= 2 else 2)   # single column: two panels stack
-    rows = math.ceil(n / cols)
-    xs, numeric = _ordered(agg["x"])
-    series = list(dict.fromkeys(agg["series"]))
+    series = list(dict.fromkeys(s for p in parts for s in p.agg["series"]))
     look = style.styles(series)
     names = style.series_labels(series, labels)
-    ys = agg.attrs.get("y", [])
-    xcol = agg.attrs.get("x", "x")
-    titles = style.panel_titles(facets, agg.attrs.get("facet"), ys)
+    refs = list(dict.fromkeys(r["label"] for p in parts for r in p.refs))
     # room: panels, then the legend below them, the title above
-    ncol = max(1, min(len(series), 4 if width >= 7 else 2))
-    leg_rows = math.ceil(len(series) / ncol) if any(series) else 0
-    panel_w = width / cols
-    panel_h = min(2.3 if cols > 1 else 2.8, max(1.55, 0.72 * panel_w))
+    n_leg = len(series) + len(refs)
+    ncol = max(1, min(n_leg, 4 if width >= 7 else 2))
+    leg_rows = math.ceil(n_leg / ncol) if any(series) or refs else 0
+    shapes = [p.layout(width) for p in parts]
+    span = math.lcm(*[c for _, c, _ in shapes])
+    heights = []
+    for (rows, cols, _) in shapes:
+        panel_w = width / cols
+        heights += [min(2.3 if cols > 1 else 2.8, max(1.55, 0.72 * panel_w))] * rows
     wrap = int(width * 15)
     title_lines = textwrap.wrap(title.split("\n")[0], wrap) + textwrap.wrap(
         title.split("\n", 1)[1], wrap) if title and "\n" in title else (textwrap.wrap(title, wrap) if title else [])
     top_in = 0.14 * len(title_lines) + (0.05 if title_lines else 0)
-    has_title = isinstance(agg.attrs.get("series"), str)   # the legend title takes a row too
+    has_title = any(isinstance(p.agg.attrs.get("series"), str) for p in parts)   # the legend title takes a row
     leg_in = 0.16 * (leg_rows + has_title) + 0.12 if leg_rows else 0
-    height = rows * panel_h + top_in + leg_in + 0.35
-    fig, axes = plt.subplots(rows, cols, figsize=(width, height), squeeze=False)
+    height = sum(heights) + top_in + leg_in + 0.35
+    fig = plt.figure(figsize=(width, height))
+    gs = fig.add_gridspec(len(heights), span, height_ratios=heights)
     handles = {}
-    for k, fac in enumerate(facets):
-        ax = axes[k // cols][k % cols]
-        sub = agg[agg["facet"] == fac]
-        w = 0.8 / max(1, len(series))
-        for j, s in enumerate(series):
-            d = sub[sub["series"] == s]
-            if d.empty:
-                continue
-            d = d.set_index("x").reindex([v for v in xs if v in set(d["x"])])
-            lo, hi = (d["min"], d["max"]) if err == "minmax" else (d["q1"], d["q3"])
-            yerr = [(d["median"] - lo).clip(lower=0), (hi - d["median"]).clip(lower=0)]
-            colour, marker, filled, ls = look[s]
-            if kind == "bar":
-                pos = [xs.index(v) + (j - (len(series) - 1) / 2) * w for v in d.index]
-                # the hatch (from the series' marker) keeps bars apart in greyscale: white lines on
-                # a filled bar, coloured ones on a hollow variant
-                h = ax.bar(pos, d["median"], width=w, yerr=yerr, capsize=1.5, color=colour if filled else "white",
-                           edgecolor="white" if filled else colour, linewidth=0.5, hatch=HATCH.get(marker, ""),
-                           label=names[s] or None, error_kw={"elinewidth": 0.6, "capthick": 0.6, "ecolor": "#333"})
-            else:
-                xv = pd.to_numeric(pd.Series(d.index), errors="coerce") if numeric else \
-                    [xs.index(v) for v in d.index]
-                # about a dozen marks per line: a timeline's 30 points would bury the lines
-                h = ax.errorbar(xv, d["median"], yerr=yerr, marker=marker, capsize=1.5, color=colour, ls=ls,
-                                markevery=max(1, len(d) // 12), errorevery=max(1, len(d) // 12),
-                                markerfacecolor=colour if filled else "white", markeredgewidth=0.8,
-                                elinewidth=0.6, label=names[s] or None)
-            handles.setdefault(s, h)
-        if kind == "bar" or not numeric:
-            ax.set_xticks(range(len(xs)))
-            ticks = [_tick(v, xcol) for v in xs]
-            # rotate when the labels would not fit side by side (7 pt: about 0.06 in per character)
-            tilt = max(len(t) for t in ticks) * 0.06 > 0.85 * (panel_w - 0.55) / len(xs)
-            ax.set_xticklabels(ticks, rotation=30 if tilt else 0, ha="right" if tilt else "center",
-                               rotation_mode="anchor" if tilt else "default")
-        elif logx:
-            ax.set_xscale("log", base=2 if xcol == "threads" else 10)
-            if xcol != "threads":
-                vals = pd.to_numeric(pd.Series(xs), errors="coerce")
-                _log_ticks(ax.xaxis, vals.min(), vals.max())
-        if numeric and kind != "bar" and xcol == "threads":
-            ax.set_xticks([float(v) for v in xs])
-            ax.set_xticklabels([str(v) for v in xs])
-            ax.minorticks_off() if not logy else None
-        if logy:
-            ax.set_yscale("log")
-            vals = pd.concat([sub["min"], sub["max"], sub["median"]])
-            vals = vals[vals > 0]
-            if len(vals):
-                _log_ticks(ax.yaxis, vals.min(), vals.max())
-        elif ylim0:
-            ax.set_ylim(bottom=0)
-        # labels wrap to the panel (8 pt: about 0.07 in per character)
-        ax.set_xlabel("\n".join(textwrap.wrap(xlabel or label(xcol), max(16, int((panel_w - 0.4) / 0.07)))))
-        ax.set_ylabel("\n".join(textwrap.wrap(_ylabel(agg, fac, ylabel), max(16, int((panel_h - 0.2) / 0.07)))))
-        if fac:
-            ax.set_title(titles.get(fac, fac))
-        ax.grid(True, alpha=0.35)
-        ax.spines[["top", "right"]].set_visible(False)
-    for k in range(n, rows * cols):
-        axes[k // cols][k % cols].set_visible(False)
+    row0 = 0
+    for p, (rows, cols, pos) in zip(parts, shapes):
+        step = span // cols
+        panel_w, panel_h = width / cols, heights[row0]
+        cells = set(pos.values())
+        for fac, (r, c) in pos.items():
+            ax = fig.add_subplot(gs[row0 + r, c * step:(c + 1) * step])
+            # a grid's rows share their y label (first column), a part's columns their x label (last row)
+            grid = p.agg.attrs.get("grid")
+            _draw_panel(ax, p, fac, look, names, handles, panel_w, panel_h,
+                        labels=(not grid or (r + 1, c) not in cells, not grid or c == 0))
+            if p.name and len(parts) > 1 and r == 0:
+                t = ax.get_title()
+                ax.set_title("")
+                ax.set_title(f"{p.name}: {t}" if t else p.name, loc="left")
+        row0 += rows
     if title_lines:
         fig.suptitle("\n".join(title_lines), y=1 - 0.04 / height)
     fig.tight_layout(rect=[0, leg_in / height, 1, 1], h_pad=1.0, w_pad=0.8)   # it makes room for the suptitle
     if any(handles):
-        leg_title = agg.attrs.get("series")
-        fig.legend([handles[s] for s in handles], [names[s] for s in handles], loc="lower center",
-                   bbox_to_anchor=(0.5, 0.0), ncol=ncol, frameon=False, columnspacing=1.2, handletextpad=0.4,
-                   title=label(leg_title) if isinstance(leg_title, str) else None)
+        leg_title = parts[0].agg.attrs.get("series")
+        keys = [s for s in series if s in handles] + [("ref", r) for r in refs if ("ref", r) in handles]
+        fig.legend([handles[k] for k in keys], [names[k] if k in names else k[1] for k in keys],
+                   loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, frameon=False, columnspacing=1.2,
+                   handletextpad=0.4, title=label(leg_title) if isinstance(leg_title, str) else None)
     return fig
 
 
-def plot_spec(df, spec, out_base, title=None, labels=None):
-    """Draws a figure's [plot] table from a DataFrame; returns (aggregate, paths)."""
+def _draw_panel(ax, part, fac, look, names, handles, panel_w, panel_h, labels=(True, True)):
+    """One panel: the part's series at facet `fac`, and the reference curves on its y."""
+    agg, kind, err = part.agg, part.kind, part.err
+    sub = agg[agg["facet"] == fac]
+    xs, numeric = _ordered(agg["x"])
+    series = list(dict.fromkeys(agg["series"]))
+    xcol = agg.attrs.get("x", "x")
+    w = 0.8 / max(1, len(series))
+    for j, s in enumerate(series):
+        d = sub[sub["series"] == s]
+        if d.empty:
+            continue
+        d = d.set_index("x").reindex([v for v in xs if v in set(d["x"])])
+        lo, hi = (d["min"], d["max"]) if err == "minmax" else (d["q1"], d["q3"])
+        yerr = [(d["median"] - lo).clip(lower=0), (hi - d["median"]).clip(lower=0)]
+        colour, marker, filled, ls = look[s]
+        if kind == "bar":
+            pos = [xs.index(v) + (j - (len(series) - 1) / 2) * w for v in d.index]
+            # the hatch (from the series' marker) keeps bars apart in greyscale: white lines on
+            # a filled bar, coloured ones on a hollow variant
+            h = ax.bar(pos, d["median"], width=w, yerr=yerr, capsize=1.5, color=colour if filled else "white",
+                       edgecolor="white" if filled else colour, linewidth=0.5, hatch=HATCH.get(marker, ""),
+                       label=names[s] or None, error_kw={"elinewidth": 0.6, "capthick": 0.6, "ecolor": "#333"})
+        else:
+            xv = pd.to_numeric(pd.Series(d.index), errors="coerce") if numeric else \
+                [xs.index(v) for v in d.index]
+            # about a dozen marks per line: a timeline's 30 points would bury the lines
+            h = ax.errorbar(xv, d["median"], yerr=yerr, marker=marker, capsize=1.5, color=colour, ls=ls,
+                            markevery=max(1, len(d) // 12), errorevery=max(1, len(d) // 12),
+                            markerfacecolor=colour if filled else "white", markeredgewidth=0.8,
+                            elinewidth=0.6, label=names[s] or None)
+        handles.setdefault(s, h)
+    metric = metric_of(agg, fac)
+    for k, ref in enumerate(part.refs):
+        if ref["on"] != metric or not numeric or kind == "bar":
+            continue   # a reference curve needs a numeric x axis (plot_figure refuses the rest)
+        c = ref["curve"].sort_values("x")
+        colour, ls = REF_STYLE[k % len(REF_STYLE)]
+        h = ax.errorbar(c["x"], c["median"], yerr=[(c["median"] - c["min"]).clip(lower=0),
+                                                   (c["max"] - c["median"]).clip(lower=0)],
+                        color=colour, ls=ls, marker="", capsize=1.5, elinewidth=0.6, lw=1.0)
+        handles.setdefault(("ref", ref["label"]), h)
+    _axes(ax, part, sub, fac, xs, numeric, xcol, panel_w, panel_h, labels)
+
+
+def _axes(ax, part, sub, fac, xs, numeric, xcol, panel_w, panel_h, labels=(True, True)):
+    """Ticks, scales, labels (labels: whether to write the x and the y label) and the title of one
+    panel."""
+    import textwrap
+    agg, kind = part.agg, part.kind
+    if kind == "bar" or not numeric:
+        ax.set_xticks(range(len(xs)))
+        ticks = [_tick(v, xcol) for v in xs]
+        # rotate when the labels would not fit side by side (7 pt: about 0.06 in per character)
+        tilt = max(len(t) for t in ticks) * 0.06 > 0.85 * (panel_w - 0.55) / len(xs)
+        ax.set_xticklabels(ticks, rotation=30 if tilt else 0, ha="right" if tilt else "center",
+                           rotation_mode="anchor" if tilt else "default")
+    elif part.logx:
+        ax.set_xscale("log", base=2 if xcol == "threads" else 10)
+        if xcol != "threads":
+            vals = pd.to_numeric(pd.Series(xs + [x for r in part.refs for x in r["curve"]["x"]]),
+                                 errors="coerce")
+            _log_ticks(ax.xaxis, vals.min(), vals.max())
+            if xcol in ("initial", "range") and math.log10(vals.max() / vals.min()) > 3:
+                from matplotlib.ticker import FuncFormatter   # key counts: 10^3 .. 10^8, not 100,000,000
+                ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"$10^{{{round(math.log10(v))}}}$"
+                                                           if v > 0 else ""))
+    if numeric and kind != "bar" and xcol == "threads":
+        ax.set_xticks([float(v) for v in xs])
+        ax.set_xticklabels([str(v) for v in xs])
+        ax.minorticks_off() if not part.logy else None
+    if part.logy:
+        ax.set_yscale("log")
+        vals = pd.concat([sub["min"], sub["max"], sub["median"]])
+        vals = vals[vals > 0]
+        if len(vals):
+            _log_ticks(ax.yaxis, vals.min(), vals.max())
+    elif part.ylim0:
+        ax.set_ylim(bottom=0)
+    # labels wrap to the panel (8 pt: about 0.07 in per character)
+    if labels[0]:
+        ax.set_xlabel("\n".join(textwrap.wrap(part.xlabel or label(xcol), max(16, int((panel_w - 0.4) / 0.07)))))
+    if labels[1]:
+        ax.set_ylabel("\n".join(textwrap.wrap(_ylabel(agg, fac, part.ylabel), max(16, int((panel_h - 0.2) / 0.07)))))
+    if fac:
+        titles = style.panel_titles([fac], agg.attrs.get("facet"), agg.attrs.get("y", []))
+        ax.set_title(titles.get(fac, fac))
+    ax.grid(True, alpha=0.35)
+    ax.spines[["top", "right"]].set_visible(False)
+
+
+# the keys of [plot] that only its first part has: the others are blocks of their own
+PART_ONLY = ("name", "title", "below")
+
+
+def parts_of(spec):
+    """[(name, title, spec)] of a [plot] table: the table itself (part A) and each [[plot.below]]
+    block (B, C, ...), which takes every key of [plot] it does not set (facet = "" for none)."""
+    shared = {k: v for k, v in spec.items() if k not in PART_ONLY}
+    below = spec.get("below", [])
+    out = [(spec.get("name", "A" if below else ""), spec.get("title", ""), shared)]
+    for i, b in enumerate(below):
+        s = dict(shared, **{k: v for k, v in b.items() if k not in PART_ONLY})
+        out.append((b.get("name", chr(ord("B") + i)), b.get("title", ""), s))
+    for _, _, s in out:
+        if s.get("facet") == "":
+            s["facet"] = None
+    return out
+
+
+def part_spec(spec, name=None):
+    """The spec of part `name` of a [plot] table (the first part when name is None)."""
+    parts = parts_of(spec)
+    if name is None:
+        return parts[0][2]
+    for n, _, s in parts:
+        if n == name:
+            return s
+    raise ValueError(f"no plot part '{name}' (parts: {', '.join(n for n, _, _ in parts)})")
+
+
+def aggregate_spec(df, spec):
+    """The aggregate of one part's spec over df (relabel and derive applied first)."""
     df = derive(relabel(df, spec.get("relabel")), spec.get("derive"))
-    agg = aggregate(df, spec["x"], spec["y"], spec.get("series"), spec.get("facet"), spec.get("where"))
-    if agg.empty:
-        raise ValueError("nothing to plot: no numeric values in the selected rows")
-    paths = draw(agg, out_base, kind=spec.get("kind", "line"), xlabel=spec.get("xlabel"),
-                 ylabel=spec.get("ylabel"), logx=spec.get("logx", False), logy=spec.get("logy", False),
-                 title=title, err=spec.get("err", "minmax"), ylim0=spec.get("ylim0", True), labels=labels)
-    return agg, paths
+    return aggregate(df, spec["x"], spec["y"], spec.get("series"), spec.get("facet"), spec.get("where"),
+                     spec.get("best"))
+
+
+def plot_figure(df, spec, out_base, title=None, labels=None, references=None):
+    """Draws a figure's [plot] table (its parts one under the other) from a DataFrame; returns
+    ([(name, title, aggregate), ...], paths). references: {name: {label, on, curve}} for the parts'
+    `reference = [NAME, ...]` lists."""
+    parts, drawn = [], []
+    for name, ptitle, s in parts_of(spec):
+        agg = aggregate_spec(df.copy(), s)
+        if agg.empty:
+            raise ValueError("nothing to plot" + (f" in part {name}" if name else "")
+                             + ": no numeric values in the selected rows")
+        refs = []
+        for r in s.get("reference", []):
+            if r not in (references or {}):
+                raise ValueError(f"part {name or 'A'}: no reference '{r}' (a [[reference]] of that name)")
+            ref = references[r]
+            if ref["on"] not in agg.attrs["y"]:
+                raise ValueError(f"reference '{r}': on = '{ref['on']}' is not a y of part {name or 'A'}")
+            if not _ordered(agg["x"])[1] or s.get("kind") == "bar":
+                raise ValueError(f"reference '{r}': part {name or 'A'} needs a numeric x and lines")
+            refs.append(ref)
+        parts.append((name, ptitle, agg))
+        drawn.append(Part(agg, name=name, kind=s.get("kind", "line"), xlabel=s.get("xlabel"),
+                          ylabel=s.get("ylabel"), logx=s.get("logx", False), logy=s.get("logy", False),
+                          err=s.get("err", "minmax"), ylim0=s.get("ylim0", True), refs=refs))
+    paths = draw(None, out_base, title=title, labels=labels, parts=drawn)
+    return parts, paths
+
+
+def plot_spec(df, spec, out_base, title=None, labels=None):
+    """Draws a figure's [plot] table from a DataFrame; returns (the first part's aggregate, paths)."""
+    parts, paths = plot_figure(df, spec, out_base, title=title, labels=labels)
+    return parts[0][2], paths
 
 
 def main(argv=None):

@@ -35,7 +35,9 @@ def parse_page(text):
     """NAME.md -> {title, source, claim, verdicts [(text, word, detail)], skipped, medians (header,
     rows), medians_title, build [lines], run, machine, notes}."""
     out = {"title": "", "source": "", "claim": "", "verdicts": [], "skipped": None, "medians": None,
-           "medians_title": "", "build": [], "run": "", "machine": "", "notes": "", "caption": ""}
+           "medians_title": "", "build": [], "run": "", "machine": "", "notes": "", "caption": "",
+           "medians_more": []}   # further tables of the Medians section (plot parts, chosen values,
+    #                               reference curves): [(the line above it, header, rows)]
     section = None
     lines = text.splitlines()
     claim, notes = [], []
@@ -60,7 +62,7 @@ def parse_page(text):
                 out["verdicts"].append((m.group(1), WORDS[m.group(2)], m.group(3)))
         elif section == "Result" and line.startswith("**Skipped on this machine**:"):
             out["skipped"] = line.split(":", 1)[1].strip().rstrip(".")
-        elif section and section.startswith("Medians") and line.startswith("|") and out["medians"] is None:
+        elif section and section.startswith("Medians") and line.startswith("|") and not lines[i - 1].startswith("|"):
             rows = []
             for row in lines[i:]:
                 if not row.startswith("|"):
@@ -68,7 +70,13 @@ def parse_page(text):
                 if re.match(r"^\|(-+\|)+$", row.replace(" ", "")):
                     continue
                 rows.append([c.strip() for c in row.strip().strip("|").split("|")])
-            out["medians"] = (rows[0], rows[1:]) if rows else None
+            above = next((x for x in reversed(lines[:i]) if x.strip()), "")
+            if out["medians"] is None:
+                out["medians"] = (rows[0], rows[1:]) if rows else None
+                if above.startswith("### "):
+                    out["medians_title"] += " — " + above[4:].strip()
+            elif rows:
+                out["medians_more"].append((above.lstrip("#").strip(), rows[0], rows[1:]))
         elif section == "Run":
             if line.startswith("Build:") or line.startswith("**Warning") or line.startswith("- "):
                 out["build"].append(line)
@@ -212,7 +220,14 @@ def verdicts_html(fig):
 def medians_html(fig):
     if not fig["medians"]:
         return ""
-    head, rows = fig["medians"]
+    title = inline(fig["medians_title"] or "Medians")
+    out = f"<h3>{title}</h3>" + _table_html(*fig["medians"])
+    for above, head, rows in fig.get("medians_more", []):
+        out += f"<p>{inline(above)}</p>" + _table_html(head, rows)
+    return out
+
+
+def _table_html(head, rows):
     th = "".join(f"<th>{inline(h)}</th>" for h in head)
     body = []
     for r in rows:
@@ -221,8 +236,7 @@ def medians_html(fig):
             num = i > 0 and re.fullmatch(r"[-0-9.,e+]+|—", c)
             tds.append(f'<td class="num">{html.escape(c)}</td>' if num else f"<td>{inline(c)}</td>")
         body.append("<tr>" + "".join(tds) + "</tr>")
-    title = inline(fig["medians_title"] or "Medians")
-    return f"<h3>{title}</h3><table class=\"medians\"><tr>{th}</tr>{''.join(body)}</table>"
+    return f"<table class=\"medians\"><tr>{th}</tr>{''.join(body)}</table>"
 
 
 def provenance_html(fig, out_dir):
