@@ -6,7 +6,8 @@
  *  - cht_spin_yield(&n, period): one step of a table's bounded spin: pause,
  *    except that every period-th step gives the CPU away with sched_yield()
  *    instead, so that an oversubscribed run lets a preempted holder finish
- *    (the locks of locks/ pause *and* yield: spin_wait in locks/lock_internal.h);
+ *    (tables with their own period; the locks of locks/ through spin_wait,
+ *    locks/lock_internal.h, with period LOCK_SPIN_YIELD);
  *  - LD/ST/XCHG/FADD/CAS: the __atomic builtins with the memory order spelled
  *    in the call (LD(p, ACQUIRE)), so every access states its order.
  *
