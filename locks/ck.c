@@ -18,7 +18,7 @@
  * one indirect call per lock/unlock through lock_ops (as for our locks).
  * Differences from our locks in locks/ that show in measurements:
  *   - ck's waiters spin with ck_pr_stall() (pause) only; ours call sched_yield()
- *     instead of every 64th pause (LOCK_SPIN_YIELD, locks/lock_internal.h). With more
+ *     after 64 pauses (LOCK_SPIN_YIELD, locks/lock_internal.h). With more
  *     threads than free CPUs ck's FIFO locks (mcs, ticket, clh, cohort) hand the
  *     lock to a preempted waiter and stall for a scheduler time slice: the
  *     oversubscribed mutex tests run them with 4 threads and few iterations.

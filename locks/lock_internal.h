@@ -2,8 +2,8 @@
  * lock_internal.h - private helpers shared by the lock families in locks/
  * (not part of the public interface: tables and the driver see only lock.h).
  *
- *  - struct spin_wait: the locks' spin step, cht_spin_yield of
- *    include/cht_atomic.h (the one pause-and-yield of tables and locks) with
+ *  - struct spin_wait: the locks' spin step, cht_spin_wait of
+ *    include/cht_atomic.h (where tables and locks find spin-waiting) with
  *    the locks' period LOCK_SPIN_YIELD (see below); the LD/ST/XCHG/FADD/CAS
  *    shorthands come from cht_atomic.h too;
  *  - the lock_ops of the simple locks that composite locks are built from at
@@ -11,9 +11,9 @@
  *  - lock_component_check(): a composite refuses a component that cannot play
  *    its role (too large for the slot reserved for it, missing is_locked...).
  *
- * Spinning and oversubscription. Every spin loop pauses, except that every
- * LOCK_SPIN_YIELD-th step (default 64, i.e. a few microseconds of pauses)
- * the waiter calls sched_yield() instead. With no
+ * Spinning and oversubscription. Every spin loop pauses; after
+ * LOCK_SPIN_YIELD consecutive pauses (default 64, i.e. a few microseconds)
+ * the waiter calls sched_yield() once and starts counting again. With no
  * more threads than CPUs nothing else is runnable, sched_yield() returns at
  * once and the waiter keeps polling the lock as the published algorithm does
  * (one system call per 64 pauses); with more threads than CPUs
@@ -41,13 +41,10 @@ struct spin_wait {
 };
 #define SPIN_WAIT_INIT { 0 }
 
-_Static_assert((LOCK_SPIN_YIELD & (LOCK_SPIN_YIELD - 1)) == 0,
-               "LOCK_SPIN_YIELD: 0 (pure spinning) or a power of two (cht_spin_yield's period)");
-
 static inline void spin_wait(struct spin_wait *w)
 {
 #if LOCK_SPIN_YIELD > 0
-    cht_spin_yield(&w->n, LOCK_SPIN_YIELD);
+    cht_spin_wait(&w->n, LOCK_SPIN_YIELD);
 #else
     (void)w;
     cht_pause();
