@@ -290,7 +290,7 @@ static inline void *lbx_stripe(const struct clht_lb *h, uint64_t idx)
 
 static inline void *lbx_ctx(const struct clht_lb *h)
 {
-    return cht_locks_ctx(&h->locks, lb_tid, 1, 0);
+    return h->locks.ctx ? cht_locks_ctx(&h->locks, lb_tid, 1, 0) : NULL;   /* no tid read without ctxs */
 }
 
 /* Takes the stripe of chain idx of T; false (without it) once T was replaced.

@@ -48,7 +48,10 @@ struct cht_locks {
 
 /* ctx j of thread tid (j < per_thread, the count given to cht_locks_init: the
  * caller passes it again so that the hot path reads no cold field); NULL for
- * locks without a ctx */
+ * locks without a ctx. Hot paths test s->ctx first,
+ *     s->ctx ? cht_locks_ctx(s, my_tid, 1, 0) : NULL
+ * so that a ctx-less lock (pthread-mutex, ttas) costs no thread-local read:
+ * given the tid as an argument, the compiler loads it before the test. */
 static inline void *cht_locks_ctx(const struct cht_locks *s, unsigned tid, unsigned per_thread, unsigned j)
 {
     assert(j < per_thread && (!s->lk || per_thread == s->per_thread));
