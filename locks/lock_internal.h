@@ -2,9 +2,10 @@
  * lock_internal.h - private helpers shared by the lock families in locks/
  * (not part of the public interface: tables and the driver see only lock.h).
  *
- *  - struct spin_wait: pause (cht_pause, include/cht_atomic.h), and after
- *    LOCK_SPIN_YIELD pauses give the CPU away once with sched_yield() (see
- *    below); the LD/ST/XCHG/FADD/CAS shorthands come from cht_atomic.h too;
+ *  - struct spin_wait: the locks' spin step, cht_spin_wait of
+ *    include/cht_atomic.h (where tables and locks find spin-waiting) with
+ *    the locks' period LOCK_SPIN_YIELD (see below); the LD/ST/XCHG/FADD/CAS
+ *    shorthands come from cht_atomic.h too;
  *  - the lock_ops of the simple locks that composite locks are built from at
  *    run time (cohorts, NUMA RW locks, RTM elision wrappers);
  *  - lock_component_check(): a composite refuses a component that cannot play
@@ -24,7 +25,6 @@
 #ifndef CHT_LOCK_INTERNAL_H
 #define CHT_LOCK_INTERNAL_H
 
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "cht_atomic.h"
@@ -43,12 +43,11 @@ struct spin_wait {
 
 static inline void spin_wait(struct spin_wait *w)
 {
-    cht_pause();
 #if LOCK_SPIN_YIELD > 0
-    if (++w->n >= LOCK_SPIN_YIELD) {
-        w->n = 0;
-        sched_yield();
-    }
+    cht_spin_wait(&w->n, LOCK_SPIN_YIELD);
+#else
+    (void)w;
+    cht_pause();
 #endif
 }
 

@@ -48,6 +48,7 @@
 #include <time.h>
 #include "check.h"
 #include "cht.h"
+#include "cht_atomic.h"
 #include "registry.h"
 #include "keygen.h"
 
@@ -1226,13 +1227,6 @@ static inline bool lock_out_of_time(uint64_t i)
     return lock_deadline_ns && (i & 63) == 63 && mono_ns() > lock_deadline_ns;
 }
 
-static inline void relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 struct lbox {
     void *lock;
     unsigned char *ctx;
@@ -1330,7 +1324,7 @@ static void *mutex_worker(void *arg)
             w->contended++;
         if (every && i % every == every - 1) {
             while (!lops->trylock(w->b->lock, x))
-                relax();
+                cht_pause();
         } else {
             lops->lock(w->b->lock, x);
         }
@@ -1377,7 +1371,7 @@ static void *rw_worker(void *arg)
                 __atomic_fetch_add(&sh->bad_reader, 1, __ATOMIC_RELAXED);
             uint64_t first = __atomic_load_n(&sh->rec[0], __ATOMIC_RELAXED);
             for (unsigned s = 0; s < read_spin; s++)
-                relax();
+                cht_pause();
             if (!write_one_in && (i & 3) == 0)
                 sched_yield();  /* read-only phase: let other readers in meanwhile */
             for (int k = 1; k < 8; k++) {

@@ -188,7 +188,7 @@ static void ckht_thread_init(void *tp, unsigned tid)
 
 static inline void *my_ctx(struct ckht_table *t)
 {
-    return cht_locks_ctx(&t->locks, ckht_tid, 1, 0);
+    return t->locks.ctx ? cht_locks_ctx(&t->locks, ckht_tid, 1, 0) : NULL;   /* no tid read without ctxs */
 }
 
 static bool ckht_get(void *tp, cht_key_t k, cht_val_t *v)

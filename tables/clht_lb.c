@@ -143,7 +143,8 @@ struct clht_lb {
     struct reclaim *rc;         /* reclamation domain (ebr.h: QSBR by default) */
     struct cht_thread_counter *count;
     /* lock=NAME: LB_STRIPES locks, one ctx per thread; locks.lk NULL = built-in
-     * TTAS in the sync word. Its hot fields share the cache line of cur. */
+     * TTAS in the sync word. lk, locks, lstride and ctx share the cache line of
+     * cur; cstride (locks with ctxs only) is on the next, read-only line. */
     struct cht_locks locks;
     alignas(64) uint32_t resize_lock;
     uint64_t resizes;
@@ -290,7 +291,7 @@ static inline void *lbx_stripe(const struct clht_lb *h, uint64_t idx)
 
 static inline void *lbx_ctx(const struct clht_lb *h)
 {
-    return cht_locks_ctx(&h->locks, lb_tid, 1, 0);
+    return h->locks.ctx ? cht_locks_ctx(&h->locks, lb_tid, 1, 0) : NULL;   /* no tid read without ctxs */
 }
 
 /* Takes the stripe of chain idx of T; false (without it) once T was replaced.

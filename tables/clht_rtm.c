@@ -122,7 +122,7 @@ static void buckets_free(struct cr_bucket *b, size_t nb)
 
 static inline void *my_ctx(const struct clht_rtm *h)
 {
-    return cht_locks_ctx(&h->locks, cr_tid, 1, 0);
+    return h->locks.ctx ? cht_locks_ctx(&h->locks, cr_tid, 1, 0) : NULL;   /* no tid read without ctxs */
 }
 
 /* ---------------- create / destroy / threads ---------------- */

@@ -171,7 +171,7 @@ static void locked_thread_init(void *tp, unsigned tid)
 
 static inline void *my_ctx(struct locked_table *t)
 {
-    return cht_locks_ctx(&t->locks, locked_tid, 1, 0);
+    return t->locks.ctx ? cht_locks_ctx(&t->locks, locked_tid, 1, 0) : NULL;   /* no tid read without ctxs */
 }
 
 /* index of k, or of the empty slot where it would go */

@@ -45,6 +45,7 @@
 #include <string.h>
 #include <time.h>
 #include "check.h"
+#include "cht_atomic.h"
 #include "cht_env.h"
 #include "lock.h"
 #include "registry.h"
@@ -56,12 +57,6 @@ static unsigned NTHREADS = 16;   /* CHT_TEST_THREADS overrides (1..64) */
 
 #include "test_check.h"
 
-static inline void relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
 
 /* ---------------------------------------------------------------- setup */
 
@@ -323,7 +318,7 @@ static void *holder_thread(void *arg)
     else if (ops->caps & LOCK_CAP_RTM) {
         /* a speculative hold is invisible to others by design: hold it for real */
         while (!ops->trylock(h->b->lock, x))
-            relax();
+            cht_pause();
     } else
         ops->lock(h->b->lock, x);
     __atomic_store_n(&h->state, 1, __ATOMIC_RELEASE);

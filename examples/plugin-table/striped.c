@@ -121,7 +121,10 @@ static void ex_thread_init(void *tp, unsigned tid)
     ex_tid = tid;
 }
 
-static void *ex_ctx(struct striped *t) { return cht_locks_ctx(&t->locks, cht_thread_slot(ex_tid, t->threads), 1, 0); }
+static void *ex_ctx(struct striped *t)
+{
+    return t->locks.ctx ? cht_locks_ctx(&t->locks, cht_thread_slot(ex_tid, t->threads), 1, 0) : NULL;
+}
 
 static bool ex_get(void *tp, cht_key_t k, cht_val_t *v)
 {
