@@ -139,7 +139,8 @@ class Sweep:
             out.append("--" + k)
             if v is not True:
                 out.append(str(v))
-        out += ["--reps", str(self.reps)]
+        if self.bench != "memory":   # --bench memory has no repetitions (one run per k, docs/cli.md)
+            out += ["--reps", str(self.reps)]
         return out
 
     def command(self, chtbench, cell):
