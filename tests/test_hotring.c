@@ -45,6 +45,11 @@
  *             the head word (active, ratio= samples) and changes no item
  *             (issue 22: the ring walk that counted it first cost a miss per
  *             item); its finish leaves the ring's item count for the next
+ *   finish    strategy=sample: a round's finish takes the counters up to its
+ *             last counted item and stops there (a count planted after it
+ *             stays), moves the head to the W_t minimiser with k the ring's
+ *             item count kept in the sentinel; a ring's first finish and
+ *             every 8th of a thread walk the whole ring (issue 22)
  * Scale with CHT_TEST_SCALE (percent).
  */
 static __thread unsigned long slow_steps;   /* walk_get's steps decided by its general test (this thread) */
@@ -869,6 +874,92 @@ static void test_start(void)
     hr_destroy(hr);
 }
 
+/* bucket j's ring from its head: item i (0 = the head), n items (the sentinel included) */
+static unsigned ring_order(struct hr_gen *G, uint64_t j, struct hr_item **items, unsigned max)
+{
+    struct hr_item *H = ITEM(ld(&G->head[j])), *x = H;
+    unsigned n = 0;
+    do {
+        items[n++] = x;
+        x = ITEM(x->next);
+    } while (x != H && n < max);
+    return n;
+}
+
+static uint64_t item_count(const struct hr_item *x)
+{
+    return (ld(&x->next) & HR_CNT_MASK) >> HR_CNT_SHIFT;
+}
+
+static void plant_count(struct hr_item *x, uint64_t n)
+{
+    st(&x->next, (ld(&x->next) & ~HR_CNT_MASK) | n << HR_CNT_SHIFT);
+}
+
+/* bucket j's head word made busy (a round ended), as sample_record leaves it for the finish */
+static uint64_t make_busy(struct hr_gen *G, uint64_t j)
+{
+    uint64_t busy = (ld(&G->head[j]) & HR_ADDR) | HR_BUSY;
+    st(&G->head[j], busy);
+    return busy;
+}
+
+static void test_finish(void)
+{
+    struct hotring *hr = make("strategy=sample,rehash=0,ratio=2,hash=mix", 4096, 1);
+    for (cht_key_t k = 1; k <= 4096; k++)
+        CHECK(hr_insert(hr, k, k), "finish: insert %llu", (unsigned long long)k);
+    struct hr_gen *G = hr->cur;
+    struct hr_thread *th = me(hr);
+    cht_key_t keys[64];
+    unsigned len;
+    uint64_t j = pick_ring(hr, keys, &len, 8);
+    struct hr_item *S = &G->sent[j], *ring[64];
+    CHECK(ldr(&S->val) == 0, "finish: a fresh sentinel's value word holds %llu", (unsigned long long)S->val);
+    /* a ring's first finish walks the whole ring: it takes a count planted
+     * on the last item and leaves the ring's item count in the sentinel */
+    unsigned n = ring_order(G, j, ring, 64);
+    plant_count(ring[1], 1);
+    plant_count(ring[n - 1], 1);
+    th->finishes = 0;
+    sample_finish(hr, th, G, j, make_busy(G, j));
+    CHECK(ldr(&S->val) == n, "finish: the first finish left %llu in the sentinel, want the ring's %u items",
+          (unsigned long long)S->val, n);
+    CHECK(item_count(ring[n - 1]) == 0, "finish: the first finish left the last item's count");
+    /* a later round of n samples, 1 on item 1 and n - 1 on item 3: the finish
+     * takes them and stops at item 3 (a count planted on the last item stays),
+     * the head goes to item 3 (the W_t minimiser with k = n: W_3 = n - 2,
+     * W_1 = 2n - 2) and the head word keeps n for the next round's length */
+    n = ring_order(G, j, ring, 64);
+    CHECK(n >= 8, "finish: a ring of %u items", n);
+    plant_count(ring[1], 1);
+    plant_count(ring[3], n - 1);
+    plant_count(ring[n - 1], 5);
+    th->finishes = 0;
+    sample_finish(hr, th, G, j, make_busy(G, j));
+    uint64_t hw = ld(&G->head[j]);
+    CHECK(ITEM(hw) == ring[3], "finish: the head is at key %llu, want item 3 (key %llu)",
+          (unsigned long long)ITEM(hw)->key, (unsigned long long)ring[3]->key);
+    CHECK((hw & HR_META) == (uint64_t)n << HR_CNT_SHIFT, "finish: head word meta %llx, want inactive with %u",
+          (unsigned long long)(hw & HR_META), n);
+    CHECK(item_count(ring[1]) == 0 && item_count(ring[3]) == 0, "finish: the round's counts were not taken");
+    CHECK(item_count(ring[n - 1]) == 5, "finish: the walk went past the last counted item (count %llu left)",
+          (unsigned long long)item_count(ring[n - 1]));
+    /* every 8th finish of a thread walks the whole ring */
+    n = ring_order(G, j, ring, 64);
+    plant_count(ring[1], n);
+    th->finishes = 7;
+    sample_finish(hr, th, G, j, make_busy(G, j));
+    uint64_t left = 0;
+    for (unsigned i = 0; i < n; i++)
+        left += item_count(ring[i]);
+    CHECK(left == 0, "finish: the 8th finish left %llu counts in the ring", (unsigned long long)left);
+    printf("finish: ring of %u items; a round's finish stops at its last counted item, the first and every "
+           "8th walk it whole\n", n);
+    hr_thread_exit(hr, 0);
+    hr_destroy(hr);
+}
+
 int main(int argc, char **argv)
 {
     const char *sc = getenv("CHT_TEST_SCALE");
@@ -885,6 +976,7 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "rcusample")) test_rcusample();
     if (!only || !strcmp(only, "walk")) test_walk();
     if (!only || !strcmp(only, "start")) test_start();
+    if (!only || !strcmp(only, "finish")) test_finish();
     if (failures) {
         fprintf(stderr, "test_hotring: %d checks failed\n", failures);
         return 1;
