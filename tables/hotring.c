@@ -644,6 +644,10 @@ static bool unlink_item(struct hotring *hr, struct hr_item *p, uint64_t pw, stru
 #ifndef HR_SLOW_STEP
 #define HR_SLOW_STEP() ((void)0)
 #endif
+/* and the items a round's finish takes */
+#ifndef HR_FINISH_WALK
+#define HR_FINISH_WALK(items) ((void)0)
+#endif
 
 /* Read-only lookup from the head item (hotring-fast20 §3.1). Returns the live
  * item of order t, or NULL. *hops: items visited.
@@ -991,6 +995,7 @@ static void sample_finish(struct hotring *hr, struct hr_thread *th, struct hr_ge
     uint64_t need = (++th->finishes & 7) == 0 || !known ? 0 : hr->samples ? hr->samples : known;
     bool whole = true;
     unsigned m = live(H) ? ring_from(G, j, H, items, counts, HR_MAXK, need, &whole) : 0;
+    HR_FINISH_WALK(m);
     uint64_t k = whole && m ? m : known > m ? known : m;     /* the ring's items */
     uint64_t N = 0, W = 0;
     for (unsigned i = 0; i < m; i++) {

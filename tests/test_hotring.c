@@ -54,6 +54,8 @@
  */
 static __thread unsigned long slow_steps;   /* walk_get's steps decided by its general test (this thread) */
 #define HR_SLOW_STEP() (slow_steps++)
+static __thread unsigned ring_len_seen;      /* items the last finish of a sampling round took */
+#define HR_FINISH_WALK(items) (ring_len_seen = (items))
 #include "../tables/hotring.c"
 #include "keygen.h"
 #include "test_check.h"
@@ -960,12 +962,74 @@ static void test_finish(void)
     hr_destroy(hr);
 }
 
+/* Not part of the suite (named only): how fast a strategy settles the heads of
+ * a fresh table, as chtbench's YCSB B sees it (gets of scrambled Zipf keys over
+ * keys 1..n, ratio 8, one thread). Per window of ops: items a lookup visits,
+ * the items past the second (the part of a walk that misses the cache),
+ * sampled accesses, finished rounds and the items their walks took, started
+ * rounds (docs/measurements/hotring-sample.md).
+ *   test_hotring converge STRATEGY THETA KEYS OPS WINDOW */
+static void converge(int argc, char **argv)
+{
+    if (argc < 7) {
+        fprintf(stderr, "usage: test_hotring converge STRATEGY THETA KEYS OPS WINDOW\n");
+        exit(2);
+    }
+    char opts[128];
+    snprintf(opts, sizeof opts, "strategy=%s,rehash=0,ratio=8", argv[2]);
+    double theta = atof(argv[3]);
+    uint64_t n = strtoull(argv[4], NULL, 0), ops = strtoull(argv[5], NULL, 0), win = strtoull(argv[6], NULL, 0);
+    struct hotring *hr = make(opts, n, 1);
+    for (cht_key_t k = 1; k <= n; k++)
+        CHECK(hr_insert(hr, k, k), "converge: insert %llu", (unsigned long long)k);
+    struct keygen g;
+    struct keygen_spec sp = { .dist = KEYGEN_ZIPF, .theta = theta, .scramble = true };
+    char err[256];
+    CHECK(keygen_init(&g, &sp, n, 1, err, sizeof err) == 0, "keygen: %s", err);
+    struct cht_rng r;
+    cht_rng_seed(&r, 1, 0);
+    struct hr_thread *th = me(hr);
+    struct hr_gen *G = hr->cur;
+    uint64_t hops_sum = 0, tail = 0, rec = 0, fin = 0, fin_items = 0, start = 0;
+    for (uint64_t i = 1; i <= ops; i++) {
+        cht_key_t k = keygen_next(&g, &r);
+        uint64_t gg = order_hash(hr, k), j = gg >> G->shift, hw = ld(&G->head[j]);
+        unsigned hops;
+        struct hr_item *x = walk_get(G, j, hw, mkord(gg, k), &hops);
+        hops_sum += hops;
+        tail += hops > 2 ? hops - 2 : 0;
+        uint32_t f0 = th->finishes;
+        rec += hr->strategy == HR_SAMPLE && (hw & HR_ACTIVE) && x;
+        strategy_hook(hr, th, G, j, hw, x);
+        uint64_t now = ld(&G->head[j]);
+        start += !(hw & HR_ACTIVE) && (now & HR_ACTIVE) && (now & HR_HCNT_MASK);
+        if (th->finishes != f0) {
+            fin++;
+            fin_items += ring_len_seen;
+        }
+        if (i % win == 0) {
+            printf("converge: %s theta %.2f ops %9llu: items per op %.3f, past the second %.3f; sampled %.3f, "
+                   "rounds started %.4f, finished %.4f per op, %.2f items per finish\n", argv[2], theta,
+                   (unsigned long long)i, (double)hops_sum / (double)win, (double)tail / (double)win,
+                   (double)rec / (double)win, (double)start / (double)win, (double)fin / (double)win,
+                   fin ? (double)fin_items / (double)fin : 0.0);
+            hops_sum = tail = rec = fin = fin_items = start = 0;
+        }
+    }
+    hr_thread_exit(hr, 0);
+    hr_destroy(hr);
+}
+
 int main(int argc, char **argv)
 {
     const char *sc = getenv("CHT_TEST_SCALE");
     if (sc && atoi(sc) > 0)
         scale_pct = (unsigned)atoi(sc);
     const char *only = argc > 1 ? argv[1] : NULL;
+    if (only && !strcmp(only, "converge")) {
+        converge(argc, argv);
+        return failures != 0;
+    }
     if (!only || !strcmp(only, "sample")) test_sample();
     if (!only || !strcmp(only, "random")) test_random();
     if (!only || !strcmp(only, "threads")) test_threads();
