@@ -180,7 +180,12 @@
  * round's ring count (issue 22) sample executes 1.11x random's instructions
  * per operation at 0.99 and 1.06x at 1.22 (was 1.21x and 1.11x), the rest
  * being its two CASes per sampled access and the finish's walk of the ring
- * (docs/measurements/hotring-item-cost.md).
+ * (docs/measurements/hotring-item-cost.md). Most of the wall-clock gap is
+ * elsewhere: a ring's head moves only after a whole round (~14 accesses to
+ * the ring against random's ~5), so on 1M keys sample's heads stay worse for
+ * the first few million operations, more than a 0.5 s run, and better than
+ * random's after: settled (10 s of warm-up) sample is 1.05-1.07x random on
+ * YCSB B at Zipf 0.99 and 1.22 (docs/measurements/hotring-sample.md).
  * Choose sample for rings with several hot items, where random keeps moving
  * the head between them (§3.2.1, §4.2); random also reacts faster to a shift
  * (§4.3).

@@ -50,6 +50,9 @@
  *             stays), moves the head to the W_t minimiser with k the ring's
  *             item count kept in the sentinel; a ring's first finish and
  *             every 8th of a thread walk the whole ring (issue 22)
+ *   converge  (named only, not in the suite) how fast a strategy settles a
+ *             fresh table's heads under scrambled Zipf gets: items per lookup,
+ *             sampling work per op, per window (docs/measurements/hotring-sample.md)
  * Scale with CHT_TEST_SCALE (percent).
  */
 static __thread unsigned long slow_steps;   /* walk_get's steps decided by its general test (this thread) */
