@@ -33,8 +33,14 @@
  *    head, the income W_t = sum_i n_i/N * ((i - t) mod k) of every candidate
  *    head t (§3.2.2; in O(k) with W_{t+1} = W_t - 1 + k n_t / N), moves the
  *    head to the argmin if it differs, and resets the counters while reading
- *    them (§3.2.2). Round length: the ring's item count (§3.2.2), counted
- *    by that walk and kept for the next round in the counter bits of the
+ *    them (§3.2.2). Deviation: that walk stops at the last item with a count
+ *    once it has seen all the round's samples (the argmin cannot lie beyond;
+ *    the ring's item count k, which W_t needs, is kept in the sentinel's
+ *    unused value word), except in a ring's first round and every 8th finish
+ *    of a thread, which walk the whole ring and refresh k (issue 22: the
+ *    items after the last counted one were cache misses).
+ *    Round length: the ring's item count (§3.2.2), counted
+ *    by the whole walks and kept for the next round in the counter bits of the
  *    inactive head word; a ring's first round is ratio= accesses long (the
  *    expected ring length; deviation: counting the ring first cost a walk of
  *    the whole ring per ring, issue 22); or samples=N. While a round is being
@@ -174,7 +180,12 @@
  * round's ring count (issue 22) sample executes 1.11x random's instructions
  * per operation at 0.99 and 1.06x at 1.22 (was 1.21x and 1.11x), the rest
  * being its two CASes per sampled access and the finish's walk of the ring
- * (docs/measurements/hotring-item-cost.md).
+ * (docs/measurements/hotring-item-cost.md). Most of the wall-clock gap is
+ * elsewhere: a ring's head moves only after a whole round (~14 accesses to
+ * the ring against random's ~5), so on 1M keys sample's heads stay worse for
+ * the first few million operations, more than a 0.5 s run, and better than
+ * random's after: settled (10 s of warm-up) sample is 1.05-1.07x random on
+ * YCSB B at Zipf 0.99 and 1.22 (docs/measurements/hotring-sample.md).
  * Choose sample for rings with several hot items, where random keeps moving
  * the head between them (§3.2.1, §4.2); random also reacts faster to a shift
  * (§4.3).
@@ -251,6 +262,7 @@ struct hr_thread {
     uint64_t win_hops;
     struct hr_gen *win_gen;
     uint32_t ins;             /* inserts since the last load check */
+    uint32_t finishes;        /* sampling rounds this thread finished (every 8th walks the whole ring) */
     struct hr_batch *batch;
     uint64_t leaked;          /* items not retired: batch allocation failed */
     struct hr_item *free_list;                /* item slab: this thread's free items */
@@ -637,6 +649,10 @@ static bool unlink_item(struct hotring *hr, struct hr_item *p, uint64_t pw, stru
 #ifndef HR_SLOW_STEP
 #define HR_SLOW_STEP() ((void)0)
 #endif
+/* and the items a round's finish takes */
+#ifndef HR_FINISH_WALK
+#define HR_FINISH_WALK(items) ((void)0)
+#endif
 
 /* Read-only lookup from the head item (hotring-fast20 §3.1). Returns the live
  * item of order t, or NULL. *hops: items visited.
@@ -885,19 +901,28 @@ static uint64_t take_count(struct hr_item *x)
 }
 
 /* The ring as seen from the head item H: H, the items after it, the sentinel,
- * the items before H (live items only, at most max). */
+ * the items before H (live items only, at most max), each item's counter
+ * taken (read and cleared). With need > 0 the walk stops at the item whose
+ * counter brings the counters taken to need: every sample of the round has
+ * then been seen, and the items after it hold none (but a few increments
+ * of threads that saw the round end, which the next round counts). *whole:
+ * the walk went round the ring (or reached max). */
 static unsigned ring_from(struct hr_gen *G, uint64_t j, struct hr_item *H, struct hr_item **items,
-                          uint64_t *counts, unsigned max)
+                          uint64_t *counts, unsigned max, uint64_t need, bool *whole)
 {
     struct hr_item *S = &G->sent[j], *x = H;
     hr_ord oh = ORD(H);
     unsigned k = 0;
     items[k] = H;
-    if (counts)
-        counts[k] = take_count(H);
-    k++;
+    counts[k] = take_count(H);
+    uint64_t taken = counts[k++];
     bool jumped = false;
+    *whole = true;
     while (k < max) {
+        if (need && taken >= need) {
+            *whole = false;
+            break;
+        }
         struct hr_item *c = ITEM(ld(&x->next));
         if (arc_end(G, j, c)) {
             if (jumped || H == S)
@@ -909,9 +934,8 @@ static unsigned ring_from(struct hr_gen *G, uint64_t j, struct hr_item *H, struc
         }
         if (live(c)) {
             items[k] = c;
-            if (counts)
-                counts[k] = take_count(c);
-            k++;
+            counts[k] = take_count(c);
+            taken += counts[k++];
         }
         x = c;
     }
@@ -952,22 +976,41 @@ static void sample_start(struct hotring *hr, struct hr_gen *G, uint64_t j, uint6
 }
 
 /* §3.2.2: the thread that ended the round (head now busy at hw) picks
- * the head minimising W_t and leaves the busy state */
-static void sample_finish(struct hr_gen *G, uint64_t j, uint64_t hw)
+ * the head minimising W_t and leaves the busy state.
+ *
+ * The walk reads and clears every counter from the head on, but stops at
+ * the last counted item when the ring's item count k and the round's
+ * length (the samples recorded) are known: the sentinel's value word (a
+ * sentinel holds no value) keeps the k of the last whole walk, and a round
+ * is k samples long (or samples=). The items after the last counted one,
+ * never touched in the round, were one cache miss each in a table larger
+ * than the cache (issue 22: a third of the items a finish walked at Zipf
+ * 0.99, ratio 8). W_t needs k but no more items: the argmin lies at or
+ * before the last counted item (W_{t+1} = W_t - N + k n_t, so W falls
+ * along items without counts and, after the last counted one, falls back
+ * to W_0). Every 8th finish of a thread, a ring's first round and a round
+ * whose counts fall short walk the whole ring, so k follows inserts and
+ * removes within a few rounds. */
+static void sample_finish(struct hotring *hr, struct hr_thread *th, struct hr_gen *G, uint64_t j, uint64_t hw)
 {
     struct hr_item *items[HR_MAXK];
     uint64_t counts[HR_MAXK];
-    struct hr_item *H = ITEM(hw);
-    unsigned k = live(H) ? ring_from(G, j, H, items, counts, HR_MAXK) : 0;
+    struct hr_item *H = ITEM(hw), *S = &G->sent[j];
+    uint64_t known = ldr(&S->val);
+    uint64_t need = (++th->finishes & 7) == 0 || !known ? 0 : hr->samples ? hr->samples : known;
+    bool whole = true;
+    unsigned m = live(H) ? ring_from(G, j, H, items, counts, HR_MAXK, need, &whole) : 0;
+    HR_FINISH_WALK(m);
+    uint64_t k = whole && m ? m : known > m ? known : m;     /* the ring's items */
     uint64_t N = 0, W = 0;
-    for (unsigned i = 0; i < k; i++) {
+    for (unsigned i = 0; i < m; i++) {
         N += counts[i];
         W += counts[i] * i;             /* W_0 * N */
     }
     unsigned best = 0;
-    if (N && k > 1) {
+    if (N && m > 1) {
         uint64_t bestW = W;
-        for (unsigned t = 0; t + 1 < k; t++) {
+        for (unsigned t = 0; t + 1 < m; t++) {
             W = W + counts[t] * k - N;  /* W_{t+1} N = W_t N - N + n_t k */
             if (W < bestW) {
                 bestW = W;
@@ -975,13 +1018,15 @@ static void sample_finish(struct hr_gen *G, uint64_t j, uint64_t hw)
             }
         }
     }
+    if (k && k != known)
+        __atomic_store_n(&S->val, k, __ATOMIC_RELAXED);   /* published by the head word's CAS below */
     uint64_t keep = (uint64_t)(k < 1 ? 1 : k > HR_HCNT_MAX ? HR_HCNT_MAX : k) << HR_CNT_SHIFT;
     if (!best || !move_head(G, j, hw, items[best], keep))
         leave_busy(G, j, keep);
 }
 
 /* a sampled access to x (§3.2.2): item counter, then the ring's counter */
-static void sample_record(struct hr_gen *G, uint64_t j, struct hr_item *x)
+static void sample_record(struct hotring *hr, struct hr_thread *th, struct hr_gen *G, uint64_t j, struct hr_item *x)
 {
     for (;;) {
         uint64_t w = ld(&x->next);
@@ -998,7 +1043,7 @@ static void sample_record(struct hr_gen *G, uint64_t j, struct hr_item *x)
         if (left == 1) {
             uint64_t busy = (hw & HR_ADDR) | HR_BUSY;
             if (cas(&G->head[j], hw, busy)) {
-                sample_finish(G, j, busy);
+                sample_finish(hr, th, G, j, busy);
                 return;
             }
         } else if (cas(&G->head[j], hw, hw - (1ull << HR_CNT_SHIFT))) {
@@ -1014,7 +1059,7 @@ static inline void strategy_hook(struct hotring *hr, struct hr_thread *th, struc
     if (hr->strategy == HR_NONE)
         return;
     if (hr->strategy == HR_SAMPLE && (hw & HR_ACTIVE) && x)
-        sample_record(G, j, x);
+        sample_record(hr, th, G, j, x);
     if (++th->req < hr->r)
         return;
     th->req = 0;

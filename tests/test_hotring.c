@@ -45,10 +45,20 @@
  *             the head word (active, ratio= samples) and changes no item
  *             (issue 22: the ring walk that counted it first cost a miss per
  *             item); its finish leaves the ring's item count for the next
+ *   finish    strategy=sample: a round's finish takes the counters up to its
+ *             last counted item and stops there (a count planted after it
+ *             stays), moves the head to the W_t minimiser with k the ring's
+ *             item count kept in the sentinel; a ring's first finish and
+ *             every 8th of a thread walk the whole ring (issue 22)
+ *   converge  (named only, not in the suite) how fast a strategy settles a
+ *             fresh table's heads under scrambled Zipf gets: items per lookup,
+ *             sampling work per op, per window (docs/measurements/hotring-sample.md)
  * Scale with CHT_TEST_SCALE (percent).
  */
 static __thread unsigned long slow_steps;   /* walk_get's steps decided by its general test (this thread) */
 #define HR_SLOW_STEP() (slow_steps++)
+static __thread unsigned ring_len_seen;      /* items the last finish of a sampling round took */
+#define HR_FINISH_WALK(items) (ring_len_seen = (items))
 #include "../tables/hotring.c"
 #include "keygen.h"
 #include "test_check.h"
@@ -869,12 +879,160 @@ static void test_start(void)
     hr_destroy(hr);
 }
 
+/* bucket j's ring from its head: item i (0 = the head), n items (the sentinel included) */
+static unsigned ring_order(struct hr_gen *G, uint64_t j, struct hr_item **items, unsigned max)
+{
+    struct hr_item *H = ITEM(ld(&G->head[j])), *x = H;
+    unsigned n = 0;
+    do {
+        items[n++] = x;
+        x = ITEM(x->next);
+    } while (x != H && n < max);
+    return n;
+}
+
+static uint64_t item_count(const struct hr_item *x)
+{
+    return (ld(&x->next) & HR_CNT_MASK) >> HR_CNT_SHIFT;
+}
+
+static void plant_count(struct hr_item *x, uint64_t n)
+{
+    st(&x->next, (ld(&x->next) & ~HR_CNT_MASK) | n << HR_CNT_SHIFT);
+}
+
+/* bucket j's head word made busy (a round ended), as sample_record leaves it for the finish */
+static uint64_t make_busy(struct hr_gen *G, uint64_t j)
+{
+    uint64_t busy = (ld(&G->head[j]) & HR_ADDR) | HR_BUSY;
+    st(&G->head[j], busy);
+    return busy;
+}
+
+static void test_finish(void)
+{
+    struct hotring *hr = make("strategy=sample,rehash=0,ratio=2,hash=mix", 4096, 1);
+    for (cht_key_t k = 1; k <= 4096; k++)
+        CHECK(hr_insert(hr, k, k), "finish: insert %llu", (unsigned long long)k);
+    struct hr_gen *G = hr->cur;
+    struct hr_thread *th = me(hr);
+    cht_key_t keys[64];
+    unsigned len;
+    uint64_t j = pick_ring(hr, keys, &len, 8);
+    struct hr_item *S = &G->sent[j], *ring[64];
+    CHECK(ldr(&S->val) == 0, "finish: a fresh sentinel's value word holds %llu", (unsigned long long)S->val);
+    /* a ring's first finish walks the whole ring: it takes a count planted
+     * on the last item and leaves the ring's item count in the sentinel */
+    unsigned n = ring_order(G, j, ring, 64);
+    plant_count(ring[1], 1);
+    plant_count(ring[n - 1], 1);
+    th->finishes = 0;
+    sample_finish(hr, th, G, j, make_busy(G, j));
+    CHECK(ldr(&S->val) == n, "finish: the first finish left %llu in the sentinel, want the ring's %u items",
+          (unsigned long long)S->val, n);
+    CHECK(item_count(ring[n - 1]) == 0, "finish: the first finish left the last item's count");
+    /* a later round of n samples, 1 on item 1 and n - 1 on item 3: the finish
+     * takes them and stops at item 3 (a count planted on the last item stays),
+     * the head goes to item 3 (the W_t minimiser with k = n: W_3 = n - 2,
+     * W_1 = 2n - 2) and the head word keeps n for the next round's length */
+    n = ring_order(G, j, ring, 64);
+    CHECK(n >= 8, "finish: a ring of %u items", n);
+    plant_count(ring[1], 1);
+    plant_count(ring[3], n - 1);
+    plant_count(ring[n - 1], 5);
+    th->finishes = 0;
+    sample_finish(hr, th, G, j, make_busy(G, j));
+    uint64_t hw = ld(&G->head[j]);
+    CHECK(ITEM(hw) == ring[3], "finish: the head is at key %llu, want item 3 (key %llu)",
+          (unsigned long long)ITEM(hw)->key, (unsigned long long)ring[3]->key);
+    CHECK((hw & HR_META) == (uint64_t)n << HR_CNT_SHIFT, "finish: head word meta %llx, want inactive with %u",
+          (unsigned long long)(hw & HR_META), n);
+    CHECK(item_count(ring[1]) == 0 && item_count(ring[3]) == 0, "finish: the round's counts were not taken");
+    CHECK(item_count(ring[n - 1]) == 5, "finish: the walk went past the last counted item (count %llu left)",
+          (unsigned long long)item_count(ring[n - 1]));
+    /* every 8th finish of a thread walks the whole ring */
+    n = ring_order(G, j, ring, 64);
+    plant_count(ring[1], n);
+    th->finishes = 7;
+    sample_finish(hr, th, G, j, make_busy(G, j));
+    uint64_t left = 0;
+    for (unsigned i = 0; i < n; i++)
+        left += item_count(ring[i]);
+    CHECK(left == 0, "finish: the 8th finish left %llu counts in the ring", (unsigned long long)left);
+    printf("finish: ring of %u items; a round's finish stops at its last counted item, the first and every "
+           "8th walk it whole\n", n);
+    hr_thread_exit(hr, 0);
+    hr_destroy(hr);
+}
+
+/* Not part of the suite (named only): how fast a strategy settles the heads of
+ * a fresh table, as chtbench's YCSB B sees it (gets of scrambled Zipf keys over
+ * keys 1..n, ratio 8, one thread). Per window of ops: items a lookup visits,
+ * the items past the second (the part of a walk that misses the cache),
+ * sampled accesses, finished rounds and the items their walks took, started
+ * rounds (docs/measurements/hotring-sample.md).
+ *   test_hotring converge STRATEGY THETA KEYS OPS WINDOW */
+static void converge(int argc, char **argv)
+{
+    if (argc < 7) {
+        fprintf(stderr, "usage: test_hotring converge STRATEGY THETA KEYS OPS WINDOW\n");
+        exit(2);
+    }
+    char opts[128];
+    snprintf(opts, sizeof opts, "strategy=%s,rehash=0,ratio=8", argv[2]);
+    double theta = atof(argv[3]);
+    uint64_t n = strtoull(argv[4], NULL, 0), ops = strtoull(argv[5], NULL, 0), win = strtoull(argv[6], NULL, 0);
+    struct hotring *hr = make(opts, n, 1);
+    for (cht_key_t k = 1; k <= n; k++)
+        CHECK(hr_insert(hr, k, k), "converge: insert %llu", (unsigned long long)k);
+    struct keygen g;
+    struct keygen_spec sp = { .dist = KEYGEN_ZIPF, .theta = theta, .scramble = true };
+    char err[256];
+    CHECK(keygen_init(&g, &sp, n, 1, err, sizeof err) == 0, "keygen: %s", err);
+    struct cht_rng r;
+    cht_rng_seed(&r, 1, 0);
+    struct hr_thread *th = me(hr);
+    struct hr_gen *G = hr->cur;
+    uint64_t hops_sum = 0, tail = 0, rec = 0, fin = 0, fin_items = 0, start = 0;
+    for (uint64_t i = 1; i <= ops; i++) {
+        cht_key_t k = keygen_next(&g, &r);
+        uint64_t gg = order_hash(hr, k), j = gg >> G->shift, hw = ld(&G->head[j]);
+        unsigned hops;
+        struct hr_item *x = walk_get(G, j, hw, mkord(gg, k), &hops);
+        hops_sum += hops;
+        tail += hops > 2 ? hops - 2 : 0;
+        uint32_t f0 = th->finishes;
+        rec += hr->strategy == HR_SAMPLE && (hw & HR_ACTIVE) && x;
+        strategy_hook(hr, th, G, j, hw, x);
+        uint64_t now = ld(&G->head[j]);
+        start += !(hw & HR_ACTIVE) && (now & HR_ACTIVE) && (now & HR_HCNT_MASK);
+        if (th->finishes != f0) {
+            fin++;
+            fin_items += ring_len_seen;
+        }
+        if (i % win == 0) {
+            printf("converge: %s theta %.2f ops %9llu: items per op %.3f, past the second %.3f; sampled %.3f, "
+                   "rounds started %.4f, finished %.4f per op, %.2f items per finish\n", argv[2], theta,
+                   (unsigned long long)i, (double)hops_sum / (double)win, (double)tail / (double)win,
+                   (double)rec / (double)win, (double)start / (double)win, (double)fin / (double)win,
+                   fin ? (double)fin_items / (double)fin : 0.0);
+            hops_sum = tail = rec = fin = fin_items = start = 0;
+        }
+    }
+    hr_thread_exit(hr, 0);
+    hr_destroy(hr);
+}
+
 int main(int argc, char **argv)
 {
     const char *sc = getenv("CHT_TEST_SCALE");
     if (sc && atoi(sc) > 0)
         scale_pct = (unsigned)atoi(sc);
     const char *only = argc > 1 ? argv[1] : NULL;
+    if (only && !strcmp(only, "converge")) {
+        converge(argc, argv);
+        return failures != 0;
+    }
     if (!only || !strcmp(only, "sample")) test_sample();
     if (!only || !strcmp(only, "random")) test_random();
     if (!only || !strcmp(only, "threads")) test_threads();
@@ -885,6 +1043,7 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "rcusample")) test_rcusample();
     if (!only || !strcmp(only, "walk")) test_walk();
     if (!only || !strcmp(only, "start")) test_start();
+    if (!only || !strcmp(only, "finish")) test_finish();
     if (failures) {
         fprintf(stderr, "test_hotring: %d checks failed\n", failures);
         return 1;
