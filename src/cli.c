@@ -1106,12 +1106,6 @@ static int check_measurement(struct bench_config *cfg)
         if (!lat_supported(why, sizeof why))
             return usage_error("--latency: %s", why);
     }
-    if (cfg->counters_spec) {
-        char err[512];
-        if (counters_setup(cfg->counters_spec, &cfg->counters, err, sizeof err, cfg->counters_warning,
-                           sizeof cfg->counters_warning) != 0)
-            return usage_error("%s", err);
-    }
     return 0;
 }
 

@@ -9,7 +9,6 @@
 #include "registry.h"
 #include "keygen.h"
 #include "pin.h"
-#include "counters.h"
 #include "latency.h"
 
 #define MAX_TABLES 32
@@ -73,8 +72,6 @@ struct bench_config {
     uint64_t latency_every;     /* 0: no --latency; 1: every op */
     const char *latency_csv;    /* per-store log2 histograms */
     const char *counters_spec;  /* --counters, NULL: none */
-    struct counter_set counters;
-    char counters_warning[512]; /* printed once by main before the runs */
     bool likwid_marker;
     uint64_t timeline_ms;       /* 0: no --timeline */
     const char *timeline_csv;
@@ -96,10 +93,6 @@ struct bench_config {
     double *occ_loads;           /* --load LIST, each in (0, 1] */
     unsigned occ_nloads;
     bool validate;               /* --validate: check everything a run would, run nothing, write nothing */
-    /* ---- the runner's view of the run's context (runner.c reads one bench_config): never set by
-     * cli.c; filled only in the table mode's own copy of the settings (src/tablemode.c) ---- */
-    const struct trace *trace;   /* --trace, loaded */
-    struct lat_clock lat_clock;  /* calibrated when --latency */
 };
 
 /* Exit codes */

@@ -605,7 +605,7 @@ static void put_run_key(struct row *row, const struct record *rec)
     put_u(row, "insert", c->insert);
     put_u(row, "remove", c->remove);
     put_u(row, "initial", c->initial);
-    put_u(row, "range", c->range);
+    put_u(row, "range", rec->range);
     put_d(row, "density", c->density);
     put_u(row, "duration_ms", c->duration_ms);
     put_u(row, "ops", c->ops);
@@ -713,8 +713,8 @@ static void build_row(const struct record *rec, struct row *row)
     /* scaling */
     put_od(row, "speedup", rec->has_speedup, rec->speedup);
     /* counters */
-    const struct counter_set *cs = &c->counters;
-    bool cnt = cs->active && r->counters_ok;
+    const struct counter_set *cs = rec->counters;
+    bool cnt = cs && cs->active && r->counters_ok;
     size_t cl = 0;
     row->counters[0] = '\0';
     for (unsigned e = 0; cnt && e < cs->n; e++)

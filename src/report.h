@@ -21,6 +21,8 @@ struct record {
     const struct table_choice *table;
     unsigned threads;
     unsigned rep;
+    uint64_t range;             /* the run's key range (a loaded trace may grow cfg->range) */
+    const struct counter_set *counters;   /* --counters as set up; NULL: none */
     bool oversubscribed;
     bool has_speedup;           /* the table's 1-thread median is known */
     double speedup;             /* mops / median mops of its 1-thread runs */

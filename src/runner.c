@@ -197,6 +197,8 @@ static inline cht_key_t owned_key(cht_key_t k, unsigned tid, unsigned n, uint64_
     return o > range ? (o > n ? o - n : 0) : o;
 }
 
+static inline bool counting(const struct run_params *p) { return p->counters && p->counters->active; }
+
 static void barrier(struct shared *s) { pthread_barrier_wait(&s->bar); }
 
 /* Prefill keys perm(first+1 .. first+n): distinct by construction, so each
@@ -273,7 +275,7 @@ static unsigned source_kind(const struct worker *w, bool warm)
 {
     const struct bench_config *cfg = w->s->p->cfg;
     unsigned kind;
-    if (w->opbuf && (cfg->workload || cfg->trace || !warm))
+    if (w->opbuf && (cfg->workload || w->s->p->trace || !warm))
         kind = OPSRC_BUFFER;
     else
         kind = drawn_kind(w->s->p) | (warm && cfg->keys_sparse ? OPSRC_MAP : 0);
@@ -283,7 +285,7 @@ static unsigned source_kind(const struct worker *w, bool warm)
 static void source_init(struct worker *w, uint64_t seed)
 {
     struct shared *s = w->s;
-    uint64_t len = s->p->cfg->trace ? UINT64_MAX : s->p->opbuf_len;
+    uint64_t len = s->p->trace ? UINT64_MAX : s->p->opbuf_len;
     opsrc_init(&w->src, s->p->keys, &s->mix, seed, w->tid, w->opbuf, len, &s->hot_base, &s->ycsb);
 }
 
@@ -292,8 +294,8 @@ static void opbuf_prepare(struct worker *w)
 {
     const struct run_params *p = w->s->p;
     const struct bench_config *cfg = p->cfg;
-    if (cfg->trace) {                        /* t, t+n, t+2n, ... */
-        const struct trace *tr = cfg->trace;
+    if (p->trace) {                          /* t, t+n, t+2n, ... */
+        const struct trace *tr = p->trace;
         uint64_t share = tr->n / p->threads + (w->tid < tr->n % p->threads);
         w->opbuf = malloc((share ? share : 1) * sizeof *w->opbuf);
         if (!w->opbuf) {
@@ -432,7 +434,7 @@ static void batch_fallback(void *t, const cht_key_t *keys, size_t n, cht_val_t *
 static inline uint64_t loop_ops(const struct worker *w, bool warm)
 {
     const struct bench_config *cfg = w->s->p->cfg;
-    return warm ? UINT64_MAX : cfg->trace ? w->ops_limit : cfg->ops ? cfg->ops : UINT64_MAX;
+    return warm ? UINT64_MAX : w->s->p->trace ? w->ops_limit : cfg->ops ? cfg->ops : UINT64_MAX;
 }
 
 static void clock_start(struct worker *w)
@@ -451,8 +453,7 @@ static void clock_stop(struct worker *w)
 static inline __attribute__((always_inline)) void loop_finish(struct worker *w, const struct opsrc *src,
                                                               const struct tally *n, bool warm)
 {
-    const struct bench_config *cfg = w->s->p->cfg;
-    if (!warm && !cfg->trace && w->opbuf && src->pos > w->s->p->opbuf_len)
+    if (!warm && !w->s->p->trace && w->opbuf && src->pos > w->s->p->opbuf_len)
         w->opbuf_wrapped = true;
     w->keysum += n->keysum;
     if (!warm) {
@@ -497,7 +498,7 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     bool bfound[(mode & LOOP_BATCH) ? CHT_BATCH_MAX : 1];
     unsigned nb = 0;
     /* LOOP_LAT */
-    const uint64_t every = cfg->latency_every, overhead = cfg->lat_clock.overhead_cycles;
+    const uint64_t every = cfg->latency_every, overhead = s->p->lat_clock ? s->p->lat_clock->overhead_cycles : 0;
     uint64_t countdown = every;
     struct lat_buf *lb = &w->lat;
     /* LOOP_TL */
@@ -772,7 +773,7 @@ static void verify_slice(struct worker *w)
                 }
             }
         }
-        if (s->shadow && k <= s->p->cfg->range) {
+        if (s->shadow && k <= s->p->range) {
             bool in = shadow_test(s->shadow, k);
             present += in;
             present_found += in && f;
@@ -797,8 +798,8 @@ static void *worker_main(void *arg)
     const struct bench_config *cfg = p->cfg;
     if (cfg->likwid_marker)
         marker_thread_init();
-    if (cfg->counters.active)
-        counters_thread_init(&cfg->counters, &w->cnt);
+    if (counting(p))
+        counters_thread_init(p->counters, &w->cnt);
     opbuf_prepare(w);
     barrier(s);                              /* B1: all registered */
     if (cfg->likwid_marker)
@@ -825,14 +826,14 @@ static void *worker_main(void *arg)
         barrier(s);                          /* BW: warm-up over */
     }
     source_init(w, cfg->seed + p->rep);
-    if (cfg->counters.active)
+    if (counting(p))
         counters_thread_start(&w->cnt);
     if (cfg->likwid_marker)
         marker_start("run");
     timed_loop(w);
     if (cfg->likwid_marker)
         marker_stop("run");
-    if (cfg->counters.active)
+    if (counting(p))
         counters_thread_stop(&w->cnt);
     barrier(s);                              /* B4: all stopped */
     if (w->tid == 0) {
@@ -850,7 +851,7 @@ static void *worker_main(void *arg)
     barrier(s);                              /* B6: verified */
     if (s->ops->thread_exit)
         s->ops->thread_exit(s->table, w->tid);
-    if (cfg->counters.active)
+    if (counting(p))
         counters_thread_exit(&w->cnt);
     free(w->opbuf);
     w->opbuf = NULL;
@@ -990,7 +991,7 @@ static void mem_policy_reset(const struct bench_config *cfg)
 static void choose_verify(const struct run_params *p, struct shared *s)
 {
     enum verify_mode m = p->cfg->verify;
-    uint64_t range = p->cfg->range;
+    uint64_t range = p->range;
     if (s->ops->caps & CHT_CAP_NO_DATA)
         m = VERIFY_OFF;
     if (m == VERIFY_AUTO)
@@ -1012,7 +1013,7 @@ static void verify_judge(const struct shared *s, struct run_result *r, uint64_t 
                          uint64_t present_found)
 {
     bool approx = s->ops->caps & CHT_CAP_APPROXIMATE;
-    uint64_t present = r->expected_size, range = s->p->cfg->range;
+    uint64_t present = r->expected_size, range = s->p->range;
     if (s->p->cfg->workload == WL_YCSB_D && s->verify == VERIFY_SAMPLE)
         present = r->prefilled;       /* D never removes; its inserts lie above the sampled range */
     r->verify_mode = s->verify;
@@ -1222,7 +1223,7 @@ static int run_create(const struct run_params *p, struct shared *s, struct worke
         .waiter_threshold = cfg->waiter_threshold,
     };
     struct cht_config tc = {
-        .initial = cfg->initial, .density = cfg->density, .range = cfg->range,
+        .initial = cfg->initial, .density = cfg->density, .range = p->range,
         .max_threads = p->threads, .numa_nodes = lc.numa_nodes,
         .thread_node = nodes, .lock_config = &lc, .value_size = cfg->value_size, .hugepages = cfg->hugepages,
     };
@@ -1250,12 +1251,12 @@ static int run_create(const struct run_params *p, struct shared *s, struct worke
         return -1;
     }
     if (s->ops->caps & CHT_CAP_APPROXIMATE) {
-        s->shadow = calloc((cfg->range + 63) / 64, sizeof *s->shadow);
+        s->shadow = calloc((p->range + 63) / 64, sizeof *s->shadow);
         if (!s->shadow) {
             s->ops->destroy(s->table);
             run_create_undo(p, w);
             snprintf(r->error, sizeof r->error, "out of memory for the membership bitmap of a filter (%llu keys)",
-                     (unsigned long long)cfg->range);
+                     (unsigned long long)p->range);
             return -1;
         }
     }
@@ -1390,11 +1391,11 @@ static enum run_outcome run_outcome_of(const struct run_result *r, bool prefill_
 static void run_collect_measures(const struct run_params *p, struct worker *w, struct run_result *r)
 {
     const struct bench_config *cfg = p->cfg;
-    if (cfg->counters.active) {
+    if (counting(p)) {
         r->counters_ok = true;
         for (unsigned i = 0; i < p->threads; i++)
             r->counters_ok &= w[i].cnt.ok;
-        for (unsigned e = 0; e < cfg->counters.n && r->counters_ok; e++) {
+        for (unsigned e = 0; e < p->counters->n && r->counters_ok; e++) {
             double sum = 0;
             for (unsigned i = 0; i < p->threads; i++)
                 sum += (double)w[i].cnt.v[e];
@@ -1405,8 +1406,8 @@ static void run_collect_measures(const struct run_params *p, struct worker *w, s
         struct lat_buf *bufs = malloc(p->threads * sizeof *bufs);
         r->lat.on = bufs != NULL;
         r->lat.every = cfg->latency_every;
-        r->lat.tsc_hz = cfg->lat_clock.tsc_hz;
-        r->lat.overhead_cycles = cfg->lat_clock.overhead_cycles;
+        r->lat.tsc_hz = p->lat_clock->tsc_hz;
+        r->lat.overhead_cycles = p->lat_clock->overhead_cycles;
         for (unsigned i = 0; bufs && i < p->threads; i++)
             bufs[i] = w[i].lat;
         if (bufs && lat_merge(bufs, p->threads, &r->lat) != 0)
@@ -1444,7 +1445,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
     if (run_create(p, s, w, nodes, r) != 0)
         goto out;
     choose_verify(p, s);
-    ycsb_latest_init(&s->ycsb, cfg->range);
+    ycsb_latest_init(&s->ycsb, p->range);
     s->mix = op_mix_basic(cfg->insert, cfg->remove);
     if (cfg->workload)
         op_mix_ycsb(workload_name(cfg->workload), &s->mix);

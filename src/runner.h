@@ -3,8 +3,11 @@
 #define CHT_RUNNER_H
 
 #include "config.h"
+#include "counters.h"
 #include "latency.h"
 #include "memstat.h"
+
+struct trace;
 
 struct run_params {
     const struct bench_config *cfg;
@@ -17,6 +20,11 @@ struct run_params {
     const struct keygen *perm;       /* a bijection of [1, range]: prefill keys = perm(1..initial) */
     const struct keygen *verify_perm;/* another one: the verify sample is verify_perm(1..m) */
     uint64_t opbuf_len;              /* pre-generated ops per thread (a power of two); 0: drawn in the loop */
+    /* the run's context (src/tablemode.c), apart from the parsed settings in cfg */
+    uint64_t range;                  /* the key range: cfg->range, or a loaded trace's largest key if larger */
+    const struct trace *trace;       /* --trace, loaded; NULL: none */
+    const struct lat_clock *lat_clock;    /* --latency: the calibrated clock; NULL: no --latency */
+    const struct counter_set *counters;   /* --counters: set up; NULL: none */
 };
 
 enum op_outcome { GET_SUC, GET_FAIL, INS_SUC, INS_FAIL, REM_SUC, REM_FAIL,

@@ -12,13 +12,16 @@
 #include "mode.h"
 #include "runner.h"
 #include "trace.h"
+#include "counters.h"
 #include "util.h"
 
 /* What the table mode sets up before its first repetition. */
 struct table_state {
-    /* the parsed settings as the runner reads them (runner.c takes one bench_config): with the
-     * loaded trace, the key range it grows to, and the latency clock */
-    struct bench_config run;
+    /* what the run adds to the parsed settings (the runner gets it through run_params) */
+    uint64_t range;                      /* cfg->range, or the loaded trace's largest key when larger */
+    struct lat_clock lat_clock;          /* calibrated when --latency */
+    struct counter_set counters;         /* --counters, set up (PAPI event set) */
+    char counters_warning[512];          /* printed once before the runs */
     struct trace trace;
     bool have_trace, marker, wrap_noted;
     struct keygen *keys, *perm, *vperm;   /* the timed phase's key stream; prefill and verify orders */
@@ -89,9 +92,9 @@ static int trace_open(const struct bench_config *cfg, struct trace *trace)
  * needs no more than 16 draws per key of the range (at least 2^20) to cycle
  * through a representative sample. Hotspot keys (the hot set moves while the
  * run goes) are drawn in the loop. */
-static uint64_t opbuf_len(const struct bench_config *cfg, unsigned threads)
+static uint64_t opbuf_len(const struct bench_config *cfg, const struct table_state *st, unsigned threads)
 {
-    if (cfg->trace)
+    if (st->have_trace)
         return 0;   /* each thread replays its share of the trace instead */
     if (!cfg->workload && cfg->dist.dist == KEYGEN_HOTSPOT)
         return 0;
@@ -240,9 +243,8 @@ static int outcome_status(enum run_outcome o)
 static struct table_state *state(const struct run_context *ctx) { return ctx->state; }
 
 /* the key generators: the timed phase's stream, and the prefill and verify orders */
-static int make_keygens(struct table_state *st, char *err, size_t len)
+static int make_keygens(const struct bench_config *cfg, struct table_state *st, char *err, size_t len)
 {
-    const struct bench_config *cfg = &st->run;
     struct keygen_spec uniform = { .dist = KEYGEN_UNIFORM };
     st->keys = aligned_alloc(CHT_CACHE_LINE, sizeof *st->keys);
     st->perm = aligned_alloc(CHT_CACHE_LINE, sizeof *st->perm);
@@ -251,9 +253,9 @@ static int make_keygens(struct table_state *st, char *err, size_t len)
         snprintf(err, len, "out of memory");
         return EXIT_FAILED;
     }
-    if (keygen_init(st->keys, &cfg->dist, cfg->range, cfg->seed, err, len) != 0 ||
-        keygen_init(st->perm, &uniform, cfg->range, cfg->seed ^ 0x9e3779b97f4a7c15ull, err, len) != 0 ||
-        keygen_init(st->vperm, &uniform, cfg->range, cfg->seed ^ 0x632be59bd9b4e019ull, err, len) != 0)
+    if (keygen_init(st->keys, &cfg->dist, st->range, cfg->seed, err, len) != 0 ||
+        keygen_init(st->perm, &uniform, st->range, cfg->seed ^ 0x9e3779b97f4a7c15ull, err, len) != 0 ||
+        keygen_init(st->vperm, &uniform, st->range, cfg->seed ^ 0x632be59bd9b4e019ull, err, len) != 0)
         return EXIT_USAGE;
     return 0;
 }
@@ -267,7 +269,7 @@ static int table_prepare(struct run_context *ctx)
         return EXIT_FAILED;
     }
     ctx->state = st;
-    st->run = *cfg;
+    st->range = cfg->range;
     int rc = mode_validate_tables(cfg);
     if (rc)
         return rc;
@@ -275,30 +277,34 @@ static int table_prepare(struct run_context *ctx)
         if (trace_open(cfg, &st->trace) != 0)
             return EXIT_USAGE;
         st->have_trace = true;
-        st->run.trace = &st->trace;
         if (st->trace.max_key > cfg->range) {
             if (!ctx->validate)
                 fprintf(stderr, "chtbench: note: --trace: keys up to %llu: the key range (prefill, final check) grows "
                         "from %llu to it\n", (unsigned long long)st->trace.max_key, (unsigned long long)cfg->range);
-            st->run.range = st->trace.max_key;
+            st->range = st->trace.max_key;
         }
     }
     char err[1024];
     for (unsigned t = 0; t < cfg->ntables; t++)
-        if (runner_check_memory(&st->run, &cfg->table[t], err, sizeof err) != 0) {
+        if (runner_check_memory(cfg, &cfg->table[t], err, sizeof err) != 0) {
             fprintf(stderr, "chtbench: %s\n", err);
             return EXIT_FAILED;
         }
-    if ((rc = make_keygens(st, err, sizeof err)) != 0) {
+    if (cfg->counters_spec && counters_setup(cfg->counters_spec, &st->counters, err, sizeof err,
+                                             st->counters_warning, sizeof st->counters_warning) != 0) {
+        fprintf(stderr, "chtbench: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if ((rc = make_keygens(cfg, st, err, sizeof err)) != 0) {
         fprintf(stderr, "chtbench: %s\n", err);
         return rc;
     }
     if (ctx->validate)
         return 0;
-    if (cfg->counters_warning[0])
-        fprintf(stderr, "chtbench: warning: %s\n", cfg->counters_warning);
+    if (st->counters_warning[0])
+        fprintf(stderr, "chtbench: warning: %s\n", st->counters_warning);
     if (cfg->latency_every)
-        lat_calibrate(&st->run.lat_clock);
+        lat_calibrate(&st->lat_clock);
     if (cfg->likwid_marker) {
         st->marker = true;
         if (!marker_init(err, sizeof err))
@@ -336,7 +342,9 @@ static void table_cell(const struct run_context *ctx, unsigned i, struct mode_ce
 static struct record record_of(const struct run_context *ctx, const struct mode_cell *c, unsigned rep,
                                const struct run_result *r, struct speedup s)
 {
-    return (struct record){ .cfg = &state(ctx)->run, .table = &ctx->cfg->table[c->subject], .threads = c->threads,
+    const struct table_state *st = state(ctx);
+    return (struct record){ .cfg = ctx->cfg, .table = &ctx->cfg->table[c->subject], .threads = c->threads,
+                            .range = st->range, .counters = &st->counters,
                             .rep = rep, .oversubscribed = mode_oversubscribed(ctx, c), .r = r,
                             .has_speedup = s.known, .speedup = s.value };
 }
@@ -344,11 +352,13 @@ static struct record record_of(const struct run_context *ctx, const struct mode_
 static int table_run(struct run_context *ctx, const struct mode_cell *c, unsigned rep, void *result)
 {
     struct table_state *st = state(ctx);
-    const struct bench_config *cfg = &st->run;
+    const struct bench_config *cfg = ctx->cfg;
     struct run_result *r = result;
     struct run_params p = { .cfg = cfg, .table = &cfg->table[c->subject], .threads = c->threads, .topo = ctx->topo,
                             .plan = c->plan, .rep = rep, .keys = st->keys, .perm = st->perm,
-                            .verify_perm = st->vperm, .opbuf_len = opbuf_len(cfg, c->threads) };
+                            .verify_perm = st->vperm, .opbuf_len = opbuf_len(cfg, st, c->threads),
+                            .range = st->range, .trace = st->have_trace ? &st->trace : NULL,
+                            .lat_clock = cfg->latency_every ? &st->lat_clock : NULL, .counters = &st->counters };
     if (runner_run(&p, r) != 0) {
         fprintf(stderr, "chtbench: %s\n", r->error);
         return REP_FATAL;
