@@ -102,13 +102,14 @@ def append_rows(dest, part):
 # --- time estimates --------------------------------------------------------------------------
 
 def requested_s(sweep, cell):
-    """Seconds of timed phases this cell asks for."""
+    """Seconds of timed phases (and explicit --warmup) this cell asks for."""
     d = cell.get("duration")
     if d is None:
         d = _base_flag(sweep.base, "--duration", "-d")
     if d is None and _base_flag(sweep.base, "--ops", None) is not None:
         d = 1000   # unknown: --ops; count a second per rep
-    return sweep.reps * int(d if d is not None else 1000) / 1000.0
+    w = cell.get("warmup", _base_flag(sweep.base, "--warmup", None))   # an explicit warm-up runs every rep
+    return sweep.reps * (int(d if d is not None else 1000) + int(w or 0)) / 1000.0
 
 
 def _base_flag(base, long, short):
