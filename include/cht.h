@@ -39,7 +39,8 @@ typedef uint64_t cht_val_t;
  * bumped on every incompatible change of struct cht_ops, lock_ops,
  * cht_config or lock_config, members appended included (a plugin built
  * against fewer members would be read past its end). */
-#define CHT_ABI_VERSION 2u   /* 2: prefetch appended to struct cht_ops (--pipeline) */
+#define CHT_ABI_VERSION 3u   /* 2: prefetch appended to struct cht_ops (--pipeline);
+                                 * 3: prefetch replaced by pipe_start and pipe_step */
 
 enum cht_caps {
     CHT_CAP_RESIZE      = 1u << 0, /* grows by itself when full */
@@ -101,6 +102,18 @@ struct cht_stats {
     unsigned fp_bits, fp_bucket_slots;
 };
 
+/* One operation in flight under --pipeline (cht_ops.pipe_start/pipe_step). */
+enum cht_pipe_kind { CHT_PIPE_GET = 0, CHT_PIPE_INSERT = 1, CHT_PIPE_REMOVE = 2, CHT_PIPE_UPDATE = 3 };
+#define CHT_PIPE_AGAIN     (-1)   /* pipe_step: not done; the next line is on its way */
+#define CHT_PIPE_MAX_AGAIN 2      /* pipe_step returns CHT_PIPE_AGAIN at most this often per op */
+struct cht_pipe_op {
+    cht_key_t key;
+    cht_val_t val;          /* in: the value insert/update writes; out: the value a get found */
+    uint32_t  kind;         /* enum cht_pipe_kind: the driver's */
+    uint32_t  stage;        /* steps taken so far (0 at the first pipe_step): the driver's */
+    uint64_t  state[2];     /* the table's, from pipe_start to the op's last step (hashes, not pointers) */
+};
+
 struct cht_ops {
     const char *name;
     const char *summary;     /* one line */
@@ -140,29 +153,42 @@ struct cht_ops {
      * NULL: without lock=NAME, cfg->lock is NULL and the table uses its own
      * built-in locking (clht-lb's bucket locks, cuckoo's seqlock stripes). */
     const char *default_lock;
-    /* Optional (NULL: --pipeline runs single operations, pipeline_mode
-     * "fallback"): start bringing into the cache the lines that a later
-     * get/insert/remove/update of k will touch first (the bucket(s) of k,
-     * and the words a reader or writer of them loads first, e.g. a seqlock or
-     * stripe word), without waiting for them (__builtin_prefetch). `write`:
-     * the later op may write (insert/remove/update): prefetch for ownership
-     * where the line will be written (a lock word, the bucket), so the
-     * write does not pay a second miss to upgrade a shared line.
-     * It must have no effect visible to any operation: no stores to shared
-     * memory, no locks; it may read table headers (the current array
-     * pointer, its mask) but only where they cannot be freed under it
-     * (inside the table's own reclamation read-side section, or memory that
-     * lives until destroy). A stale address (the table was resized since) is
-     * harmless: the op recomputes it. Each operation still linearizes inside
-     * its own call, so a table with this hook is exactly as correct under
-     * --pipeline as without. The driver calls it for op j, then executes op
-     * j-W+1 (a FIFO of W ops in flight per thread: DRAMHiT's pipelining,
-     * Narayanan et al., EuroSys'23; docs/cli.md --pipeline). */
-    void  (*prefetch)(void *t, cht_key_t k, bool write);
+    /* Optional, both or neither (NULL: --pipeline runs single operations,
+     * pipeline_mode "fallback"): pipelined operations, after DRAMHiT
+     * (Narayanan et al., "DRAMHiT: A Hash Table Architected for the Speed of
+     * DRAM", EuroSys 2023, §3-4; docs/cli.md "Pipelined operations"). The
+     * driver keeps W operations in flight per thread in a ring of struct
+     * cht_pipe_op: pipe_start(t, op) when an op enters the ring, then
+     * pipe_step(t, op) each time the ring comes round to it (W-1 other
+     * steps later), until a step completes it.
+     *  - pipe_start computes what the op needs (hash, candidate buckets) into
+     *    op->state and issues software prefetches for the lines the first
+     *    step reads (for ownership when op->kind writes), without waiting for
+     *    them. It must have no effect visible to any operation: no stores to
+     *    shared memory, no locks. It may read table headers only where they
+     *    cannot be freed under it (inside the table's own read-side section,
+     *    or memory that lives until destroy), and it must not keep pointers
+     *    into memory a resize may free: a step recomputes addresses from the
+     *    current table (op->state holds hashes, not bucket pointers).
+     *  - pipe_step completes the op and returns its result (1/0, what
+     *    get/insert/remove/update would return; a get stores the value found
+     *    in op->val), or returns CHT_PIPE_AGAIN having prefetched the next
+     *    line the op needs (a cuckoo key not in its first bucket, a probe run
+     *    that crosses a line). A step that completes an op linearizes it
+     *    inside that call, exactly as the plain operation would (reading one
+     *    candidate bucket under its seqlock and finding k there is a get's
+     *    linearization point; an absent answer needs the whole get, run in
+     *    the last step). A table returns CHT_PIPE_AGAIN at most
+     *    CHT_PIPE_MAX_AGAIN times per op, so the drain at the end of a run is
+     *    bounded. op->stage is 0 at the first step and counts the steps.
+     *  - The driver, not the table, keeps one thread's operations on one key
+     *    in program order: an op whose key an earlier, unfinished op of the
+     *    same thread has is not stepped until that one completes. */
+    void  (*pipe_start)(void *t, struct cht_pipe_op *op);
+    int   (*pipe_step)(void *t, struct cht_pipe_op *op);
 };
 
-/* The most operations --pipeline keeps in flight per thread (a power of two:
- * the driver's ring of pending ops has this many slots). */
+/* The most operations --pipeline keeps in flight per thread. */
 #define CHT_PIPELINE_MAX 64
 
 /* The most keys one get_batch call is given (--batch). */

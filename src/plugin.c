@@ -230,6 +230,11 @@ static bool check_table(const struct cht_ops *t, const struct lock_ops *const *o
         snprintf(why, len, "table '%s': caps has CHT_CAP_UPDATE but update is NULL", t->name);
         return false;
     }
+    if (!t->pipe_start != !t->pipe_step) {
+        snprintf(why, len, "table '%s': %s is set but %s is NULL (--pipeline needs both or neither)", t->name,
+                 t->pipe_start ? "pipe_start" : "pipe_step", t->pipe_start ? "pipe_step" : "pipe_start");
+        return false;
+    }
     for (const struct cht_option_spec *o = t->options; o && o->key; o++)
         if (!good_name(o->key) || !o->help) {
             snprintf(why, len, "table '%s': option '%s' needs a key of " NAME_RULE " and a help text", t->name,

@@ -561,15 +561,90 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     loop_finish(w, &src, &n, warm);
 }
 
-/* --pipeline W (DRAMHiT's pipelining, Narayanan et al., EuroSys'23), in a
- * loop of its own so the plain loop carries none of it: an op drawn now is
- * announced to the table (prefetch: its lines start to arrive) and parked in
- * a FIFO of D = W - 1 pending ops; the op parked D draws ago leaves it and
- * runs as an ordinary call, by then (mostly) on cached lines. So W ops are in
- * flight, each op linearizes inside its own call, and ops run in program
- * order: two ops on one key cannot overtake each other. The FIFO's last ops
- * run after the stop, still timed. Excludes --latency and --batch (cli.c);
- * a filter runs single ops (pipe_choose). */
+/* --pipeline W (DRAMHiT's pipelining: Narayanan et al., EuroSys'23, §3-4),
+ * in a loop of its own so the plain loop carries none of it. The loop runs
+ * in laps; each lap has three phases, each a tight loop over at most W ops:
+ *  A. the ops parked in the last lap (below) are stepped again, in the order
+ *     they were parked, until each completes;
+ *  B. the W ops drawn in the last lap are stepped (pipe_step) in the order
+ *     they were drawn, by now (mostly) on cached lines: most complete here.
+ *     One that answers CHT_PIPE_AGAIN (a second cuckoo bucket, the rest of
+ *     a probe run: the step has prefetched it) is parked for the next lap's
+ *     phase A, so its dependent miss overlaps W other ops instead of
+ *     stalling this one, and ops complete out of order;
+ *  C. W new ops are drawn and started (pipe_start: hashed, their first lines
+ *     prefetched).
+ * So up to W ops wait for their first lines and up to W more for a second.
+ * Program order per key: when an op is stepped in phase B, every op drawn
+ * before it has completed or is parked in this lap's phase B (phase A
+ * finished the older parked ones), so an op whose key a parked op has
+ * (a 64-bit mask of the parked keys' hashes, then an exact look) is parked
+ * behind it unstepped: one thread's ops on one key complete in draw order.
+ * Each completing step linearizes its op inside that call (cht.h), so every
+ * op takes effect between its draw and its completion. The stop flag is
+ * read once a lap; after it no op is drawn and the parked ops complete,
+ * still timed. YCSB-F's read-modify-write runs as get + update when
+ * stepped. Excludes --latency and --batch (cli.c); a filter runs single ops
+ * (pipe_choose). */
+struct pipe_slot {
+    struct cht_pipe_op op;
+    unsigned okind;            /* enum op_kind (OP_RMW kept apart from OP_UPDATE) */
+};
+
+static inline uint64_t pipe_mask_of(cht_key_t k) { return 1ull << ((k * 0x9e3779b97f4a7c15ull) >> 58); }
+
+/* k among the n parked ops' keys */
+static __attribute__((noinline)) bool pipe_key_parked(const struct pipe_slot *parked, unsigned n, cht_key_t k)
+{
+    unsigned any = 0;
+    for (unsigned j = 0; j < n; j++)
+        any |= parked[j].op.key == k;
+    return any;
+}
+
+/* steps the op (get + update for a read-modify-write): its result, or CHT_PIPE_AGAIN */
+static inline __attribute__((always_inline)) int pipe_step_op(const struct op_runner *run,
+                                                              int (*step)(void *, struct cht_pipe_op *),
+                                                              struct pipe_slot *sl)
+{
+    if (__builtin_expect(sl->okind == OP_RMW, 0)) {
+        cht_val_t v;
+        return run->get(run->t, sl->op.key, &v) && run->update(run->t, sl->op.key, sl->op.val);
+    }
+    int r = step(run->t, &sl->op);
+    sl->op.stage++;
+    return r;
+}
+
+/* counts a completed op as run_op would */
+static inline __attribute__((always_inline)) void pipe_tally(struct tally *n, struct opsrc *src, const unsigned kind,
+                                                             const struct pipe_slot *sl, bool ok)
+{
+    const cht_key_t k = sl->op.key;
+    if (__builtin_expect(sl->okind == OP_GET, 1)) {
+        n->gs += ok;
+        n->gf += !ok;
+        return;
+    }
+    switch (sl->okind) {
+    case OP_INSERT:
+        n->keysum += k & -(uint64_t)ok;
+        n->is += ok;
+        n->inf += !ok;
+        opsrc_done(src, kind, (struct op){ OP_INSERT, k });
+        break;
+    case OP_REMOVE:
+        n->keysum -= k & -(uint64_t)ok;
+        n->rs += ok;
+        n->rf += !ok;
+        break;
+    default:
+        n->us += ok;
+        n->uf += !ok;
+        break;
+    }
+}
+
 static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w, const unsigned kind,
                                                                 const int mode)
 {
@@ -578,35 +653,75 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
     op_runner_init(&run, w);
     struct opsrc src = w->src;
     struct tally n = { 0 };
-    uint64_t remaining = loop_ops(w, false);
-    void (*prefetch)(void *, cht_key_t, bool) = s->ops->prefetch;
-    const uint64_t pdist = s->pipe_w - 1;
-    /* a ring indexed by the draw count masked (no wrap test): draw i goes to slot i,
-     * and the op run at draw i is the one of draw i - pdist */
-    enum { PMASK = CHT_PIPELINE_MAX - 1 };
-    _Static_assert((CHT_PIPELINE_MAX & PMASK) == 0, "CHT_PIPELINE_MAX: a power of two");
-    struct op ring[CHT_PIPELINE_MAX];
-    uint64_t drawn = 0, done = 0;
+    uint64_t remaining = loop_ops(w, false), done = 0;
+    void (*start)(void *, struct cht_pipe_op *) = s->ops->pipe_start;
+    int (*step)(void *, struct cht_pipe_op *) = s->ops->pipe_step;
+    const unsigned wn = s->pipe_w;
+    struct pipe_slot batch[CHT_PIPELINE_MAX], park[2][CHT_PIPELINE_MAX];
+    unsigned nb = 0, np = 0, cur = 0;          /* ops in batch, parked in park[cur] */
 
     clock_start(w);
-    for (; remaining && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED); remaining--) {
-        struct op op = opsrc_next(&src, kind);
-        prefetch(run.t, op.key, op.kind != OP_GET);     /* all but gets write */
-        ring[drawn & PMASK] = op;
-        if (++drawn <= pdist)                           /* filling: nothing old enough to run yet */
-            continue;
-        run_op(&run, &n, &src, kind, LOOP_PLAIN, ring[(drawn - 1 - pdist) & PMASK]);
-        if ((mode & LOOP_TL) && (++done & 1023) == 0)
-            __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
-    }
-    for (uint64_t i = drawn > pdist ? drawn - pdist : 0; i < drawn; i++) {   /* the drain */
-        run_op(&run, &n, &src, kind, LOOP_PLAIN, ring[i & PMASK]);
-        if ((mode & LOOP_TL) && (++done & 1023) == 0)
-            __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
+    for (;;) {
+        /* A: last lap's parked ops complete */
+        for (unsigned i = 0; i < np; i++) {
+            struct pipe_slot *sl = &park[cur][i];
+            int r;
+            while ((r = pipe_step_op(&run, step, sl)) == CHT_PIPE_AGAIN)
+                ;   /* bounded: CHT_PIPE_MAX_AGAIN (cht.h) */
+            pipe_tally(&n, &src, kind, sl, r != 0);
+        }
+        /* B: last lap's draws are stepped; those not done are parked */
+        struct pipe_slot *pk = park[cur ^ 1];
+        unsigned npk = 0;
+        uint64_t mask = 0;
+        for (unsigned i = 0; i < nb; i++) {
+            struct pipe_slot *sl = &batch[i];
+            const uint64_t bit = pipe_mask_of(sl->op.key);
+            if (__builtin_expect((mask & bit) != 0, 0) && pipe_key_parked(pk, npk, sl->op.key)) {
+                pk[npk++] = *sl;          /* behind an earlier op on its key */
+                continue;
+            }
+            /* whether a get is done here is a coin toss for some tables (a cuckoo
+             * key absent or not in its first bucket): no branch on it */
+            int r = pipe_step_op(&run, step, sl);
+            const bool again = r == CHT_PIPE_AGAIN;
+            pk[npk] = *sl;
+            npk += again;
+            mask |= bit & -(uint64_t)again;
+            if (__builtin_expect(sl->okind == OP_GET, 1)) {
+                n.gs += r == 1;
+                n.gf += r == 0;
+            } else if (!again) {
+                pipe_tally(&n, &src, kind, sl, r != 0);
+            }
+        }
+        done += nb + np;
+        if (mode & LOOP_TL)
+            __atomic_store_n(&w->progress, done - npk, __ATOMIC_RELAXED);
+        cur ^= 1;
+        np = npk;
+        /* C: the next W ops are drawn and started */
+        nb = 0;
+        if (remaining && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
+            nb = remaining < wn ? (unsigned)remaining : wn;
+            remaining -= nb;
+            for (unsigned i = 0; i < nb; i++) {
+                struct pipe_slot *sl = &batch[i];
+                struct op op = opsrc_next(&src, kind);
+                sl->okind = op.kind;
+                sl->op.key = op.key;
+                sl->op.kind = op.kind == OP_RMW ? CHT_PIPE_UPDATE : (uint32_t)op.kind;
+                sl->op.val = run_val(op.key, run.vbits);
+                sl->op.stage = 0;
+                start(run.t, &sl->op);
+            }
+        } else if (!np) {
+            break;
+        }
     }
     clock_stop(w);
     if (mode & LOOP_TL) {
-        __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
+        __atomic_store_n(&w->progress, done - np, __ATOMIC_RELAXED);
         __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
     }
     loop_finish(w, &src, &n, false);
@@ -723,7 +838,7 @@ static void pipe_choose(struct shared *s)
     s->pipe_mode = PIPE_OFF;
     if (!cfg->pipeline && !cfg->pipeline_auto)
         return;
-    if (!s->ops->prefetch || s->shadow) {
+    if (!s->ops->pipe_start || !s->ops->pipe_step || s->shadow) {
         s->pipe_mode = PIPE_FALLBACK;
         return;
     }

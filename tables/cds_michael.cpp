@@ -79,5 +79,6 @@ extern "C" const struct cht_ops cht_table_cds_michael = {
     NULL,   /* get_batch: single gets */
     NULL,   /* probe_lines: not reported */
     NULL,   /* default_lock: takes no lock */
-    NULL,   /* prefetch: --pipeline runs single ops */
+    NULL,   /* pipe_start: --pipeline runs single ops */
+    NULL,   /* pipe_step */
 };

@@ -617,23 +617,70 @@ static void lb_get_batch(void *tp, const cht_key_t *keys, size_t n, cht_val_t *v
     reclaim_end(h->rc, lb_tid);
 }
 
-/* --pipeline (cht.h prefetch): the bucket line of k, where every op on k
- * starts (its lock word, keys and values share that line). Inside a read-side
- * section because T may be retired by a resize meanwhile; a resize between
- * this and the op only wastes the prefetch. Overflow buckets are not chased:
- * that would be a dependent load, which is what the pipeline avoids. */
-static void lb_prefetch(void *tp, cht_key_t k, bool write)
+static bool lb_insert(void *tp, cht_key_t k, cht_val_t v);
+static bool lb_remove(void *tp, cht_key_t k);
+static bool lb_update(void *tp, cht_key_t k, cht_val_t v);
+
+/* --pipeline (cht.h pipe_start/pipe_step). Start: the hash into the op's
+ * state and a prefetch of k's bucket line, where every op on k starts (its
+ * lock word, keys and values share that line), for ownership when the op
+ * will lock it. Inside a read-side section because T may be retired by a
+ * resize meanwhile; no pointer outlives it (a step recomputes the bucket from
+ * the current table: a resize in between only wastes the prefetch). */
+static void lb_pipe_start(void *tp, struct cht_pipe_op *op)
 {
     struct clht_lb *h = tp;
-    uint64_t hv = cht_hash(h->hash, k);
+    uint64_t hv = cht_hash(h->hash, op->key);
+    op->state[0] = hv;
     reclaim_begin(h->rc, lb_tid);
     struct lb_table *T = LD(&h->cur, ACQUIRE);
     const struct lb_bucket *b = &T->b[hv & T->mask];
-    if (write)
-        __builtin_prefetch(b, 1);       /* the op will lock (write) this line */
-    else
+    if (op->kind == CHT_PIPE_GET)
         __builtin_prefetch(b);
+    else
+        __builtin_prefetch(b, 1);
     reclaim_end(h->rc, lb_tid);
+}
+
+/* A get's first step searches the head bucket only: a hit, or a miss with no
+ * overflow bucket, ends it exactly as lb_search would; a miss with an
+ * overflow bucket prefetches that one and comes back for the whole search
+ * (the head is still cached), so the chain's dependent miss overlaps other
+ * ops instead of stalling this one. Writers run the ordinary operation. */
+static int lb_pipe_step(void *tp, struct cht_pipe_op *op)
+{
+    struct clht_lb *h = tp;
+    const cht_key_t k = op->key;
+    if (__builtin_expect(op->kind != CHT_PIPE_GET, 0)) {
+        if (op->kind == CHT_PIPE_INSERT)
+            return lb_insert(tp, k, op->val);
+        if (op->kind == CHT_PIPE_REMOVE)
+            return lb_remove(tp, k);
+        return lb_update(tp, k, op->val);
+    }
+    const uint64_t hv = op->state[0];
+    int r;
+    reclaim_begin(h->rc, lb_tid);
+    struct lb_table *T = LD(&h->cur, ACQUIRE);
+    const struct lb_bucket *b = &T->b[hv & T->mask];
+    if (op->stage == 0) {
+        if (LD(&b->key[0], ACQUIRE) == k)
+            r = lb_slot_read(b, 0, k, &op->val);
+        else if (LD(&b->key[1], ACQUIRE) == k)
+            r = lb_slot_read(b, 1, k, &op->val);
+        else if (LD(&b->key[2], ACQUIRE) == k)
+            r = lb_slot_read(b, 2, k, &op->val);
+        else {
+            const struct lb_bucket *next = LD(&b->next, ACQUIRE);
+            r = next ? CHT_PIPE_AGAIN : 0;
+            if (next)
+                __builtin_prefetch(next);
+        }
+    } else {
+        r = lb_search(b, k, &op->val);
+    }
+    reclaim_end(h->rc, lb_tid);
+    return r;
 }
 
 static inline __attribute__((always_inline)) bool
@@ -852,7 +899,8 @@ const struct cht_ops cht_table_clht_lb = {
     .thread_exit = lb_thread_exit,
     .get = lb_get,
     .get_batch = lb_get_batch,
-    .prefetch = lb_prefetch,
+    .pipe_start = lb_pipe_start,
+    .pipe_step = lb_pipe_step,
     .insert = lb_insert,
     .remove = lb_remove,
     .update = lb_update,

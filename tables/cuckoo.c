@@ -959,16 +959,13 @@ static void ck_get_batch(void *tp, const cht_key_t *keys, size_t n, cht_val_t *v
         found[i] = ck_get(tp, keys[i], &vals[i]);
 }
 
-/* --pipeline (cht.h prefetch): every candidate bucket of k and its stripe
- * (seqlock) word, the lines a get reads first; for a writer the stripe
- * words for ownership (it will lock them) and the buckets too (it may write
- * one). Arrays live until destroy, so reading cur without a lock is safe. */
-static void ck_prefetch(void *tp, cht_key_t k, bool write)
+/* --pipeline, every candidate bucket of k and its stripe (seqlock) word:
+ * the lines a whole get reads first; for a writer the stripe words for
+ * ownership (it will lock them) and the buckets too (it may write one). */
+static void ck_prefetch_all(const struct ck_table *t, const struct ck_array *a, uint64_t h0, uint64_t h1,
+                            bool write)
 {
-    struct ck_table *t = tp;
-    const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-    uint64_t h0, h1, b[CK_MAX_HASHES];
-    ck_hash2(t, k, &h0, &h1);
+    uint64_t b[CK_MAX_HASHES];
     if (__builtin_expect(t->index == CK_IDX_MASK && t->ways == 4 && a->hashes == 2, 1)) {
         /* the default shape, unrolled as ck_get_2x4 (the general loop below cost 130
          * instructions per op more than a get in cachegrind; this about 30) */
@@ -1005,6 +1002,85 @@ static void ck_prefetch(void *tp, cht_key_t k, bool write)
                 __builtin_prefetch(s + 4);
         }
     }
+}
+
+static bool ck_insert(void *tp, cht_key_t k, cht_val_t v);
+static bool ck_remove(void *tp, cht_key_t k);
+static bool ck_update(void *tp, cht_key_t k, cht_val_t v);
+
+/* --pipeline takes a get in two steps where the get has the default shape
+ * (ck_get_2x4's: two hashes, four ways, index=mask) */
+static inline bool ck_pipe_two_steps(const struct ck_table *t, const struct ck_array *a)
+{
+    return t->get_variant == 0 && t->ways == 4 && a->hashes == 2;
+}
+
+/* --pipeline (cht.h pipe_start/pipe_step). Start: both hashes into the op's
+ * state; a get of the default shape prefetches only its first candidate
+ * bucket and that bucket's stripe word (inserts fill the first candidate
+ * first, so at the default density most present keys are there: one miss
+ * instead of two), anything else every candidate (ck_prefetch_all). Arrays
+ * live until destroy, so reading cur without a lock is safe. */
+static void ck_pipe_start(void *tp, struct cht_pipe_op *op)
+{
+    struct ck_table *t = tp;
+    const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    uint64_t h0, h1;
+    ck_hash2(t, op->key, &h0, &h1);
+    op->state[0] = h0;
+    op->state[1] = h1;
+    if (__builtin_expect(op->kind == CHT_PIPE_GET && ck_pipe_two_steps(t, a), 1)) {
+        uint64_t b0 = h0 & a->mask;
+        __builtin_prefetch(&a->slot[b0 * 4]);
+        __builtin_prefetch(&t->stripe[stripe_of(b0)].seq);
+        return;
+    }
+    ck_prefetch_all(t, a, h0, h1, op->kind != CHT_PIPE_GET);
+}
+
+/* A get's first step reads the first candidate bucket under its stripe's
+ * seqlock, with the array still current: k there (the versions equal around
+ * the read) ends the get, linearized at that read as ck_get_2x4's hit would
+ * be. Not there: the second bucket and its stripe are prefetched, and the
+ * next step runs the whole get (both buckets under both versions), which is
+ * also what a writer in the way (an odd or changed version) falls back to.
+ * Writers run the ordinary operation. */
+static int ck_pipe_step(void *tp, struct cht_pipe_op *op)
+{
+    struct ck_table *t = tp;
+    const cht_key_t k = op->key;
+    if (__builtin_expect(op->kind != CHT_PIPE_GET, 0)) {
+        if (op->kind == CHT_PIPE_INSERT)
+            return ck_insert(tp, k, op->val);
+        if (op->kind == CHT_PIPE_REMOVE)
+            return ck_remove(tp, k);
+        return ck_update(tp, k, op->val);
+    }
+    const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    if (op->stage == 0 && __builtin_expect(ck_pipe_two_steps(t, a), 1)) {
+        const uint64_t h0 = op->state[0], b0 = h0 & a->mask;
+        const struct ck_slot *s0 = &a->slot[b0 * 4];
+        const uint64_t *q0 = &t->stripe[stripe_of(b0)].seq;
+        uint64_t ver0 = __atomic_load_n(q0, __ATOMIC_ACQUIRE);
+        if (!(ver0 & 1) && __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) == a) {
+            unsigned m = (unsigned)(slot_key(&s0[0]) == k) | (unsigned)(slot_key(&s0[1]) == k) << 1 |
+                         (unsigned)(slot_key(&s0[2]) == k) << 2 | (unsigned)(slot_key(&s0[3]) == k) << 3;
+            /* hit or not is a coin toss at r = 2i: no branch on it. A miss prefetches
+             * the second bucket and its stripe; a hit the same lines of the first
+             * (cached: the prefetch costs nothing) */
+            const uint64_t other = (h0 + op->state[1]) & a->mask, miss = (uint64_t)0 - (m == 0);
+            const uint64_t b1 = b0 ^ ((b0 ^ other) & miss);     /* m ? b0 : other, without a branch */
+            __builtin_prefetch(&a->slot[b1 * 4]);
+            __builtin_prefetch(&t->stripe[stripe_of(b1)].seq);
+            cht_val_t val = __atomic_load_n(&s0[__builtin_ctz(m | 8u)].val, __ATOMIC_ACQUIRE);
+            /* the acquire loads above keep this re-read after the slot reads */
+            if (__builtin_expect(__atomic_load_n(q0, __ATOMIC_RELAXED) == ver0, 1)) {
+                op->val = val;
+                return m ? 1 : CHT_PIPE_AGAIN;
+            }
+        }
+    }
+    return ck_get(tp, k, &op->val);
 }
 
 static __attribute__((noinline)) bool ck_insert_other(struct ck_table *t, cht_key_t k, cht_val_t v)
@@ -1226,7 +1302,8 @@ const struct cht_ops cht_table_cuckoo = {
     .thread_init = ck_thread_init,
     .get = ck_get,
     .get_batch = ck_get_batch,
-    .prefetch = ck_prefetch,
+    .pipe_start = ck_pipe_start,
+    .pipe_step = ck_pipe_step,
     .insert = ck_insert,
     .remove = ck_remove,
     .update = ck_update,

@@ -205,5 +205,6 @@ extern "C" const struct cht_ops cht_table_libcuckoo = {
     NULL,                                    /* get_batch: single gets */
     NULL,                                    /* probe_lines: not reported */
     NULL,                                    /* default_lock: takes no lock */
-    NULL,                                    /* prefetch: --pipeline runs single ops */
+    NULL,                                    /* pipe_start: --pipeline runs single ops */
+    NULL,                                    /* pipe_step */
 };

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""test_pipeline.py - --pipeline W (docs/cli.md "--pipeline"): W operations in
-flight per thread, each announced to the table's prefetch hook when drawn and
-run W-1 draws later, in program order.
+"""test_pipeline.py - --pipeline W (docs/cli.md "Pipelined operations"): per
+thread, W ops drawn and started (the table's pipe_start) per lap, stepped
+(pipe_step) one lap later; ops whose step answers "again" (a second cuckoo
+bucket, a probe run past two lines, a clht-lb overflow bucket) complete in
+the next lap, out of order, and an op on a key an earlier unfinished op has
+waits behind it.
 
 What must hold, each an exact check:
  - every drawn op runs (the FIFO drains inside the timed phase): total_ops ==
@@ -12,9 +15,13 @@ What must hold, each an exact check:
    the cuckoo filter: pipeline_mode fallback, single ops), with 1 and 2
    threads, W = 1, 3 (a ring that is not a power of two) and 64;
  - program order: one thread on a 64-key range (nearly every window holds
-   two ops on one key) gives exactly the outcome counts of the same run
-   without --pipeline, for every W, from the key buffer and from in-loop
-   draws, uniform and Zipf, and for YCSB A and F (update, read-modify-write);
+   two ops on one key, and absent keys send cuckoo gets to a second step)
+   gives exactly the outcome counts of the same run without --pipeline, for
+   every W, from the key buffer and from in-loop draws, uniform and Zipf, and
+   for YCSB A and F (update, read-modify-write); without the rule that holds
+   an op behind an earlier one on its key these counts differ;
+ - stress: 4 threads (more than the CPUs) on a 64-key range, half updates,
+   a timed run: the final check passes;
  - the checks stay live under --pipeline: an injected lost insert fails
    the run (exit 1, verify_ok 0);
  - --pipeline auto picks single ops for a table that fits in the cache
@@ -99,7 +106,16 @@ check(p.returncode == 0 and len(recs) == 3 and all(clean(r) and r.get("total_ops
       "ycsb-d -n 2 --pipeline 16: final check ok on every hook table, all 10000 ops run: " +
       "; ".join(desc(r) for r in recs))
 
-# 3. --ops below W: the FIFO's ops all run
+# stress: more threads than CPUs, a tiny range, half updates, stopped by the clock
+for table in HOOKS:
+    for w in (7, 64):
+        p, recs = run("--table", table, "-n", "4", "-u", "50", "-i", "32", "-r", "64", "-d", "300",
+                      "--pipeline", str(w), "--verify", "full")
+        r = recs[0] if len(recs) == 1 else {}
+        check(p.returncode == 0 and clean(r) and r.get("pipeline_w") == w and r.get("total_ops", 0) > 0,
+              f"{table} -n 4 -r 64 -u 50 --pipeline {w} -d 300: final check ok: {desc(r)}")
+
+# 3. --ops below W: the ops drawn all run
 for table in HOOKS:
     p, recs = run("--table", table, "-n", "2", "-u", "50", "-i", "64", "-r", "128", "--ops", "5",
                   "--pipeline", "64", "--verify", "full")

@@ -12,7 +12,7 @@ installed chtbench:
 - the -DBROKEN build of the example table (one insert in 100000 dropped) fails the final check;
 - the installed scripts run from share/chtbench/scripts and find the installed binary (sweep --dry-run);
 - every refusal (missing file, not an ELF, no cht_plugin, another ABI version, a name that exists, a
-  NULL required member, a bad name, an abbreviated --plugin) is one exact line, exit 2, no CSV file.
+  NULL required member, pipe_start without pipe_step, a bad name, an abbreviated --plugin) is one exact line, exit 2, no CSV file.
 
 usage: test_plugin.py BUILD_DIR SOURCE_ROOT MESON
 """
@@ -98,8 +98,9 @@ static void *mk(const struct cht_config *c, char *e, size_t n) { (void)c; (void)
 static void rel(void *t) { (void)t; }
 static void init(void *l, const struct lock_config *c) { (void)l; (void)c; }
 static void op(void *l, void *c) { (void)l; (void)c; }
+static void pst(void *t, struct cht_pipe_op *o) { (void)t; (void)o; }
 static const struct cht_ops table = { .name = TNAME, .summary = "s", .create = mk, .destroy = rel, .get = get,
-    .insert = put, .remove = rm, .size = SIZE };
+    .insert = put, .remove = rm, .size = SIZE, .pipe_start = PSTART };
 static const struct lock_ops lock = { .name = LNAME, .summary = "s", .lock_size = 8, .init = init,
     .destroy = rel, .lock = op, .unlock = UNLOCK, .read_lock = op, .read_unlock = op };
 static const struct cht_ops *const tables[] = { &table, NULL };
@@ -114,7 +115,7 @@ const struct cht_plugin *not_the_symbol(void) { return &desc; }
 with open(os.path.join(tmp, "bad.c"), "w") as f:
     f.write(BAD)
 GOOD = {"TNAME": '"tiny"', "LNAME": '"tiny-lock"', "SIZE": "sz", "UNLOCK": "op", "ABI": "CHT_ABI_VERSION",
-        "PNAME": '"tiny"'}
+        "PNAME": '"tiny"', "PSTART": "NULL"}
 variants = {
     "good": {},
     "nosym": {"NO_SYMBOL": "1"},
@@ -123,6 +124,7 @@ variants = {
     "duplock": {"LNAME": '"ttas"'},
     "nullsize": {"SIZE": "NULL"},
     "nullunlock": {"UNLOCK": "NULL"},
+    "halfpipe": {"PSTART": "pst"},
     "badname": {"TNAME": '"a:b"'},
     "dupplugin": {"PNAME": '"example-table"', "TNAME": '"tiny2"', "LNAME": '"tiny2-lock"'},
 }
@@ -269,6 +271,8 @@ refusals = [
                                   + REQ_T),
     (["--plugin", T("nullunlock")], f"chtbench: --plugin {T('nullunlock')}: lock 'tiny-lock': required member "
                                     "unlock is NULL " + REQ_L),
+    (["--plugin", T("halfpipe")], f"chtbench: --plugin {T('halfpipe')}: table 'tiny': pipe_start is set but "
+                                  "pipe_step is NULL (--pipeline needs both or neither)"),
     (["--plugin", T("badname")], f"chtbench: --plugin {T('badname')}: a table's name is 'a:b' (expected 1..64 "
                                  "letters, digits, '-', '_' or '.')"),
     (["--plugin", T("good"), "--plugin", T("good")], None),

@@ -255,7 +255,7 @@ int main(int argc, char **argv)
     CHECK(p && p->name && strcmp(p->name, "rust") == 0, "plugin name");
     size_t got[9] = { 0 };
     size_t want[9] = {
-        sizeof(struct cht_ops), offsetof(struct cht_ops, prefetch),
+        sizeof(struct cht_ops), offsetof(struct cht_ops, pipe_step),
         sizeof(struct cht_config), offsetof(struct cht_config, hugepages),
         sizeof(struct cht_stats), offsetof(struct cht_stats, fp_bucket_slots),
         sizeof(struct cht_plugin), offsetof(struct cht_plugin, locks),

@@ -1,7 +1,7 @@
 //! A hand-written `#[repr(C)]` mirror of the parts of chtbench's C ABI this
 //! plugin uses (no bindgen). Mirrors, member for member and in order:
 //!   include/cht.h         struct cht_option, cht_option_spec, cht_config,
-//!                         cht_stats, cht_ops; CHT_ABI_VERSION; enum cht_caps
+//!                         cht_stats, cht_pipe_op, cht_ops; CHT_ABI_VERSION; enum cht_caps
 //!   include/cht_plugin.h  struct cht_plugin
 //! struct lock_ops / lock_config (include/lock.h) are only pointed to: opaque.
 //! Checks: build.rs refuses to build when CHT_ABI_VERSION in include/cht.h
@@ -10,10 +10,10 @@
 //! the C compiler's.
 #![allow(non_camel_case_types, dead_code)]
 
-use std::os::raw::{c_char, c_uint, c_void};
+use std::os::raw::{c_char, c_int, c_uint, c_void};
 
 /// CHT_ABI_VERSION of include/cht.h (build.rs checks that they agree).
-pub const CHT_ABI_VERSION: c_uint = 2;
+pub const CHT_ABI_VERSION: c_uint = 3;
 
 pub const CHT_CAP_RESIZE: c_uint = 1 << 0;
 pub const CHT_CAP_UPDATE: c_uint = 1 << 1;
@@ -67,6 +67,17 @@ pub struct cht_stats {
 
 pub type Table = *mut c_void;
 
+/// struct cht_pipe_op (include/cht.h): one operation in flight under --pipeline.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cht_pipe_op {
+    pub key: u64,
+    pub val: u64,
+    pub kind: u32,
+    pub stage: u32,
+    pub state: [u64; 2],
+}
+
 /// struct cht_ops (the vtable).
 #[repr(C)]
 pub struct cht_ops {
@@ -88,7 +99,8 @@ pub struct cht_ops {
     pub get_batch: Option<extern "C" fn(t: Table, keys: *const u64, n: usize, vals: *mut u64, found: *mut bool)>,
     pub probe_lines: Option<extern "C" fn(t: Table, k: u64) -> c_uint>,
     pub default_lock: *const c_char,
-    pub prefetch: Option<extern "C" fn(t: Table, k: u64, write: bool)>,
+    pub pipe_start: Option<extern "C" fn(t: Table, op: *mut cht_pipe_op)>,
+    pub pipe_step: Option<extern "C" fn(t: Table, op: *mut cht_pipe_op) -> c_int>,
 }
 unsafe impl Sync for cht_ops {}
 

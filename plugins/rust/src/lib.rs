@@ -259,7 +259,8 @@ macro_rules! ops {
             get_batch: None,
             probe_lines: None,
             default_lock: std::ptr::null(),
-            prefetch: None,
+            pipe_start: None,
+            pipe_step: None,
         }
     };
 }
@@ -292,7 +293,7 @@ pub extern "C" fn cht_rust_abi_layout(out: *mut usize, n: usize) -> usize {
     use std::mem::{offset_of, size_of};
     let v = [
         size_of::<cht_ops>(),
-        offset_of!(cht_ops, prefetch),
+        offset_of!(cht_ops, pipe_step),
         size_of::<cht_config>(),
         offset_of!(cht_config, hugepages),
         size_of::<cht_stats>(),
