@@ -321,7 +321,9 @@ const struct mode memory_mode = {
  * (the last valid line for a key wins). */
 #define CEILING_MAX_MLOADS 1e5
 
-static bool cache_lookup(const char *path, uint64_t bytes, unsigned threads, double *out)
+/* A line is "bytes,threads,Mloads" (4 KiB pages: every file before huge pages
+ * were told apart) or "bytes,threads,Mloads,thp". */
+static bool cache_lookup(const char *path, uint64_t bytes, unsigned threads, bool thp, double *out)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -330,14 +332,16 @@ static bool cache_lookup(const char *path, uint64_t bytes, unsigned threads, dou
     bool found = false;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = '\0';
-        char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
-        if (!c2 || strchr(c2 + 1, ','))
+        char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL, *c3 = c2 ? strchr(c2 + 1, ',') : NULL;
+        if (!c2 || (c3 && (strcmp(c3, ",thp") != 0)))
             continue;
         *c1 = *c2 = '\0';
+        if (c3)
+            *c3 = '\0';
         uint64_t b, t;
         double v;
         if (parse_uint(line, &b) && parse_uint(c1 + 1, &t) && parse_double(c2 + 1, &v) && b == bytes &&
-            t == threads && v > 0 && v <= CEILING_MAX_MLOADS) {
+            t == threads && (c3 != NULL) == thp && v > 0 && v <= CEILING_MAX_MLOADS) {
             *out = v;
             found = true;
         }
@@ -346,7 +350,7 @@ static bool cache_lookup(const char *path, uint64_t bytes, unsigned threads, dou
     return found;
 }
 
-double membench_ceiling(uint64_t bytes, unsigned threads, const struct pin_topology *topo,
+double membench_ceiling(uint64_t bytes, unsigned threads, bool thp, const struct pin_topology *topo,
                         const struct pin_plan *plan)
 {
     uint64_t b = 1u << 20;
@@ -358,19 +362,19 @@ double membench_ceiling(uint64_t bytes, unsigned threads, const struct pin_topol
     if (stat("results", &st) == 0 && S_ISDIR(st.st_mode))
         snprintf(path, sizeof path, "results/ceiling-%s.csv", host);
     double best = 0;
-    if (path[0] && cache_lookup(path, b, threads, &best))
+    if (path[0] && cache_lookup(path, b, threads, thp, &best))
         return best;
     for (unsigned i = 0; i < NK && !runner_interrupted; i++) {
         struct membench_point pt;
         char err[256] = "";
-        if (membench_measure(b, false, threads, ks[i], 100, topo, plan, &pt, err, sizeof err) == 0 &&
+        if (membench_measure(b, thp, threads, ks[i], 100, topo, plan, &pt, err, sizeof err) == 0 &&
             pt.mloads_per_s > best)
             best = pt.mloads_per_s;
     }
     if (path[0] && best > 0 && !runner_interrupted) {
         FILE *f = fopen(path, "a");
         if (f) {
-            fprintf(f, "%llu,%u,%.6g\n", (unsigned long long)b, threads, best);
+            fprintf(f, "%llu,%u,%.6g%s\n", (unsigned long long)b, threads, best, thp ? ",thp" : "");
             fclose(f);
         }
     }

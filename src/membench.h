@@ -41,9 +41,10 @@ extern const struct mode memory_mode;
 
 /* The ceiling of a table run: the best throughput over k of `threads`
  * threads at working set `bytes` (rounded up to a power of two, at least
- * 1 MiB), 4 KiB pages, in millions of cache-line misses per second; measured
- * once per (size, threads) and cached in results/ceiling-HOST.csv. */
-double membench_ceiling(uint64_t bytes, unsigned threads, const struct pin_topology *topo,
+ * 1 MiB), in the table's pages (thp: transparent huge pages, else 4 KiB), in
+ * millions of cache-line misses per second; measured once per (size,
+ * threads, pages) and cached in results/ceiling-HOST.csv. */
+double membench_ceiling(uint64_t bytes, unsigned threads, bool thp, const struct pin_topology *topo,
                         const struct pin_plan *plan);
 
 #endif

@@ -137,7 +137,7 @@ static const struct col_decl table_cols[] = {
     JSON_ONLY("keybuf_bytes", "int", "bytes", "", "memory of those buffers, all threads"),
     JSON_ONLY("keybuf_wrapped", "0/1", "", "", "a thread's timed loop went round its buffer (the stream repeats its sample)"),
     JSON_ONLY("keygen_ns", "float", "ns", "", "the generator's cost per draw, measured while filling the buffers; empty when drawn in the loop"),
-    COL("ceiling_mops", "float", "Mops/s", "", "`--ceiling`: how many independent cache-line misses per second (millions) this many threads complete at the table's size (`table_bytes_after_prefill` rounded up to a power of two, 4 KiB pages, the best k of `--bench memory`); measured once per machine, size and thread count and cached in `results/ceiling-HOST.csv`; empty without `--ceiling`"),
+    COL("ceiling_mops", "float", "Mops/s", "", "`--ceiling`: how many independent cache-line misses per second (millions) this many threads complete at the table's size (`table_bytes_after_prefill` rounded up to a power of two, in the table's pages: transparent huge pages when `--hugepages thp` put at least half of the table on them, else 4 KiB; the best k of `--bench memory`); measured once per machine, size, thread count and pages and cached in `results/ceiling-HOST.csv`; empty without `--ceiling`"),
     COL("ceiling_frac", "float", "share", "", "`mops / ceiling_mops`: how close the table gets to one independent miss per operation at the machine's limit"),
     COL("table_bytes", "int", "bytes", "", "the table's own `stats()` bytes at the end (0 if it reports none)"),
     COL("buckets", "int", "", "", "the table's `stats()` buckets (or slots) at the end; 0 if it reports none"),
@@ -197,8 +197,8 @@ static const struct col_decl table_cols[] = {
     COL("plugin_sha256", "text", "", "", "sha256 of each plugin file named in `plugin` (`;`-joined likewise); empty for built-ins"),
     /* schema 9: --pipeline (docs/cli.md "Pipelined operations") */
     COL("pipeline", "text", "", "pipeline", "`--pipeline` as given: `0` (off, the default) .. `64`, or `auto` (what a sweep's cell asked for)"),
-    COL("pipeline_w", "int", "", "", "operations in flight per thread in the timed loop (W); 0: single ops (no `--pipeline`, a table without the `prefetch` hook, or `auto` on a table no larger than the last-level cache)"),
-    JSON_ONLY("pipeline_mode", "text", "", "", "`-` (no `--pipeline`), `hooks` (the table's `prefetch` hook, W ops in flight), `fallback` (`--pipeline` on a table without the hook, or a filter: single ops), `plain` (`--pipeline auto` chose single ops: the table is no larger than the last-level cache)"),
+    COL("pipeline_w", "int", "", "", "operations in flight per thread in the timed loop (W); 0: single ops (no `--pipeline`, a table without the `pipe_start`/`pipe_step` hooks, or `auto` on a table no larger than the last-level cache)"),
+    JSON_ONLY("pipeline_mode", "text", "", "", "`-` (no `--pipeline`), `hooks` (the table's `pipe_start`/`pipe_step` hooks, W ops in flight), `fallback` (`--pipeline` on a table without the hook, or a filter: single ops), `plain` (`--pipeline auto` chose single ops: the table is no larger than the last-level cache)"),
     JSON_ONLY("cpu_share", "float", "share", "", "CPU time of the threads' timed loops / (threads × `elapsed_s`): below 1 when the threads were descheduled (a busy machine); `mops / cpu_share` is the rate while on a CPU"),
 };
 

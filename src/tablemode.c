@@ -368,7 +368,9 @@ static int table_run(struct run_context *ctx, const struct mode_cell *c, unsigne
     report_outcome(p.table, c->threads, rep, r);
     if (cfg->ceiling) {   /* off the clock: between repetitions, cached per machine */
         uint64_t bytes = r->table_bytes_after_prefill ? r->table_bytes_after_prefill : r->stats.bytes;
-        r->ceiling_mops = bytes ? membench_ceiling(bytes, c->threads, ctx->topo, c->plan) : 0;
+        /* the table's pages: huge where --hugepages thp got at least half of it onto them */
+        bool thp = cfg->hugepages && r->mem_after_prefill.thp_ok && r->mem_after_prefill.thp >= bytes / 2;
+        r->ceiling_mops = bytes ? membench_ceiling(bytes, c->threads, thp, ctx->topo, c->plan) : 0;
     }
     /* uniform keys: a buffer of >= 16 draws per key is sized to be cycled through */
     if (r->opbuf_wrapped && !st->wrap_noted && (cfg->workload || cfg->dist.dist != KEYGEN_UNIFORM)) {

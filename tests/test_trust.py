@@ -15,6 +15,7 @@ repetition's end; the memory estimate refuses what cannot fit.
 """
 import csv
 import json
+import socket
 import os
 import re
 import signal
@@ -404,6 +405,25 @@ check(p.returncode == 0 and len(recs) == 2 and all(r["ceiling_mops"] > 0 and
       "--ceiling: ceiling_mops measured once per (size, threads), cached in results/, ceiling_frac = mops / it")
 r = json.loads(run("-t", "clht-lb", "-i", "1K", "-d", "10", "--json").stdout.splitlines()[0])
 check(r["ceiling_mops"] is None and r["ceiling_frac"] is None, "without --ceiling the columns are empty")
+# the ceiling is taken in the table's pages: a cache seeded with one value per page kind
+# (the 4 KiB lines in the old three-field form) gives each run the one of its pages
+cwd = tempfile.mkdtemp(prefix="chtbench-ceiling-pages-")
+os.mkdir(os.path.join(cwd, "results"))
+with open(os.path.join(cwd, "results", f"ceiling-{socket.gethostname()}.csv"), "w") as f:
+    for e in range(20, 36):
+        f.write(f"{1 << e},1,111\n{1 << e},1,222,thp\n{1 << e},1,333,thp2\n")
+got = {}
+for pages in ("off", "thp"):
+    p = subprocess.run([os.path.abspath(BIN), "-t", "clht-lb", "-i", "256K", "-d", "20", "--warmup", "0",
+                        "--hugepages", pages, "--ceiling", "--json"], capture_output=True, text=True, cwd=cwd,
+                       timeout=120)
+    recs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    got[pages] = recs[0] if p.returncode == 0 and len(recs) == 1 else {}
+on_thp = (got["thp"].get("thp_after_prefill_bytes") or 0) >= (got["thp"].get("table_bytes_after_prefill") or 1) / 2
+check(got["off"].get("ceiling_mops") == 111 and got["thp"].get("ceiling_mops") == (222 if on_thp else 111),
+      f"--ceiling in the table's pages: 4 KiB 111, --hugepages thp {222 if on_thp else 111} (the table "
+      f"{'is' if on_thp else 'is not'} mostly on huge pages; a line with another fourth field is ignored): "
+      f"{got['off'].get('ceiling_mops')}, {got['thp'].get('ceiling_mops')}")
 
 # every table: a size that cannot fit under the limit is refused up front, never a crash or a hang
 listing = run("--list").stdout.splitlines()
