@@ -830,7 +830,7 @@ static uint64_t llc_bytes(void)
 
 /* Thread 0, after the prefill, before the start barrier (off the clock):
  * the W every worker's timed loop uses. Filters (a shadow) and tables
- * without the prefetch hook run single ops; the row says which (report.c). */
+ * without the pipe hooks run single ops; the row says which (report.c). */
 static void pipe_choose(struct shared *s)
 {
     const struct bench_config *cfg = s->p->cfg;

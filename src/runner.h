@@ -90,7 +90,7 @@ struct run_result {
     unsigned pipeline_w;        /* --pipeline: ops in flight per thread in the timed loop (0: single ops) */
     uint64_t cpu_ns;            /* CPU time of all threads' timed loops */
     enum pipe_mode { PIPE_OFF, PIPE_HOOKS, PIPE_FALLBACK, PIPE_PLAIN } pipeline_mode;
-                                /* not asked; the table's prefetch hook; no hook (single ops);
+                                /* not asked; the table's pipe hooks; no hooks (single ops);
                                  * auto chose single ops (the table fits in the cache) */
     uint64_t fp_checked;        /* approximate tables: absent keys the final check asked */
     double fp_rate;             /* ... the share of them answered "present" */

@@ -276,17 +276,20 @@ static int dn_pipe_step(void *tp, struct cht_pipe_op *op)
     }
     if (op->stage != 0)
         return dn_get(tp, k, &op->val);
-    const uint64_t home = op->state[0] & t->mask, line = home & ~3ull;
+    const uint64_t mask = t->mask, home = op->state[0] & mask, line = home & ~3ull;
+    /* (at least 16 slots: the two lines differ; locals, as the acquire loads would reload t's fields) */
+    const struct dn_slot *l0 = &t->slot[line], *l1 = &t->slot[(line + 4) & mask];
     unsigned eq = 0, empty = 0;
-    for (unsigned j = 0; j < 8; j++) {          /* (at least 16 slots: the two lines differ) */
-        cht_key_t x = key_at(t, (line + j) & t->mask);
-        eq |= (unsigned)(x == k) << j;
-        empty |= (unsigned)(x == DN_EMPTY) << j;
+#pragma GCC unroll 4
+    for (unsigned j = 0; j < 4; j++) {
+        cht_key_t x = __atomic_load_n(&l0[j].key, __ATOMIC_ACQUIRE), y = __atomic_load_n(&l1[j].key, __ATOMIC_ACQUIRE);
+        eq |= (unsigned)(x == k) << j | (unsigned)(y == k) << (j + 4);
+        empty |= (unsigned)(x == DN_EMPTY) << j | (unsigned)(y == DN_EMPTY) << (j + 4);
     }
     const unsigned from_home = 0xffu << (home & 3);
     const unsigned pos = (unsigned)__builtin_ctz(((eq | empty) & from_home) | 0x100u);   /* 8: undecided */
     const unsigned hit = (eq >> pos) & 1, decided = pos < 8;
-    const uint64_t i = (line + (pos & 7)) & t->mask;
+    const uint64_t i = (line + (pos & 7)) & mask;
     struct dn_word *r = region_of(t, i);
     uint64_t v1 = __atomic_load_n(&r->v, __ATOMIC_ACQUIRE);
     cht_key_t k2 = key_at(t, i);
@@ -296,7 +299,7 @@ static int dn_pipe_step(void *tp, struct cht_pipe_op *op)
     if (__builtin_expect(hit & ((v1 & 1) | (v1 != v2) | (k2 != k)), 0))
         return dn_get(tp, k, &op->val);         /* a writer was in the way */
     /* undecided: the third line (else line again: cached, the prefetch costs nothing) */
-    const uint64_t next = (line + (8 & (0u - (unsigned)!decided))) & t->mask;
+    const uint64_t next = (line + (8 & (0u - (unsigned)!decided))) & mask;
     __builtin_prefetch(&t->slot[next]);
     op->val = val;
     return decided ? (int)hit : CHT_PIPE_AGAIN;
