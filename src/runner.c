@@ -593,12 +593,13 @@ struct pipe_slot {
 
 static inline uint64_t pipe_mask_of(cht_key_t k) { return 1ull << ((k * 0x9e3779b97f4a7c15ull) >> 58); }
 
-/* k among the n parked ops' keys */
-static __attribute__((noinline)) bool pipe_key_parked(const struct pipe_slot *parked, unsigned n, cht_key_t k)
+/* k among the keys of the n parked ops (indexes into batch) */
+static __attribute__((noinline)) bool pipe_key_parked(const struct pipe_slot *batch, const uint8_t *park, unsigned n,
+                                                      cht_key_t k)
 {
     unsigned any = 0;
     for (unsigned j = 0; j < n; j++)
-        any |= parked[j].op.key == k;
+        any |= batch[park[j]].op.key == k;
     return any;
 }
 
@@ -657,35 +658,39 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
     void (*start)(void *, struct cht_pipe_op *) = s->ops->pipe_start;
     int (*step)(void *, struct cht_pipe_op *) = s->ops->pipe_step;
     const unsigned wn = s->pipe_w;
-    struct pipe_slot batch[CHT_PIPELINE_MAX], park[2][CHT_PIPELINE_MAX];
-    unsigned nb = 0, np = 0, cur = 0;          /* ops in batch, parked in park[cur] */
+    /* batch[b]: the ops drawn in the last lap; park: the indexes of the ops parked
+     * in the last lap, in batch[b ^ 1] (ops stay in place: copying one just
+     * written would stall on store forwarding) */
+    struct pipe_slot batch[2][CHT_PIPELINE_MAX];
+    uint8_t park[CHT_PIPELINE_MAX];
+    unsigned nb = 0, np = 0, b = 0;
 
     clock_start(w);
     for (;;) {
         /* A: last lap's parked ops complete */
         for (unsigned i = 0; i < np; i++) {
-            struct pipe_slot *sl = &park[cur][i];
+            struct pipe_slot *sl = &batch[b ^ 1][park[i]];
             int r;
             while ((r = pipe_step_op(&run, step, sl)) == CHT_PIPE_AGAIN)
                 ;   /* bounded: CHT_PIPE_MAX_AGAIN (cht.h) */
             pipe_tally(&n, &src, kind, sl, r != 0);
         }
         /* B: last lap's draws are stepped; those not done are parked */
-        struct pipe_slot *pk = park[cur ^ 1];
+        struct pipe_slot *cur = batch[b];
         unsigned npk = 0;
         uint64_t mask = 0;
         for (unsigned i = 0; i < nb; i++) {
-            struct pipe_slot *sl = &batch[i];
+            struct pipe_slot *sl = &cur[i];
             const uint64_t bit = pipe_mask_of(sl->op.key);
-            if (__builtin_expect((mask & bit) != 0, 0) && pipe_key_parked(pk, npk, sl->op.key)) {
-                pk[npk++] = *sl;          /* behind an earlier op on its key */
+            if (__builtin_expect((mask & bit) != 0, 0) && pipe_key_parked(cur, park, npk, sl->op.key)) {
+                park[npk++] = (uint8_t)i;     /* behind an earlier op on its key */
                 continue;
             }
             /* whether a get is done here is a coin toss for some tables (a cuckoo
              * key absent or not in its first bucket): no branch on it */
             int r = pipe_step_op(&run, step, sl);
             const bool again = r == CHT_PIPE_AGAIN;
-            pk[npk] = *sl;
+            park[npk] = (uint8_t)i;
             npk += again;
             mask |= bit & -(uint64_t)again;
             if (__builtin_expect(sl->okind == OP_GET, 1)) {
@@ -698,15 +703,15 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
         done += nb + np;
         if (mode & LOOP_TL)
             __atomic_store_n(&w->progress, done - npk, __ATOMIC_RELAXED);
-        cur ^= 1;
         np = npk;
-        /* C: the next W ops are drawn and started */
+        /* C: the next W ops are drawn and started, where last lap's parked ops were */
+        b ^= 1;
         nb = 0;
         if (remaining && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
             nb = remaining < wn ? (unsigned)remaining : wn;
             remaining -= nb;
             for (unsigned i = 0; i < nb; i++) {
-                struct pipe_slot *sl = &batch[i];
+                struct pipe_slot *sl = &batch[b][i];
                 struct op op = opsrc_next(&src, kind);
                 sl->okind = op.kind;
                 sl->op.key = op.key;

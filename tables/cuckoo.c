@@ -880,12 +880,10 @@ static __attribute__((noinline)) bool ck_get_general(struct ck_table *t, cht_key
     }
 }
 
-static inline __attribute__((always_inline)) bool ck_get_2x4(struct ck_table *t, cht_key_t k, cht_val_t *v,
-                                                             const unsigned idx)
+static inline __attribute__((always_inline)) bool ck_get_2x4_hashed(struct ck_table *t, cht_key_t k, uint64_t h0,
+                                                                    uint64_t h1, cht_val_t *v, const unsigned idx)
 {
-    uint64_t h0, h1;
     unsigned spins = 0;
-    ck_hash2(t, k, &h0, &h1);
     for (;;) {
         struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
         if (__builtin_expect(a->hashes != 2, 0))
@@ -919,6 +917,14 @@ static inline __attribute__((always_inline)) bool ck_get_2x4(struct ck_table *t,
             return m != 0;
         }
     }
+}
+
+static inline __attribute__((always_inline)) bool ck_get_2x4(struct ck_table *t, cht_key_t k, cht_val_t *v,
+                                                             const unsigned idx)
+{
+    uint64_t h0, h1;
+    ck_hash2(t, k, &h0, &h1);
+    return ck_get_2x4_hashed(t, k, h0, h1, v, idx);
 }
 
 static __attribute__((noinline)) bool ck_get_other(struct ck_table *t, cht_key_t k, cht_val_t *v)
@@ -1080,6 +1086,8 @@ static int ck_pipe_step(void *tp, struct cht_pipe_op *op)
             }
         }
     }
+    if (__builtin_expect(ck_pipe_two_steps(t, a), 1))    /* the whole get, hashed at the start */
+        return ck_get_2x4_hashed(t, k, op->state[0], op->state[1], &op->val, CK_IDX_MASK);
     return ck_get(tp, k, &op->val);
 }
 
