@@ -104,13 +104,14 @@ struct cht_stats {
 
 /* One operation in flight under --pipeline (cht_ops.pipe_start/pipe_step). */
 enum cht_pipe_kind { CHT_PIPE_GET = 0, CHT_PIPE_INSERT = 1, CHT_PIPE_REMOVE = 2, CHT_PIPE_UPDATE = 3 };
-#define CHT_PIPE_AGAIN     (-1)   /* pipe_step: not done; the next line is on its way */
-#define CHT_PIPE_MAX_AGAIN 2      /* pipe_step returns CHT_PIPE_AGAIN at most this often per op */
+#define CHT_PIPE_AGAIN (-1)   /* result: not done; its next line is on its way (first step only) */
 struct cht_pipe_op {
     cht_key_t key;
     cht_val_t val;          /* in: the value insert/update writes; out: the value a get found */
     uint32_t  kind;         /* enum cht_pipe_kind: the driver's */
-    uint32_t  stage;        /* steps taken so far (0 at the first pipe_step): the driver's */
+    uint32_t  stage;        /* 0 until a step answers CHT_PIPE_AGAIN, which sets it to 1 */
+    int32_t   result;       /* pipe_step's answer: 1/0 (what get/insert/remove/update returns) or CHT_PIPE_AGAIN */
+    uint32_t  pad;
     uint64_t  state[2];     /* the table's, from pipe_start to the op's last step (hashes, not pointers) */
 };
 
@@ -157,35 +158,35 @@ struct cht_ops {
      * pipeline_mode "fallback"): pipelined operations, after DRAMHiT
      * (Narayanan et al., "DRAMHiT: A Hash Table Architected for the Speed of
      * DRAM", EuroSys 2023, §3-4; docs/cli.md "Pipelined operations"). The
-     * driver keeps W operations in flight per thread in a ring of struct
-     * cht_pipe_op: pipe_start(t, op) when an op enters the ring, then
-     * pipe_step(t, op) each time the ring comes round to it (W-1 other
-     * steps later), until a step completes it.
-     *  - pipe_start computes what the op needs (hash, candidate buckets) into
-     *    op->state and issues software prefetches for the lines the first
+     * driver draws ops in batches of up to W (struct cht_pipe_op) and hands
+     * each batch to pipe_start when drawn and to pipe_step one batch later,
+     * so W ops are on their way while W others resolve. Both take the ops in
+     * order, one call per batch (the table's loop, not the driver's, walks
+     * them: no indirect call per op).
+     *  - pipe_start computes what each op needs (hash, candidate buckets) into
+     *    op->state and issues software prefetches for the lines its first
      *    step reads (for ownership when op->kind writes), without waiting for
      *    them. It must have no effect visible to any operation: no stores to
      *    shared memory, no locks. It may read table headers only where they
      *    cannot be freed under it (inside the table's own read-side section,
-     *    or memory that lives until destroy), and it must not keep pointers
-     *    into memory a resize may free: a step recomputes addresses from the
+     *    or memory that lives until destroy), and must not keep pointers into
+     *    memory a resize may free: a step recomputes addresses from the
      *    current table (op->state holds hashes, not bucket pointers).
-     *  - pipe_step completes the op and returns its result (1/0, what
-     *    get/insert/remove/update would return; a get stores the value found
-     *    in op->val), or returns CHT_PIPE_AGAIN having prefetched the next
-     *    line the op needs (a cuckoo key not in its first bucket, a probe run
-     *    that crosses a line). A step that completes an op linearizes it
-     *    inside that call, exactly as the plain operation would (reading one
-     *    candidate bucket under its seqlock and finding k there is a get's
-     *    linearization point; an absent answer needs the whole get, run in
-     *    the last step). A table returns CHT_PIPE_AGAIN at most
-     *    CHT_PIPE_MAX_AGAIN times per op, so the drain at the end of a run is
-     *    bounded. op->stage is 0 at the first step and counts the steps.
+     *  - pipe_step sets each op's result: 1/0, what get/insert/remove/update
+     *    would return (a get stores the value found in op->val), or, only
+     *    while op->stage is 0, CHT_PIPE_AGAIN with op->stage set to 1 and
+     *    the next line the op needs prefetched (a cuckoo key not in its first
+     *    bucket, a probe run that goes on). The driver steps such an op once
+     *    more a batch later, and that step must complete it. A step that
+     *    completes an op linearizes it inside that call, exactly as the plain
+     *    operation would (reading one candidate bucket under its seqlock and
+     *    finding k there is a get's linearization point; an absent answer
+     *    needs the whole get, run in the second step).
      *  - The driver, not the table, keeps one thread's operations on one key
-     *    in program order: an op whose key an earlier, unfinished op of the
-     *    same thread has is not stepped until that one completes. */
-    void  (*pipe_start)(void *t, struct cht_pipe_op *op);
-    int   (*pipe_step)(void *t, struct cht_pipe_op *op);
+     *    in program order: no batch it passes to pipe_step holds a key twice,
+     *    nor a key an earlier unfinished op has. */
+    void  (*pipe_start)(void *t, struct cht_pipe_op *ops, unsigned n);
+    void  (*pipe_step)(void *t, struct cht_pipe_op *ops, unsigned n);
 };
 
 /* The most operations --pipeline keeps in flight per thread. */

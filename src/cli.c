@@ -954,10 +954,11 @@ static const struct cli_option run_options[O_COUNT] = {
     [O_PIPELINE] = { "pipeline", 0, CLI_ARG, "W|auto", set_pipeline, 0, 0, 0, 0, NULL, T_, "0", "0: off",
         "ops in flight 0.." STR(CHT_PIPELINE_MAX) " (0: off) or auto",
         "0.." STR(CHT_PIPELINE_MAX) " or `auto`; not with `--latency` or `--batch` (except `0`)",
-        "keep W ops in flight per thread: started (prefetched) when drawn, stepped a lap later (tables with pipe hooks)",
-        "keep W operations (gets, inserts, removes, updates) in flight per thread: each op is started by the "
-        "table's `pipe_start` hook when drawn (its lines prefetched) and stepped one lap of W ops later; ops that "
-        "need another line complete a lap after that; one thread's ops on one key complete in program order "
+        "keep W ops in flight per thread: started (prefetched) in batches of W, stepped a batch later (tables with pipe hooks)",
+        "keep W operations (gets, inserts, removes, updates) in flight per thread: ops are drawn in batches of W, "
+        "started by the table's `pipe_start` hook (their lines prefetched) and stepped by `pipe_step` one batch "
+        "later; ops that need another line complete a batch after that; one thread's ops on one key complete in "
+        "program order "
         "(\"Pipelined operations\"); "
         "tables without the hook run single ops (`pipeline_mode=fallback`); `auto`: single ops when the table is no "
         "larger than the last-level cache, else W = 16" },

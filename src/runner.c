@@ -563,71 +563,59 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
 
 /* --pipeline W (DRAMHiT's pipelining: Narayanan et al., EuroSys'23, §3-4),
  * in a loop of its own so the plain loop carries none of it. The loop runs
- * in laps; each lap has three phases, each a tight loop over at most W ops:
- *  A. the ops parked in the last lap (below) are stepped again, in the order
- *     they were parked, until each completes;
- *  B. the W ops drawn in the last lap are stepped (pipe_step) in the order
- *     they were drawn, by now (mostly) on cached lines: most complete here.
- *     One that answers CHT_PIPE_AGAIN (a second cuckoo bucket, the rest of
- *     a probe run: the step has prefetched it) is parked for the next lap's
- *     phase A, so its dependent miss overlaps W other ops instead of
- *     stalling this one, and ops complete out of order;
- *  C. W new ops are drawn and started (pipe_start: hashed, their first lines
- *     prefetched).
- * So up to W ops wait for their first lines and up to W more for a second.
- * Program order per key: when an op is stepped in phase B, every op drawn
- * before it has completed or is parked in this lap's phase B (phase A
- * finished the older parked ones), so an op whose key a parked op has
- * (a 64-bit mask of the parked keys' hashes, then an exact look) is parked
- * behind it unstepped: one thread's ops on one key complete in draw order.
- * Each completing step linearizes its op inside that call (cht.h), so every
- * op takes effect between its draw and its completion. The stop flag is
- * read once a lap; after it no op is drawn and the parked ops complete,
- * still timed. YCSB-F's read-modify-write runs as get + update when
- * stepped. Excludes --latency and --batch (cli.c); a filter runs single ops
- * (pipe_choose). */
-struct pipe_slot {
-    struct cht_pipe_op op;
-    unsigned okind;            /* enum op_kind (OP_RMW kept apart from OP_UPDATE) */
+ * in laps over batches of W ops; the table sees one call per batch
+ * (pipe_start, pipe_step), so no indirect call is made per op:
+ *  A. last lap's parked ops complete: those that answered CHT_PIPE_AGAIN
+ *     (their second line was prefetched then) in one pipe_step call, whose
+ *     second steps must complete them; then the held ops (below) one by one,
+ *     in draw order;
+ *  B. the ops drawn in the last lap, by now (mostly) on cached lines, are
+ *     stepped in draw order: most complete; those that answer "again" (a
+ *     second cuckoo bucket, a probe run past two lines, a clht-lb overflow
+ *     bucket) are parked for A, so their dependent miss overlaps W other ops
+ *     instead of stalling one: ops complete out of order;
+ *  C. W new ops are drawn and started (hashed, their first lines prefetched).
+ * Program order per key: all ops drawn before the batch of B have completed
+ * by then (A ran), so only ops of the batch itself can clash. An op whose
+ * key an earlier op of its batch has (a 256-bit mask of key hashes, then
+ * an exact look) is held: not stepped in B but completed in the next lap's A
+ * after the parked ops, all of which are earlier (only the first op of a key
+ * in a batch is stepped), in draw order. So one thread's ops on one key
+ * complete in the order they were drawn. YCSB-F's read-modify-write is held
+ * the same way and runs as get + update. Each completing step linearizes
+ * its op inside that call (cht.h), so every op takes effect between its draw
+ * and its completion. The stop flag is read once a lap; after it no op is
+ * drawn and the parked ones complete, still timed. Excludes --latency and
+ * --batch (cli.c); a filter runs single ops (pipe_choose). */
+struct pipe_lap {
+    struct cht_pipe_op batch[2][CHT_PIPELINE_MAX];   /* [b]: drawn in the last lap; [b ^ 1]: stepped in it */
+    uint8_t okind[2][CHT_PIPELINE_MAX];              /* enum op_kind of each (OP_RMW apart from OP_UPDATE) */
+    bool held[CHT_PIPELINE_MAX];                     /* of batch[b], while B runs */
+    struct cht_pipe_op park[CHT_PIPELINE_MAX];       /* answered "again" in the last lap */
+    uint8_t park_kind[CHT_PIPELINE_MAX];
+    uint8_t hold[CHT_PIPELINE_MAX];                  /* indexes into batch[b ^ 1] of last lap's held ops */
 };
 
-static inline uint64_t pipe_mask_of(cht_key_t k) { return 1ull << ((k * 0x9e3779b97f4a7c15ull) >> 58); }
-
-/* k among the keys of the n parked ops (indexes into batch) */
-static __attribute__((noinline)) bool pipe_key_parked(const struct pipe_slot *batch, const uint8_t *park, unsigned n,
-                                                      cht_key_t k)
+/* an op of ops[0..n) with key k */
+static __attribute__((noinline)) bool pipe_key_in(const struct cht_pipe_op *ops, unsigned n, cht_key_t k)
 {
     unsigned any = 0;
     for (unsigned j = 0; j < n; j++)
-        any |= batch[park[j]].op.key == k;
+        any |= ops[j].key == k;
     return any;
-}
-
-/* steps the op (get + update for a read-modify-write): its result, or CHT_PIPE_AGAIN */
-static inline __attribute__((always_inline)) int pipe_step_op(const struct op_runner *run,
-                                                              int (*step)(void *, struct cht_pipe_op *),
-                                                              struct pipe_slot *sl)
-{
-    if (__builtin_expect(sl->okind == OP_RMW, 0)) {
-        cht_val_t v;
-        return run->get(run->t, sl->op.key, &v) && run->update(run->t, sl->op.key, sl->op.val);
-    }
-    int r = step(run->t, &sl->op);
-    sl->op.stage++;
-    return r;
 }
 
 /* counts a completed op as run_op would */
 static inline __attribute__((always_inline)) void pipe_tally(struct tally *n, struct opsrc *src, const unsigned kind,
-                                                             const struct pipe_slot *sl, bool ok)
+                                                             unsigned okind, cht_key_t k, int r)
 {
-    const cht_key_t k = sl->op.key;
-    if (__builtin_expect(sl->okind == OP_GET, 1)) {
+    const bool ok = r != 0;
+    if (__builtin_expect(okind == OP_GET, 1)) {
         n->gs += ok;
         n->gf += !ok;
         return;
     }
-    switch (sl->okind) {
+    switch (okind) {
     case OP_INSERT:
         n->keysum += k & -(uint64_t)ok;
         n->is += ok;
@@ -646,6 +634,27 @@ static inline __attribute__((always_inline)) void pipe_tally(struct tally *n, st
     }
 }
 
+/* B for ops[a..e) of the batch: one pipe_step call, then each op counted or parked */
+static inline __attribute__((always_inline)) unsigned
+pipe_step_run(struct pipe_lap *L, unsigned b, unsigned a, unsigned e, unsigned np, const struct op_runner *run,
+              void (*step)(void *, struct cht_pipe_op *, unsigned), struct tally *n, struct opsrc *src,
+              const unsigned kind)
+{
+    struct cht_pipe_op *ops = L->batch[b];
+    step(run->t, ops + a, e - a);
+    for (unsigned i = a; i < e; i++) {
+        const int r = ops[i].result;
+        const unsigned ok = L->okind[b][i];
+        if (__builtin_expect(r == CHT_PIPE_AGAIN, 0)) {
+            L->park[np] = ops[i];
+            L->park_kind[np++] = (uint8_t)ok;
+        } else {
+            pipe_tally(n, src, kind, ok, ops[i].key, r);
+        }
+    }
+    return np;
+}
+
 static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w, const unsigned kind,
                                                                 const int mode)
 {
@@ -655,78 +664,93 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
     struct opsrc src = w->src;
     struct tally n = { 0 };
     uint64_t remaining = loop_ops(w, false), done = 0;
-    void (*start)(void *, struct cht_pipe_op *) = s->ops->pipe_start;
-    int (*step)(void *, struct cht_pipe_op *) = s->ops->pipe_step;
+    void (*start)(void *, struct cht_pipe_op *, unsigned) = s->ops->pipe_start;
+    void (*step)(void *, struct cht_pipe_op *, unsigned) = s->ops->pipe_step;
     const unsigned wn = s->pipe_w;
-    /* batch[b]: the ops drawn in the last lap; park: the indexes of the ops parked
-     * in the last lap, in batch[b ^ 1] (ops stay in place: copying one just
-     * written would stall on store forwarding) */
-    struct pipe_slot batch[2][CHT_PIPELINE_MAX];
-    uint8_t park[CHT_PIPELINE_MAX];
-    unsigned nb = 0, np = 0, b = 0;
+    struct pipe_lap L;
+    unsigned nb = 0, np = 0, nh = 0, b = 0;    /* drawn, parked, held in the last lap */
 
     clock_start(w);
     for (;;) {
-        /* A: last lap's parked ops complete */
-        for (unsigned i = 0; i < np; i++) {
-            struct pipe_slot *sl = &batch[b ^ 1][park[i]];
+        /* A: last lap's parked ops (second steps: they complete), then its held ops */
+        if (np) {
+            step(run.t, L.park, np);
+            for (unsigned i = 0; i < np; i++)
+                pipe_tally(&n, &src, kind, L.park_kind[i], L.park[i].key, L.park[i].result);
+        }
+        for (unsigned i = 0; i < nh; i++) {
+            struct cht_pipe_op *op = &L.batch[b ^ 1][L.hold[i]];
+            const unsigned ok = L.okind[b ^ 1][L.hold[i]];
             int r;
-            while ((r = pipe_step_op(&run, step, sl)) == CHT_PIPE_AGAIN)
-                ;   /* bounded: CHT_PIPE_MAX_AGAIN (cht.h) */
-            pipe_tally(&n, &src, kind, sl, r != 0);
+            if (ok == OP_RMW) {
+                cht_val_t v;
+                r = run.get(run.t, op->key, &v) && run.update(run.t, op->key, op->val);
+            } else {
+                do
+                    step(run.t, op, 1);
+                while ((r = op->result) == CHT_PIPE_AGAIN);
+            }
+            pipe_tally(&n, &src, kind, ok, op->key, r);
         }
-        /* B: last lap's draws are stepped; those not done are parked */
-        struct pipe_slot *cur = batch[b];
-        unsigned npk = 0;
-        uint64_t mask = 0;
+        done += np + nh;
+        /* B: last lap's draws are stepped; an op is held where an earlier op of the
+         * batch has its key, or is a read-modify-write */
+        struct cht_pipe_op *cur = L.batch[b];
+        uint64_t mask[4] = { 0 };    /* 256 bits: a false clash (an exact look) for ~3% of ops at W = 16 */
+        nh = 0;
         for (unsigned i = 0; i < nb; i++) {
-            struct pipe_slot *sl = &cur[i];
-            const uint64_t bit = pipe_mask_of(sl->op.key);
-            if (__builtin_expect((mask & bit) != 0, 0) && pipe_key_parked(cur, park, npk, sl->op.key)) {
-                park[npk++] = (uint8_t)i;     /* behind an earlier op on its key */
-                continue;
-            }
-            /* whether a get is done here is a coin toss for some tables (a cuckoo
-             * key absent or not in its first bucket): no branch on it */
-            int r = pipe_step_op(&run, step, sl);
-            const bool again = r == CHT_PIPE_AGAIN;
-            park[npk] = (uint8_t)i;
-            npk += again;
-            mask |= bit & -(uint64_t)again;
-            if (__builtin_expect(sl->okind == OP_GET, 1)) {
-                n.gs += r == 1;
-                n.gf += r == 0;
-            } else if (!again) {
-                pipe_tally(&n, &src, kind, sl, r != 0);
+            const unsigned x = (unsigned)((cur[i].key * 0x9e3779b97f4a7c15ull) >> 56);
+            const uint64_t bit = 1ull << (x & 63);
+            bool h = L.okind[b][i] == OP_RMW ||
+                     (__builtin_expect((mask[x >> 6] & bit) != 0, 0) && pipe_key_in(cur, i, cur[i].key));
+            mask[x >> 6] |= bit;
+            L.held[i] = h;
+            if (__builtin_expect(h, 0))
+                L.hold[nh++] = (uint8_t)i;
+        }
+        np = 0;
+        if (__builtin_expect(!nh, 1)) {
+            if (nb)
+                np = pipe_step_run(&L, b, 0, nb, np, &run, step, &n, &src, kind);
+        } else {                     /* the runs between held ops */
+            for (unsigned a = 0; a < nb;) {
+                if (L.held[a]) {
+                    a++;
+                    continue;
+                }
+                unsigned e = a + 1;
+                while (e < nb && !L.held[e])
+                    e++;
+                np = pipe_step_run(&L, b, a, e, np, &run, step, &n, &src, kind);
+                a = e;
             }
         }
-        done += nb + np;
+        done += nb - np - nh;
         if (mode & LOOP_TL)
-            __atomic_store_n(&w->progress, done - npk, __ATOMIC_RELAXED);
-        np = npk;
-        /* C: the next W ops are drawn and started, where last lap's parked ops were */
+            __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
+        /* C: the next W ops are drawn and started, where last lap's held ops were */
         b ^= 1;
         nb = 0;
         if (remaining && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
             nb = remaining < wn ? (unsigned)remaining : wn;
             remaining -= nb;
+            struct cht_pipe_op *ops = L.batch[b];
             for (unsigned i = 0; i < nb; i++) {
-                struct pipe_slot *sl = &batch[b][i];
                 struct op op = opsrc_next(&src, kind);
-                sl->okind = op.kind;
-                sl->op.key = op.key;
-                sl->op.kind = op.kind == OP_RMW ? CHT_PIPE_UPDATE : (uint32_t)op.kind;
-                sl->op.val = run_val(op.key, run.vbits);
-                sl->op.stage = 0;
-                start(run.t, &sl->op);
+                L.okind[b][i] = (uint8_t)op.kind;
+                ops[i].key = op.key;
+                ops[i].kind = op.kind == OP_RMW ? CHT_PIPE_UPDATE : (uint32_t)op.kind;
+                ops[i].val = run_val(op.key, run.vbits);
+                ops[i].stage = 0;
             }
-        } else if (!np) {
+            start(run.t, ops, nb);
+        } else if (!np && !nh) {
             break;
         }
     }
     clock_stop(w);
     if (mode & LOOP_TL) {
-        __atomic_store_n(&w->progress, done - np, __ATOMIC_RELAXED);
+        __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
         __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
     }
     loop_finish(w, &src, &n, false);

@@ -627,7 +627,7 @@ static bool lb_update(void *tp, cht_key_t k, cht_val_t v);
  * will lock it. Inside a read-side section because T may be retired by a
  * resize meanwhile; no pointer outlives it (a step recomputes the bucket from
  * the current table: a resize in between only wastes the prefetch). */
-static void lb_pipe_start(void *tp, struct cht_pipe_op *op)
+static inline __attribute__((always_inline)) void lb_pipe_start_one(void *tp, struct cht_pipe_op *op)
 {
     struct clht_lb *h = tp;
     uint64_t hv = cht_hash(h->hash, op->key);
@@ -647,7 +647,7 @@ static void lb_pipe_start(void *tp, struct cht_pipe_op *op)
  * overflow bucket prefetches that one and comes back for the whole search
  * (the head is still cached), so the chain's dependent miss overlaps other
  * ops instead of stalling this one. Writers run the ordinary operation. */
-static int lb_pipe_step(void *tp, struct cht_pipe_op *op)
+static inline __attribute__((always_inline)) int lb_pipe_step_one(void *tp, struct cht_pipe_op *op)
 {
     struct clht_lb *h = tp;
     const cht_key_t k = op->key;
@@ -681,6 +681,22 @@ static int lb_pipe_step(void *tp, struct cht_pipe_op *op)
     }
     reclaim_end(h->rc, lb_tid);
     return r;
+}
+
+static void lb_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        lb_pipe_start_one(tp, &ops[i]);
+}
+
+/* (a step that answers CHT_PIPE_AGAIN marks the op's second step, cht.h) */
+static void lb_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        int r = lb_pipe_step_one(tp, &ops[i]);
+        ops[i].result = r;
+        ops[i].stage |= r == CHT_PIPE_AGAIN;
+    }
 }
 
 static inline __attribute__((always_inline)) bool

@@ -1027,7 +1027,7 @@ static inline bool ck_pipe_two_steps(const struct ck_table *t, const struct ck_a
  * first, so at the default density most present keys are there: one miss
  * instead of two), anything else every candidate (ck_prefetch_all). Arrays
  * live until destroy, so reading cur without a lock is safe. */
-static void ck_pipe_start(void *tp, struct cht_pipe_op *op)
+static inline __attribute__((always_inline)) void ck_pipe_start_one(void *tp, struct cht_pipe_op *op)
 {
     struct ck_table *t = tp;
     const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
@@ -1051,7 +1051,7 @@ static void ck_pipe_start(void *tp, struct cht_pipe_op *op)
  * next step runs the whole get (both buckets under both versions), which is
  * also what a writer in the way (an odd or changed version) falls back to.
  * Writers run the ordinary operation. */
-static int ck_pipe_step(void *tp, struct cht_pipe_op *op)
+static inline __attribute__((always_inline)) int ck_pipe_step_one(void *tp, struct cht_pipe_op *op)
 {
     struct ck_table *t = tp;
     const cht_key_t k = op->key;
@@ -1089,6 +1089,22 @@ static int ck_pipe_step(void *tp, struct cht_pipe_op *op)
     if (__builtin_expect(ck_pipe_two_steps(t, a), 1))    /* the whole get, hashed at the start */
         return ck_get_2x4_hashed(t, k, op->state[0], op->state[1], &op->val, CK_IDX_MASK);
     return ck_get(tp, k, &op->val);
+}
+
+static void ck_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        ck_pipe_start_one(tp, &ops[i]);
+}
+
+/* (a step that answers CHT_PIPE_AGAIN marks the op's second step, cht.h) */
+static void ck_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        int r = ck_pipe_step_one(tp, &ops[i]);
+        ops[i].result = r;
+        ops[i].stage |= r == CHT_PIPE_AGAIN;
+    }
 }
 
 static __attribute__((noinline)) bool ck_insert_other(struct ck_table *t, cht_key_t k, cht_val_t v)

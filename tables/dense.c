@@ -238,7 +238,7 @@ static bool dn_update(void *tp, cht_key_t k, cht_val_t v);
  * costs no second page walk) and the home region's seqlock word; a writer
  * also takes k's key lock first, so that line is prefetched for ownership.
  * One array for the table's lifetime: nothing here can be freed. */
-static void dn_pipe_start(void *tp, struct cht_pipe_op *op)
+static inline __attribute__((always_inline)) void dn_pipe_start_one(void *tp, struct cht_pipe_op *op)
 {
     struct dn_table *t = tp;
     uint64_t h = cht_hash(t->hash, op->key), line = h & t->mask & ~3ull;
@@ -263,7 +263,7 @@ static void dn_pipe_start(void *tp, struct cht_pipe_op *op)
  * goes on past the two lines prefetches the third and comes back for the
  * whole dn_get; so does a hit a writer got in the way of. Writers run the
  * ordinary operation. */
-static int dn_pipe_step(void *tp, struct cht_pipe_op *op)
+static inline __attribute__((always_inline)) int dn_pipe_step_one(void *tp, struct cht_pipe_op *op)
 {
     struct dn_table *t = tp;
     const cht_key_t k = op->key;
@@ -303,6 +303,22 @@ static int dn_pipe_step(void *tp, struct cht_pipe_op *op)
     __builtin_prefetch(&t->slot[next]);
     op->val = val;
     return decided ? (int)hit : CHT_PIPE_AGAIN;
+}
+
+static void dn_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        dn_pipe_start_one(tp, &ops[i]);
+}
+
+/* (a step that answers CHT_PIPE_AGAIN marks the op's second step, cht.h) */
+static void dn_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        int r = dn_pipe_step_one(tp, &ops[i]);
+        ops[i].result = r;
+        ops[i].stage |= r == CHT_PIPE_AGAIN;
+    }
 }
 
 static bool dn_insert(void *tp, cht_key_t k, cht_val_t v)

@@ -3,8 +3,8 @@
 thread, W ops drawn and started (the table's pipe_start) per lap, stepped
 (pipe_step) one lap later; ops whose step answers "again" (a second cuckoo
 bucket, a probe run past two lines, a clht-lb overflow bucket) complete in
-the next lap, out of order, and an op on a key an earlier unfinished op has
-waits behind it.
+the next lap, out of order, and an op whose key an earlier op of its batch
+has is held and completes after it.
 
 What must hold, each an exact check:
  - every drawn op runs (the FIFO drains inside the timed phase): total_ops ==

@@ -98,7 +98,7 @@ static void *mk(const struct cht_config *c, char *e, size_t n) { (void)c; (void)
 static void rel(void *t) { (void)t; }
 static void init(void *l, const struct lock_config *c) { (void)l; (void)c; }
 static void op(void *l, void *c) { (void)l; (void)c; }
-static void pst(void *t, struct cht_pipe_op *o) { (void)t; (void)o; }
+static void pst(void *t, struct cht_pipe_op *o, unsigned n) { (void)t; (void)o; (void)n; }
 static const struct cht_ops table = { .name = TNAME, .summary = "s", .create = mk, .destroy = rel, .get = get,
     .insert = put, .remove = rm, .size = SIZE, .pipe_start = PSTART };
 static const struct lock_ops lock = { .name = LNAME, .summary = "s", .lock_size = 8, .init = init,

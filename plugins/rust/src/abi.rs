@@ -10,7 +10,7 @@
 //! the C compiler's.
 #![allow(non_camel_case_types, dead_code)]
 
-use std::os::raw::{c_char, c_int, c_uint, c_void};
+use std::os::raw::{c_char, c_uint, c_void};
 
 /// CHT_ABI_VERSION of include/cht.h (build.rs checks that they agree).
 pub const CHT_ABI_VERSION: c_uint = 3;
@@ -75,6 +75,8 @@ pub struct cht_pipe_op {
     pub val: u64,
     pub kind: u32,
     pub stage: u32,
+    pub result: i32,
+    pub pad: u32,
     pub state: [u64; 2],
 }
 
@@ -99,8 +101,8 @@ pub struct cht_ops {
     pub get_batch: Option<extern "C" fn(t: Table, keys: *const u64, n: usize, vals: *mut u64, found: *mut bool)>,
     pub probe_lines: Option<extern "C" fn(t: Table, k: u64) -> c_uint>,
     pub default_lock: *const c_char,
-    pub pipe_start: Option<extern "C" fn(t: Table, op: *mut cht_pipe_op)>,
-    pub pipe_step: Option<extern "C" fn(t: Table, op: *mut cht_pipe_op) -> c_int>,
+    pub pipe_start: Option<extern "C" fn(t: Table, ops: *mut cht_pipe_op, n: c_uint)>,
+    pub pipe_step: Option<extern "C" fn(t: Table, ops: *mut cht_pipe_op, n: c_uint)>,
 }
 unsafe impl Sync for cht_ops {}
 
