@@ -673,7 +673,7 @@ static inline __attribute__((always_inline)) struct hr_item *walk_get(struct hr_
 {
     struct hr_item *S = &G->sent[j], *x = ITEM(hw);
     const unsigned shift = G->shift;   /* a local: the atomic loads below would reload G->shift */
-    const uint64_t th = (uint64_t)(t >> 64), base1 = (j << shift) + 1;
+    const uint64_t th = (uint64_t)(t >> 64), tk = (uint64_t)t, base1 = (j << shift) + 1;
     const uint64_t lim = th >= base1 ? th - base1 : 0;   /* 0: t has the lowest tag, no fast steps */
     unsigned n = 1;
     int r = rel(x, ldr(&x->h), t);
@@ -696,6 +696,14 @@ static inline __attribute__((always_inline)) struct hr_item *walk_get(struct hr_
             prev_lt = true;
         }
         HR_SLOW_STEP();
+        /* the usual end of a hit: c is t itself (equal tag, equal key). The
+         * general test below decides the same (rel() == 0, then live()), with
+         * two more compares and branches first; an equal tag is never the
+         * sentinel's (key 0) nor another bucket's (its bucket is t's). */
+        if (ch == th && ldr(&c->key) == tk && live(c)) {
+            *hops = n;
+            return c;
+        }
         if (c == S || (ch >> shift) != j) {
             /* the wrap point (max -> min) of the ordered ring's conditions, or
              * the other half of a ring being split: continue at the sentinel */
