@@ -197,8 +197,8 @@ static const struct col_decl table_cols[] = {
     COL("plugin_sha256", "text", "", "", "sha256 of each plugin file named in `plugin` (`;`-joined likewise); empty for built-ins"),
     /* schema 9: --pipeline (docs/cli.md "Pipelined operations") */
     COL("pipeline", "text", "", "pipeline", "`--pipeline` as given: `0` (off, the default) .. `64`, or `auto` (what a sweep's cell asked for)"),
-    COL("pipeline_w", "int", "", "", "operations in flight per thread in the timed loop (W); 0: single ops (no `--pipeline`, a table without the `pipe_start`/`pipe_step` hooks, or `auto` on a table no larger than the last-level cache)"),
-    JSON_ONLY("pipeline_mode", "text", "", "", "`-` (no `--pipeline`), `hooks` (the table's `pipe_start`/`pipe_step` hooks, W ops in flight), `fallback` (`--pipeline` on a table without the hook, or a filter: single ops), `plain` (`--pipeline auto` chose single ops: the table is no larger than the last-level cache)"),
+    COL("pipeline_w", "int", "", "", "operations in flight per thread in the timed loop (W); 0: single ops (no `--pipeline`, a table without the `pipe_start`/`pipe_step` hooks, or `auto` on a table no larger than 4x the core's private cache, L2)"),
+    JSON_ONLY("pipeline_mode", "text", "", "", "`-` (no `--pipeline`), `hooks` (the table's `pipe_start`/`pipe_step` hooks, W ops in flight), `fallback` (`--pipeline` on a table without the hook, or a filter: single ops), `plain` (`--pipeline auto` chose single ops: the table is no larger than 4x the core's private cache, L2)"),
     JSON_ONLY("cpu_share", "float", "share", "", "CPU time of the threads' timed loops / (threads × `elapsed_s`): below 1 when the threads were descheduled (a busy machine); `mops / cpu_share` is the rate while on a CPU"),
 };
 

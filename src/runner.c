@@ -822,36 +822,45 @@ static void timed_loop(struct worker *w)
 }
 
 
-/* --pipeline auto: a table no larger than the last-level cache is (mostly)
- * cache-resident, its ops hit anyway, and the hook's second hash, call and
- * the FIFO are pure overhead (+25% time per op at i=1K here); a larger one
- * misses on most ops and W ops in flight overlap them (1.4-3x at i=1M, 33 MB
- * and more against a 32 MB L3): docs/measurements/pipeline.md. */
-#define PIPE_AUTO_LLC_FACTOR 1
+/* --pipeline auto: a table within a few times the core's private cache (L2)
+ * is mostly cached; its ops hit anyway, and the hooks and the batch
+ * bookkeeping are pure overhead (-15..-40% at i = 1K); a larger one misses
+ * in L2 and the TLB on most ops, in the L3 too or not, and W ops in flight
+ * overlap that (L2 2 MiB, L3 300 MiB: 0.8-1.2x at 2-4 MB, 1.1-1.4x at
+ * 8-17 MB, 1.4-2.9x at 34-68 MB; docs/measurements/pipeline.md). */
+#define PIPE_AUTO_L2_FACTOR 4
 #define PIPE_AUTO_W 16          /* W for large tables: the curve's knee here */
 
-/* the last-level cache's bytes (0: unknown): sysfs first, as lscpu reads it; glibc's
- * sysconf(_SC_LEVEL3_CACHE_SIZE) derives it from CPUID, which a VM may report wrongly
- * (320 MiB for a 32 MiB L3 on the KVM guest of docs/measurements/pipeline.md) */
-static uint64_t llc_bytes(void)
+/* the largest private cache's bytes (L1 or L2, from sysfs as lscpu reads it;
+ * else glibc's sysconf, which derives it from CPUID; 0: unknown) */
+static uint64_t private_cache_bytes(void)
 {
     uint64_t best = 0;
-    for (int i = 0; i < 8; i++) {    /* sysfs: the largest cache of cpu0 */
+    for (int i = 0; i < 8; i++) {
         char path[96], buf[32];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        unsigned level = 0;
+        uint64_t n = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
         FILE *f = fopen(path, "r");
         if (!f)
             break;
-        if (fgets(buf, sizeof buf, f)) {
-            char *end;
-            uint64_t n = strtoull(buf, &end, 10);
-            n *= *end == 'K' ? 1024 : *end == 'M' ? 1024 * 1024 : 1;
-            best = n > best ? n : best;
-        }
+        if (fscanf(f, "%u", &level) != 1)
+            level = 0;
         fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if ((f = fopen(path, "r"))) {
+            if (fgets(buf, sizeof buf, f)) {
+                char *end;
+                n = strtoull(buf, &end, 10);
+                n *= *end == 'K' ? 1024 : *end == 'M' ? 1024 * 1024 : 1;
+            }
+            fclose(f);
+        }
+        if (level >= 1 && level <= 2 && n > best)
+            best = n;
     }
     if (!best) {
-        long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
         best = v > 0 ? (uint64_t)v : 0;
     }
     return best;
@@ -872,8 +881,8 @@ static void pipe_choose(struct shared *s)
         return;
     }
     if (cfg->pipeline_auto) {
-        uint64_t llc = llc_bytes();
-        if (llc && s->table_bytes_after_prefill <= PIPE_AUTO_LLC_FACTOR * llc) {
+        uint64_t l2 = private_cache_bytes();
+        if (l2 && s->table_bytes_after_prefill <= PIPE_AUTO_L2_FACTOR * l2) {
             s->pipe_mode = PIPE_PLAIN;
             return;
         }
