@@ -651,13 +651,8 @@ static inline __attribute__((always_inline)) int lb_pipe_step_one(void *tp, stru
 {
     struct clht_lb *h = tp;
     const cht_key_t k = op->key;
-    if (__builtin_expect(op->kind != CHT_PIPE_GET, 0)) {
-        if (op->kind == CHT_PIPE_INSERT)
-            return lb_insert(tp, k, op->val);
-        if (op->kind == CHT_PIPE_REMOVE)
-            return lb_remove(tp, k);
-        return lb_update(tp, k, op->val);
-    }
+    if (__builtin_expect(op->kind != CHT_PIPE_GET, 0))
+        return cht_pipe_write(tp, op, lb_insert, lb_remove, lb_update);
     const uint64_t hv = op->state[0];
     int r;
     reclaim_begin(h->rc, lb_tid);
@@ -683,21 +678,7 @@ static inline __attribute__((always_inline)) int lb_pipe_step_one(void *tp, stru
     return r;
 }
 
-static void lb_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        lb_pipe_start_one(tp, &ops[i]);
-}
-
-/* (a step that answers CHT_PIPE_AGAIN marks the op's second step, cht.h) */
-static void lb_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) {
-        int r = lb_pipe_step_one(tp, &ops[i]);
-        ops[i].result = r;
-        ops[i].stage |= r == CHT_PIPE_AGAIN;
-    }
-}
+CHT_PIPE_BATCH_HOOKS(lb_pipe_start, lb_pipe_step, lb_pipe_start_one, lb_pipe_step_one)
 
 static inline __attribute__((always_inline)) bool
 lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)

@@ -1055,13 +1055,8 @@ static inline __attribute__((always_inline)) int ck_pipe_step_one(void *tp, stru
 {
     struct ck_table *t = tp;
     const cht_key_t k = op->key;
-    if (__builtin_expect(op->kind != CHT_PIPE_GET, 0)) {
-        if (op->kind == CHT_PIPE_INSERT)
-            return ck_insert(tp, k, op->val);
-        if (op->kind == CHT_PIPE_REMOVE)
-            return ck_remove(tp, k);
-        return ck_update(tp, k, op->val);
-    }
+    if (__builtin_expect(op->kind != CHT_PIPE_GET, 0))
+        return cht_pipe_write(tp, op, ck_insert, ck_remove, ck_update);
     const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
     if (op->stage == 0 && __builtin_expect(ck_pipe_two_steps(t, a), 1)) {
         const uint64_t h0 = op->state[0], b0 = h0 & a->mask;
@@ -1091,21 +1086,7 @@ static inline __attribute__((always_inline)) int ck_pipe_step_one(void *tp, stru
     return ck_get(tp, k, &op->val);
 }
 
-static void ck_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        ck_pipe_start_one(tp, &ops[i]);
-}
-
-/* (a step that answers CHT_PIPE_AGAIN marks the op's second step, cht.h) */
-static void ck_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) {
-        int r = ck_pipe_step_one(tp, &ops[i]);
-        ops[i].result = r;
-        ops[i].stage |= r == CHT_PIPE_AGAIN;
-    }
-}
+CHT_PIPE_BATCH_HOOKS(ck_pipe_start, ck_pipe_step, ck_pipe_start_one, ck_pipe_step_one)
 
 static __attribute__((noinline)) bool ck_insert_other(struct ck_table *t, cht_key_t k, cht_val_t v)
 {

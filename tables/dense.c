@@ -267,13 +267,8 @@ static inline __attribute__((always_inline)) int dn_pipe_step_one(void *tp, stru
 {
     struct dn_table *t = tp;
     const cht_key_t k = op->key;
-    if (__builtin_expect(op->kind != CHT_PIPE_GET, 0)) {
-        if (op->kind == CHT_PIPE_INSERT)
-            return dn_insert(tp, k, op->val);
-        if (op->kind == CHT_PIPE_REMOVE)
-            return dn_remove(tp, k);
-        return dn_update(tp, k, op->val);
-    }
+    if (__builtin_expect(op->kind != CHT_PIPE_GET, 0))
+        return cht_pipe_write(tp, op, dn_insert, dn_remove, dn_update);
     if (op->stage != 0)
         return dn_get(tp, k, &op->val);
     const uint64_t mask = t->mask, home = op->state[0] & mask, line = home & ~3ull;
@@ -305,21 +300,7 @@ static inline __attribute__((always_inline)) int dn_pipe_step_one(void *tp, stru
     return decided ? (int)hit : CHT_PIPE_AGAIN;
 }
 
-static void dn_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        dn_pipe_start_one(tp, &ops[i]);
-}
-
-/* (a step that answers CHT_PIPE_AGAIN marks the op's second step, cht.h) */
-static void dn_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) {
-        int r = dn_pipe_step_one(tp, &ops[i]);
-        ops[i].result = r;
-        ops[i].stage |= r == CHT_PIPE_AGAIN;
-    }
-}
+CHT_PIPE_BATCH_HOOKS(dn_pipe_start, dn_pipe_step, dn_pipe_start_one, dn_pipe_step_one)
 
 static bool dn_insert(void *tp, cht_key_t k, cht_val_t v)
 {

@@ -197,4 +197,36 @@ static inline size_t cht_count_as_size(int64_t n)
     return n > 0 ? (size_t)n : 0;
 }
 
+/* --pipeline: a write (op->kind insert, remove or update) run as the plain
+ * operation in its first step; constant function arguments inline to direct calls */
+static inline __attribute__((always_inline)) int
+cht_pipe_write(void *t, const struct cht_pipe_op *op, bool (*insert)(void *, cht_key_t, cht_val_t),
+               bool (*remove)(void *, cht_key_t), bool (*update)(void *, cht_key_t, cht_val_t))
+{
+    if (op->kind == CHT_PIPE_INSERT)
+        return insert(t, op->key, op->val);
+    if (op->kind == CHT_PIPE_REMOVE)
+        return remove(t, op->key);
+    return update(t, op->key, op->val);
+}
+
+/* --pipeline's batch hooks (cht.h pipe_start/pipe_step) from a table's one-op
+ * functions, which the loops inline: START_ONE(t, op) starts one op;
+ * STEP_ONE(t, op) returns its result (1/0) or CHT_PIPE_AGAIN, which marks
+ * the op's second step (op->stage = 1). Defines static START and STEP. */
+#define CHT_PIPE_BATCH_HOOKS(START, STEP, START_ONE, STEP_ONE)              \
+    static void START(void *t_, struct cht_pipe_op *ops_, unsigned n_)      \
+    {                                                                       \
+        for (unsigned i_ = 0; i_ < n_; i_++)                                \
+            START_ONE(t_, &ops_[i_]);                                       \
+    }                                                                       \
+    static void STEP(void *t_, struct cht_pipe_op *ops_, unsigned n_)       \
+    {                                                                       \
+        for (unsigned i_ = 0; i_ < n_; i_++) {                              \
+            int r_ = STEP_ONE(t_, &ops_[i_]);                               \
+            ops_[i_].result = r_;                                           \
+            ops_[i_].stage |= r_ == CHT_PIPE_AGAIN;                         \
+        }                                                                   \
+    }
+
 #endif /* CHT_TABLE_SUPPORT_H */
