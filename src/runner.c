@@ -786,7 +786,7 @@ static void warmup_loop(struct worker *w)
 }
 
 /* --pipeline's loops, one per source kind, in a function of their own: inlined
- * into timed_loop they cost its plain loop 2 instructions per op (cachegrind) */
+ * into timed_loop they cost its plain loop an instruction per op (cachegrind) */
 static __attribute__((noinline)) void pipe_timed_loop(struct worker *w, unsigned kind, int mode)
 {
 #define PIPE(k_) pipe_loop_for(w, k_, LOOP_PLAIN)
