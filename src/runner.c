@@ -831,7 +831,7 @@ static void timed_loop(struct worker *w)
 
 /* --pipeline auto: a table within a few times the core's private cache (L2)
  * is mostly cached; its ops hit anyway, and the hooks and the batch
- * bookkeeping are pure overhead (-15..-40% at i = 1K); a larger one misses
+ * bookkeeping are pure overhead (-4..-61% at i = 1K); a larger one misses
  * in L2 and the TLB on most ops, in the L3 too or not, and W ops in flight
  * overlap that (L2 2 MiB, L3 300 MiB: 0.8-1.2x at 2-4 MB, 1.1-1.4x at
  * 8-17 MB, 1.4-2.9x at 34-68 MB; docs/measurements/pipeline.md). */
