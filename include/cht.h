@@ -107,7 +107,8 @@ enum cht_pipe_kind { CHT_PIPE_GET = 0, CHT_PIPE_INSERT = 1, CHT_PIPE_REMOVE = 2,
 #define CHT_PIPE_AGAIN (-1)   /* result: not done; its next line is on its way (first step only) */
 struct cht_pipe_op {
     cht_key_t key;
-    cht_val_t val;          /* in: the value insert/update writes; out: the value a get found */
+    cht_val_t val;          /* in: the value insert/update writes; out: the value a get found (the
+                               table's scratch between a get's steps) */
     uint32_t  kind;         /* enum cht_pipe_kind: the driver's */
     uint32_t  stage;        /* 0 until a step answers CHT_PIPE_AGAIN, which sets it to 1 */
     int32_t   result;       /* pipe_step's answer: 1/0 (what get/insert/remove/update returns) or CHT_PIPE_AGAIN */
@@ -181,7 +182,10 @@ struct cht_ops {
      *    completes an op linearizes it inside that call, exactly as the plain
      *    operation would (reading one candidate bucket under its seqlock and
      *    finding k there is a get's linearization point; an absent answer
-     *    needs the whole get, run in the second step).
+     *    must hold at one instant for every place k could be: cuckoo's
+     *    second step reads the second bucket under its seqlock and re-checks
+     *    that the first bucket's version is still the one its first step
+     *    saw).
      *  - The driver, not the table, keeps one thread's operations on one key
      *    in program order: no batch it passes to pipe_step holds a key twice,
      *    nor a key an earlier unfinished op has. */

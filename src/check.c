@@ -11,7 +11,9 @@
  *           own model, so the final table state is known exactly.
  * stable    "odd" keys prefilled and never touched; writers churn the even
  *           keys (growing resizable tables) while readers must find every
- *           odd key with its value on every read.
+ *           odd key with its value on every read (a quarter of the reads in
+ *           batches of 1..16 through the pipe_start/pipe_step hooks, where
+ *           the table has them).
  * stress    16 threads on a tiny range (r = 64, u = 50), many short runs:
  *           size == i + ins_suc - rem_suc exactly after every run, every
  *           value read back belongs to its key, the key count found by get()
@@ -405,6 +407,48 @@ static void mode_disjoint(void)
 
 /* ---------------- stable ---------------- */
 
+/* A stable reader's batch through the table's --pipeline hooks (cht.h
+ * pipe_start/pipe_step): n odd keys started together, stepped together, the
+ * ops that answered CHT_PIPE_AGAIN stepped once more; each must find its key
+ * with its value, and a second step must complete its op. Returns the ops run. */
+static unsigned stable_read_pipelined(struct worker *w, struct cht_rng *r, uint64_t i)
+{
+    enum { STABLE_PIPE_MAX = 16 };
+    struct cht_pipe_op op[STABLE_PIPE_MAX], again[STABLE_PIPE_MAX];
+    const unsigned n = 1 + (unsigned)(cht_rng_next(r) % STABLE_PIPE_MAX);
+    for (unsigned j = 0; j < n; j++) {
+        cht_key_t k = 2 * cht_rng_below(cht_rng_next(r), w->range / 2) + 1;
+        op[j] = (struct cht_pipe_op){ .key = k, .kind = CHT_PIPE_GET };
+    }
+    ops->pipe_start(w->t, op, n);
+    ops->pipe_step(w->t, op, n);
+    unsigned na = 0;
+    for (unsigned j = 0; j < n; j++) {
+        if (op[j].result != CHT_PIPE_AGAIN)
+            continue;
+        if (op[j].stage != 1)
+            W_ERR(w, "key %llu pipe_step answered again with stage %u (expected 1; op %llu)",
+                  (unsigned long long)op[j].key, op[j].stage, (unsigned long long)i);
+        again[na++] = op[j];
+    }
+    if (na)
+        ops->pipe_step(w->t, again, na);
+    for (unsigned j = 0, a = 0; j < n; j++) {
+        const struct cht_pipe_op *o = op[j].result == CHT_PIPE_AGAIN ? &again[a++] : &op[j];
+        if (o->result == CHT_PIPE_AGAIN)
+            W_ERR(w, "key %llu pipe_step answered again at its second step (op %llu)", (unsigned long long)o->key,
+                  (unsigned long long)i);
+        else if (o->result != 1)
+            W_ERR(w, "key %llu pipelined get expected true got false (never removed; op %llu, batch of %u)",
+                  (unsigned long long)o->key, (unsigned long long)i, n);
+        else if (o->val != val_for(o->key, 3))
+            W_ERR(w, "key %llu pipelined get expected value %llx got %llx (never updated; op %llu)",
+                  (unsigned long long)o->key, (unsigned long long)val_for(o->key, 3), (unsigned long long)o->val,
+                  (unsigned long long)i);
+    }
+    return n;
+}
+
 static void *stable_worker(void *arg)
 {
     struct worker *w = arg;
@@ -422,6 +466,8 @@ static void *stable_worker(void *arg)
                 w->ins_suc += ops->insert(w->t, k, val_for(k, 1));
             else
                 w->rem_suc += ops->remove(w->t, k);
+        } else if (ops->pipe_start && (x >> 62) == 0) {
+            i += stable_read_pipelined(w, &r, i) - 1;                   /* a quarter of the reads */
         } else {
             cht_key_t k = 2 * cht_rng_below(x, w->range / 2) + 1;            /* odd keys: always present */
             cht_val_t got = 0;

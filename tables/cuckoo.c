@@ -159,6 +159,7 @@ static const char *const ck_index_names[] = { "mask", "mod64", "mod32", NULL };
 struct ck_table {
     struct ck_array *cur;       /* atomic; changes only under all stripes */
     unsigned get_variant;       /* 0: index=mask, prefetch=2 (the default, inlined); else 3*index + prefetch */
+    bool pipe_2x4;              /* get_variant 0 and 4 ways: --pipeline's two-step get (with 2 hashes) */
     unsigned write_variant;     /* 0: index=mask, no lock=NAME (inlined); else 2*index + ext */
     unsigned hashes, max_hashes, ways, threads;
     unsigned prefetch;          /* 0, 1 (alternate candidates), 2 (all candidates and their stripes) */
@@ -341,10 +342,16 @@ lockset_unlock_x(struct ck_table *t, const struct ck_lockset *ls, const bool ext
 
 /* ---------------- hashing and slots ---------------- */
 
+/* the step between k's candidate buckets (odd: b_i = h0 + i*h1 differ) */
+static inline uint64_t ck_hash_step(cht_key_t k)
+{
+    return cht_hash_mix2(k) | 1;
+}
+
 static inline void ck_hash2(const struct ck_table *t, cht_key_t k, uint64_t *h0, uint64_t *h1)
 {
     *h0 = cht_hash(t->hash, k);
-    *h1 = cht_hash_mix2(k) | 1;
+    *h1 = ck_hash_step(k);
 }
 
 /* bucket of hash x; idx is a constant in the specialised hot paths */
@@ -384,6 +391,13 @@ static inline struct ck_slot *ck_bucket(const struct ck_table *t, const struct c
 static inline cht_key_t slot_key(const struct ck_slot *s)
 {
     return __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+}
+
+/* the keys of bucket s equal to k, a bit per slot */
+static inline __attribute__((always_inline)) unsigned ck_match4(const struct ck_slot *s, cht_key_t k)
+{
+    return (unsigned)(slot_key(&s[0]) == k) | (unsigned)(slot_key(&s[1]) == k) << 1 |
+           (unsigned)(slot_key(&s[2]) == k) << 2 | (unsigned)(slot_key(&s[3]) == k) << 3;
 }
 
 static inline void slot_put(struct ck_slot *s, cht_key_t k, cht_val_t v)
@@ -900,10 +914,7 @@ static inline __attribute__((always_inline)) bool ck_get_2x4_hashed(struct ck_ta
             ck_relax(&spins);
             continue;
         }
-        unsigned m = (unsigned)(slot_key(&s0[0]) == k) | (unsigned)(slot_key(&s0[1]) == k) << 1 |
-                     (unsigned)(slot_key(&s0[2]) == k) << 2 | (unsigned)(slot_key(&s0[3]) == k) << 3 |
-                     (unsigned)(slot_key(&s1[0]) == k) << 4 | (unsigned)(slot_key(&s1[1]) == k) << 5 |
-                     (unsigned)(slot_key(&s1[2]) == k) << 6 | (unsigned)(slot_key(&s1[3]) == k) << 7;
+        unsigned m = ck_match4(s0, k) | ck_match4(s1, k) << 4;
         unsigned j = (unsigned)__builtin_ctz(m | 0x80u);    /* slot 7 on a miss, discarded */
         /* s0 or s1 by the bit 2 of j, without a branch */
         uintptr_t in1 = (uintptr_t)0 - (j >> 2);
@@ -1015,10 +1026,12 @@ static bool ck_remove(void *tp, cht_key_t k);
 static bool ck_update(void *tp, cht_key_t k, cht_val_t v);
 
 /* --pipeline takes a get in two steps where the get has the default shape
- * (ck_get_2x4's: two hashes, four ways, index=mask) */
+ * (ck_get_2x4's: two hashes, four ways, index=mask; one flag for the
+ * table's part, as the atomic loads of cur keep the compiler from merging
+ * repeated tests) */
 static inline bool ck_pipe_two_steps(const struct ck_table *t, const struct ck_array *a)
 {
-    return t->get_variant == 0 && t->ways == 4 && a->hashes == 2;
+    return t->pipe_2x4 & (a->hashes == 2);
 }
 
 /* --pipeline (cht.h pipe_start/pipe_step). Start: both hashes into the op's
@@ -1048,9 +1061,16 @@ static inline __attribute__((always_inline)) void ck_pipe_start_one(void *tp, st
  * seqlock, with the array still current: k there (the versions equal around
  * the read) ends the get, linearized at that read as ck_get_2x4's hit would
  * be. Not there: the second bucket and its stripe are prefetched, and the
- * next step runs the whole get (both buckets under both versions), which is
- * also what a writer in the way (an odd or changed version) falls back to.
- * Writers run the ordinary operation. */
+ * op keeps the first stripe's version and the array (state[1] and val: a
+ * get's val is the table's until it completes; arrays live until destroy, so
+ * the address names one). The second step reads the second bucket alone
+ * under its stripe's seqlock and ends the get if the first stripe's version
+ * is still the one seen: no writer touched the first bucket in between (a
+ * kick of k into it, a resize: every write there bumps that version), so at
+ * the second read k was in neither candidate, and the miss is linearized
+ * there. Anything else (a writer in the way, another array) runs the whole
+ * get, both buckets under both versions. Writers run the ordinary
+ * operation. */
 static inline __attribute__((always_inline)) int ck_pipe_step_one(void *tp, struct cht_pipe_op *op)
 {
     struct ck_table *t = tp;
@@ -1058,17 +1078,18 @@ static inline __attribute__((always_inline)) int ck_pipe_step_one(void *tp, stru
     if (__builtin_expect(op->kind != CHT_PIPE_GET, 0))
         return cht_pipe_write(tp, op, ck_insert, ck_remove, ck_update);
     const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-    if (op->stage == 0 && __builtin_expect(ck_pipe_two_steps(t, a), 1)) {
-        const uint64_t h0 = op->state[0], b0 = h0 & a->mask;
+    if (__builtin_expect(!ck_pipe_two_steps(t, a), 0))
+        return ck_get(tp, k, &op->val);
+    const uint64_t h0 = op->state[0], b0 = h0 & a->mask;
+    const uint64_t *q0 = &t->stripe[stripe_of(b0)].seq;
+    if (op->stage == 0) {
         const struct ck_slot *s0 = &a->slot[b0 * 4];
-        const uint64_t *q0 = &t->stripe[stripe_of(b0)].seq;
         uint64_t ver0 = __atomic_load_n(q0, __ATOMIC_ACQUIRE);
         if (!(ver0 & 1) && __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) == a) {
-            unsigned m = (unsigned)(slot_key(&s0[0]) == k) | (unsigned)(slot_key(&s0[1]) == k) << 1 |
-                         (unsigned)(slot_key(&s0[2]) == k) << 2 | (unsigned)(slot_key(&s0[3]) == k) << 3;
-            /* hit or not is a coin toss at r = 2i: no branch on it. A miss prefetches
-             * the second bucket and its stripe; a hit the same lines of the first
-             * (cached: the prefetch costs nothing) */
+            const unsigned m = ck_match4(s0, k);
+            /* hit or not is a coin toss at r = 2i: no branch on it before the
+             * version check. A miss prefetches the second bucket and its stripe; a
+             * hit the same lines of the first (cached: the prefetch costs nothing) */
             const uint64_t other = (h0 + op->state[1]) & a->mask, miss = (uint64_t)0 - (m == 0);
             const uint64_t b1 = b0 ^ ((b0 ^ other) & miss);     /* m ? b0 : other, without a branch */
             __builtin_prefetch(&a->slot[b1 * 4]);
@@ -1076,14 +1097,29 @@ static inline __attribute__((always_inline)) int ck_pipe_step_one(void *tp, stru
             cht_val_t val = __atomic_load_n(&s0[__builtin_ctz(m | 8u)].val, __ATOMIC_ACQUIRE);
             /* the acquire loads above keep this re-read after the slot reads */
             if (__builtin_expect(__atomic_load_n(q0, __ATOMIC_RELAXED) == ver0, 1)) {
-                op->val = val;
+                op->state[1] = ver0;
+                op->val = m ? val : (cht_val_t)(uintptr_t)a;
                 return m ? 1 : CHT_PIPE_AGAIN;
             }
         }
+    } else if (op->val == (cht_val_t)(uintptr_t)a) {
+        const uint64_t b1 = (h0 + ck_hash_step(k)) & a->mask;
+        const struct ck_slot *s1 = &a->slot[b1 * 4];
+        const uint64_t *q1 = &t->stripe[stripe_of(b1)].seq;
+        uint64_t ver1 = __atomic_load_n(q1, __ATOMIC_ACQUIRE);
+        if (!(ver1 & 1) && __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) == a) {
+            const unsigned m = ck_match4(s1, k);
+            cht_val_t val = __atomic_load_n(&s1[__builtin_ctz(m | 8u)].val, __ATOMIC_ACQUIRE);
+            /* the acquire loads above keep these re-reads after the slot reads */
+            if (__builtin_expect((__atomic_load_n(q1, __ATOMIC_RELAXED) == ver1) &
+                                 (__atomic_load_n(q0, __ATOMIC_RELAXED) == op->state[1]), 1)) {
+                op->val = val;
+                return m != 0;
+            }
+        }
     }
-    if (__builtin_expect(ck_pipe_two_steps(t, a), 1))    /* the whole get, hashed at the start */
-        return ck_get_2x4_hashed(t, k, op->state[0], op->state[1], &op->val, CK_IDX_MASK);
-    return ck_get(tp, k, &op->val);
+    /* the whole get, hashed at the start */
+    return ck_get_2x4_hashed(t, k, h0, ck_hash_step(k), &op->val, CK_IDX_MASK);
 }
 
 CHT_PIPE_BATCH_HOOKS(ck_pipe_start, ck_pipe_step, ck_pipe_start_one, ck_pipe_step_one)
@@ -1198,6 +1234,7 @@ static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
     t->prefetch = (unsigned)prefetch;
     t->index = (enum ck_index)index;
     t->get_variant = ck_get_variant(index, t->prefetch);
+    t->pipe_2x4 = t->get_variant == 0 && t->ways == 4;
     t->write_variant = ck_write_variant(index, cfg->lock != NULL);
     t->hash = hash;
     t->threads = cfg->max_threads ? cfg->max_threads : 1;

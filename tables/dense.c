@@ -186,6 +186,36 @@ static inline __attribute__((always_inline)) bool dn_read_at(struct dn_table *t,
     }
 }
 
+/* get()'s scan from the j0-th slot after home (j0 > 0: --pipeline's second
+ * step, whose first step found neither k nor an empty slot before it). That
+ * needs no look back: a present key stays in its slot until removed, with
+ * every slot from home to it non-empty, so if k was present throughout the
+ * two steps, one of them sees it, and an absent answer has an instant
+ * between them where k was absent. A slot that no longer holds k when its
+ * value is read sends the scan back to home. */
+static inline __attribute__((always_inline)) bool dn_get_from(struct dn_table *t, cht_key_t k, uint64_t home,
+                                                              uint64_t j0, cht_val_t *v)
+{
+restart:
+    for (uint64_t j = j0; j <= t->mask; j++) {
+        uint64_t i = (home + j) & t->mask;
+        cht_key_t x = key_at(t, i);
+        if (x == DN_EMPTY)
+            return false;
+        if (x != k)
+            continue;
+        cht_val_t val;
+        if (!dn_read_at(t, i, k, &val)) {
+            j0 = 0;
+            goto restart;
+        }
+        if (v)
+            *v = val;
+        return true;
+    }
+    return false;
+}
+
 static bool dn_get(void *tp, cht_key_t k, cht_val_t *v)
 {
     struct dn_table *t = tp;
@@ -194,22 +224,7 @@ static bool dn_get(void *tp, cht_key_t k, cht_val_t *v)
         __builtin_prefetch(&t->slot[home]);
         __builtin_prefetch(region_of(t, home));
     }
-restart:
-    for (uint64_t j = 0; j <= t->mask; j++) {
-        uint64_t i = (home + j) & t->mask;
-        cht_key_t x = key_at(t, i);
-        if (x == DN_EMPTY)
-            return false;
-        if (x != k)
-            continue;
-        cht_val_t val;
-        if (!dn_read_at(t, i, k, &val))
-            goto restart;
-        if (v)
-            *v = val;
-        return true;
-    }
-    return false;
+    return dn_get_from(t, k, home, 0, v);
 }
 
 /* --batch: hash every key and prefetch its home slot and region word before
@@ -260,18 +275,18 @@ static inline __attribute__((always_inline)) void dn_pipe_start_one(void *tp, st
  * branch on what it finds: the first slot from home holding k or empty
  * decides, as in dn_get's scan; k's value is read under its region's
  * seqlock whether or not it is needed (the lines are cached). A run that
- * goes on past the two lines prefetches the third and comes back for the
- * whole dn_get; so does a hit a writer got in the way of. Writers run the
- * ordinary operation. */
+ * goes on past the two lines prefetches the third and comes back to scan on
+ * from there (dn_get_from); a hit a writer got in the way of runs the whole
+ * dn_get. Writers run the ordinary operation. */
 static inline __attribute__((always_inline)) int dn_pipe_step_one(void *tp, struct cht_pipe_op *op)
 {
     struct dn_table *t = tp;
     const cht_key_t k = op->key;
     if (__builtin_expect(op->kind != CHT_PIPE_GET, 0))
         return cht_pipe_write(tp, op, dn_insert, dn_remove, dn_update);
-    if (op->stage != 0)
-        return dn_get(tp, k, &op->val);
     const uint64_t mask = t->mask, home = op->state[0] & mask, line = home & ~3ull;
+    if (op->stage != 0)     /* on from the third line */
+        return dn_get_from(t, k, home, 8 - (home & 3), &op->val);
     /* (at least 16 slots: the two lines differ; locals, as the acquire loads would reload t's fields) */
     const struct dn_slot *l0 = &t->slot[line], *l1 = &t->slot[(line + 4) & mask];
     unsigned eq = 0, empty = 0;
