@@ -7,9 +7,11 @@ PDF with TrueType fonts, NAME.md verdict computed from the CSV; a fake rebuild r
 (every scripts/figures/*.toml on synthetic rows), validate (every cell checked with chtbench --validate
 before anything runs or is written; did you mean; bounded axes; binary configs), provenance (rows of
 another build moved to superseded-*.csv, --reuse-any, plot's warning, --latest, typed --where), speedup
-(summary.csv's T(n)/T(1) from the rows; a closed stdout), slurm (a real single-node Slurm cluster on
+(summary.csv's T(n)/T(1) from the rows; a closed stdout), reference (results/reference's pages are
+what --replot draws from their CSVs), slurm (a real single-node Slurm cluster on
 localhost: munged, slurmctld, slurmd), pyflakes. Exit 77 = skipped (meson), with the reason.
 """
+import glob
 import json
 import os
 import re
@@ -207,6 +209,30 @@ def case_machine(chtbench, tmp):
     xml = open(os.path.join(tmp, j["hwloc_xml"])).read()
     check(xml.lstrip().startswith("<?xml") and "<topology" in xml and 'type="PU"' in xml,
           "hwloc-ls --of xml saved beside it")
+    # without hwloc's tools (chtbench links the library only): the counts from the kernel's /sys files
+    root = os.path.join(tmp, "sys")   # 2 packages x 4 cores x 2 threads, CPUs 0-15 online, 2 NUMA nodes
+    for c in range(16):
+        d = os.path.join(root, "cpu", f"cpu{c}", "topology")
+        os.makedirs(d)
+        for f, v in (("physical_package_id", c // 8), ("die_id", 0), ("core_id", (c % 8) // 2)):
+            write(os.path.join(d, f), f"{v}\n")
+    write(os.path.join(root, "cpu", "online"), "0-15\n")
+    os.makedirs(os.path.join(root, "node"))
+    write(os.path.join(root, "node", "online"), "0-1\n")
+    got = machine.sysfs_counts(root)
+    check(got == {"sockets": 2, "cores": 8, "pus": 16, "numa_nodes": 2}, f"sysfs_counts on a 2x4x2 tree: {got}")
+    write(os.path.join(root, "cpu", "online"), "0-3,8\n")
+    got = machine.sysfs_counts(root)
+    check(got == {"sockets": 2, "cores": 3, "pus": 5, "numa_nodes": 2}, f"sysfs_counts of online CPUs 0-3,8 only: {got}")
+    path = os.environ["PATH"]
+    os.environ["PATH"] = os.path.join(tmp, "no-tools")
+    try:
+        bare = machine.collect(chtbench)
+    finally:
+        os.environ["PATH"] = path
+    check(all(bare[k] == j[k] for k in ("sockets", "cores", "pus", "numa_nodes"))
+          and bare["pus_source"].startswith("/sys/devices/system (hwloc-calc: ") and "pus_note" not in bare,
+          f"no hwloc-calc on PATH: the same counts from /sys ({bare.get('pus_source')})")
 
 
 def case_figure(chtbench, tmp):
@@ -311,7 +337,51 @@ def case_figure(chtbench, tmp):
     r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), "--list"], capture_output=True, text=True)
     check(r.returncode == 0 and len(r.stdout.splitlines()) >= 10 and "BROKEN" not in r.stdout,
           f"scripts/figure --list: {len(r.stdout.splitlines())} figures, none broken")
+    figure_replot(chtbench, tmp)
     figure_reference(chtbench, tmp)
+
+
+def figure_replot(chtbench, tmp):
+    """--replot: the page drawn again from a CSV another machine wrote (rows of another build, up to its
+    CPU count in its machine.json, more than this machine has), running nothing."""
+    out = os.path.join(tmp, "figreplot")
+    os.makedirs(out)
+    toml = os.path.join(tmp, "tiny-ncpu.toml")
+    write(toml, open(os.path.join(HERE, "figures", "tiny.toml")).read().replace("threads = [1, 2]",
+                                                                                  'threads = ["1..ncpu"]'))
+    src = pd.read_csv(os.path.join(tmp, "fig", "results-quick.csv"), dtype=str, keep_default_na=False)
+    one = src[src["threads"] == "1"]
+    rows = []
+    for n in range(1, 7):   # a 6-CPU machine: clht-lb 10n Mops/s, locked 3n
+        r = one.copy()
+        r["threads"] = str(n)
+        r["git_rev"] = "0ther0ne0000"
+        r["mops"] = [str(10 * n if t == "clht-lb" else 3 * n) for t in r["table"]]
+        rows.append(r)
+    data = pd.concat(rows)
+    tables = sorted(set(data["table"]))
+    data.to_csv(os.path.join(out, "results-quick.csv"), index=False)
+    write(os.path.join(out, "machine.json"), json.dumps({"hostname": "elsewhere", "usable_cpus": 6}))
+    stamp = os.path.getmtime(os.path.join(out, "results-quick.csv"))
+    fig_py = os.path.join(SCRIPTS, "figure")
+    r = subprocess.run([PY, fig_py, toml, "--replot", "--out", out, "--chtbench", chtbench],
+                       capture_output=True, text=True, timeout=120)
+    text = open(os.path.join(out, "tiny-ncpu.md")).read() if os.path.exists(os.path.join(out, "tiny-ncpu.md")) else ""
+    check(r.returncode == 0 and os.path.getmtime(os.path.join(out, "results-quick.csv")) == stamp
+          and not os.path.exists(os.path.join(out, "superseded-results-quick.csv")),
+          f"--replot: exit 0, nothing ran or moved ({r.stderr.strip()[-200:]})")
+    check(tables == ["clht-lb", "locked"] and "| 6 | 60.0 | 18.0 |" in text and "| 5 | 50.0 | 15.0 |" in text
+          and "redrawn by `--replot`" in text and "0ther0ne0000" in text,
+          "--replot: every thread count up to machine.json's 6 CPUs on the page, the other build named")
+    check("clht-lb is the fastest table at every thread count: **holds** (6/6 cases)" in text,
+          "--replot: the verdict computed over all six thread counts")
+    r = subprocess.run([PY, fig_py, toml, "--replot", "--rerun", "--out", out, "--chtbench", chtbench],
+                       capture_output=True, text=True)
+    check(r.returncode == 2 and one_line(r) and "--replot runs nothing" in r.stderr, f"--replot --rerun: exit 2 ({r.stderr.strip()})")
+    r = subprocess.run([PY, fig_py, toml, "--replot", "--out", os.path.join(tmp, "nothing-here"), "--chtbench", chtbench],
+                       capture_output=True, text=True)
+    check(r.returncode == 2 and one_line(r) and r.stderr.startswith("figure: --replot: no ")
+          and not os.path.exists(os.path.join(tmp, "nothing-here")), f"--replot without a CSV: exit 2, nothing written ({r.stderr.strip()})")
 
 
 def figure_reference(chtbench, tmp):
@@ -925,6 +995,9 @@ def case_provenance(chtbench, tmp):
     # typed --where, missing file, bad query
     sel = plot.select(both, "threads == 2 and table == 'clht-lb'")
     check(len(sel) == 4 and set(sel["threads"]) == {"2"}, f"--where 'threads == 2' compares numbers ({len(sel)} rows)")
+    # pandas 3 reads dtype=str as its string dtype, not object: the columns are typed all the same
+    sel = plot.select(both.astype("string"), "threads == 2 and table == 'clht-lb'")
+    check(len(sel) == 4, f"--where 'threads == 2' compares numbers over string-dtype columns too ({len(sel)} rows)")
     r = subprocess.run([PY, plot_py, csv, "--where", "threads == 2", "--out", os.path.join(tmp, "pl")],
                        capture_output=True, text=True)
     check(r.returncode == 0, f"scripts/plot --where 'threads == 2': exit 0 ({r.stderr.strip()})")
@@ -1042,7 +1115,27 @@ def case_pyflakes(chtbench, tmp):
     check(r.returncode == 0, f"pyflakes clean {r.stdout.strip()}")
 
 
-CASES = {"verdicts": case_verdicts, "config": case_config, "resume": case_resume, "machine": case_machine, "figure": case_figure,
+def case_reference(chtbench, tmp):
+    """results/reference/MACHINE/FIG: every committed page is what --replot draws from its committed CSV
+    (the verdicts and the medians tables, word for word), planned for that machine's CPU count; a page
+    left stale by a change to the checks or the plotting fails here until it is redrawn."""
+    ref = os.path.join(REPO, "results", "reference")
+    pages = sorted(glob.glob(os.path.join(ref, "*", "*", "results-quick.csv")))
+    check(len(pages) >= 4, f"{len(pages)} reference figure folders under results/reference")
+    for csv in pages:
+        src = os.path.dirname(csv)
+        name = os.path.basename(src)
+        out = os.path.join(tmp, os.path.basename(os.path.dirname(src)), name)
+        shutil.copytree(src, out)
+        r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), name, "--replot", "--out", out, "--chtbench", chtbench],
+                           capture_output=True, text=True, timeout=300)
+        committed, drawn = (open(os.path.join(d, name + ".md")).read().split("\n## Run")[0] for d in (src, out))
+        check(r.returncode == 0 and committed == drawn and "**" in drawn,
+              f"{os.path.relpath(src, REPO)}: NAME.md as --replot draws it ({r.stderr.strip()[-200:]})"
+              + ("" if committed == drawn else f" (redraw: scripts/figure {name} --replot --out {os.path.relpath(src, REPO)})"))
+
+
+CASES = {"verdicts": case_verdicts, "reference": case_reference, "config": case_config, "resume": case_resume, "machine": case_machine, "figure": case_figure,
          "figures": case_figures, "validate": case_validate, "provenance": case_provenance,
          "speedup": case_speedup,
          "slurm": case_slurm, "pyflakes": case_pyflakes}

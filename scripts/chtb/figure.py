@@ -776,7 +776,7 @@ def medians_sections(parts, fig, refs=None):
 
 
 def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, wall=None, csv=None,
-               dropped=(), summary=None, runs=None, refs=None):
+               dropped=(), summary=None, runs=None, refs=None, replot=False):
     short, full = style.citation(fig.get("source", ""))
     lines = [f"# {fig['title']}", "", f"After {full}", "",
              "## Claim (source)", "", fig["claim"].strip(), ""]
@@ -799,7 +799,8 @@ def write_page(path, name, fig, scale, agg=None, df=None, m=None, skipped=None, 
         reps = pd.to_numeric(df["rep"], errors="coerce").max() + 1 if "rep" in df.columns else "?"
         lines += ["## Run", "", f"Scale `{scale}`: {len(df)} rows, {reps} reps per cell; CSV "
                   f"`{os.path.basename(csv)}`" + (f"; sweep + plot took {wall:.0f} s" if wall else
-                                                 " (reused: every cell was already complete)") + ".",
+                                                 " (redrawn by `--replot` from the CSV as it stands)" if replot
+                                                 else " (reused: every cell was already complete)") + ".",
                   "Error bars: min–max over repetitions." if fig["plot"].get("err", "minmax") == "minmax"
                   else "Error bars: interquartile range.", ""]
         lines += build_section(df, runs) + [""]
@@ -826,26 +827,41 @@ def no_such_figure(name):
 
 
 def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.stdout, reuse_any=False,
-         check_host=True):
-    """Runs (or reuses) the sweep of figure NAME, draws it, writes NAME.md; returns an exit code."""
+         check_host=True, replot=False):
+    """Runs (or reuses) the sweep of figure NAME, draws it, writes NAME.md; returns an exit code.
+    replot: runs nothing and draws the page again from the CSV in `out` as it stands (rows of any build
+    or host), its cells planned for the CPU count in out/machine.json (the machine that ran them)."""
     path = figure_path(name)
     name = os.path.splitext(os.path.basename(path))[0]
     if not os.path.exists(path):
         print(no_such_figure(name), file=sys.stderr)
         return 2
+    out = os.path.abspath(out or os.path.join(REPO, "results", "figures", name))
+    csv = os.path.join(out, f"results-{scale}.csv")
+    ncpu = None
+    if replot:
+        if not os.path.exists(csv):
+            print(f"figure: --replot: no {csv} to draw from (run the figure first, or name its folder with --out)",
+                  file=sys.stderr)
+            return 2
+        ncpu = (read_machine(out) or {}).get("usable_cpus")
+        if not ncpu:
+            print(f"figure {name}: --replot: no machine.json with usable_cpus in {out}: the cells are planned "
+                  f"for this machine's {config.ncpus()} CPUs", file=sys.stderr)
     try:
         fig = load(path)
-        sw = config.from_dict({"sweep": fig["sweep"]}, source=path, scale=scale, name=name)
+        sw = config.from_dict({"sweep": fig["sweep"]}, source=path, scale=scale, ncpu=ncpu, name=name)
         refs = references(fig, scale, path)
     except (config.ConfigError, tomllib.TOMLDecodeError) as e:
         print(f"figure: {e}", file=sys.stderr)
         return 2
     chtbench = os.path.abspath(chtbench or default_chtbench())
     schema.use(chtbench)   # cells are matched to rows by the columns this binary declares
-    out = os.path.abspath(out or os.path.join(REPO, "results", "figures", name))
     if fig.get("data") not in (None, "results", "timeline"):
         print(f"figure: {path}: data = '{fig['data']}' (accepted: results, timeline)", file=sys.stderr)
         return 2
+    if replot:
+        return draw(name, fig, sw, out, scale, csv, replot=True, stream=stream)
     why = missing_requirement(fig, chtbench)
     dropped = [] if why else drop_unavailable(sw, chtbench)
     if not why and sw.cells:   # every cell checked before anything is written or run
@@ -859,7 +875,6 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
             print(f"figure {name}: {err}", file=sys.stderr)
             return 2
     os.makedirs(out, exist_ok=True)
-    csv = os.path.join(out, f"results-{scale}.csv")
     page = os.path.join(out, name + ".md")
     if why:
         write_page(page, name, fig, scale, skipped=why)
@@ -887,18 +902,32 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
         if rr in (2, 130):
             return rr
         rc = rc or rr
-    df = plot.add_columns(sweep.read_csv(side.get("--timeline-csv", csv)))
+    rc2 = draw(name, fig, sw, out, scale, csv, dropped=dropped, wall=None if reused else time.monotonic() - t0,
+               stream=stream)
+    return rc2 if rc2 else rc
+
+
+def read_machine(out):
+    """out/machine.json as a dict, or None."""
+    try:
+        with open(os.path.join(out, "machine.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def draw(name, fig, sw, out, scale, csv, dropped=(), wall=None, replot=False, stream=sys.stdout):
+    """finish() over the rows of the CSV (or the timeline CSV beside it) that belong to the sweep's cells."""
+    path = os.path.join(out, f"timeline-{scale}.csv") if fig.get("data") == "timeline" else csv
+    df = plot.add_columns(sweep.read_csv(path))
     # only this sweep's cells (a CSV may hold rows of an older config)
     keep = pd.Series(False, index=df.index)
     for cell in sw.cells:
         keep |= sweep._mask(df, config.match_key(sw, cell))
-    df = df[keep]
-    rc2 = finish(name, fig, df, out, scale, csv, dropped=dropped, wall=None if reused else time.monotonic() - t0,
-                 stream=stream)
-    return rc2 if rc2 else rc
+    return finish(name, fig, df[keep], out, scale, csv, dropped=dropped, wall=wall, replot=replot, stream=stream)
 
 
-def finish(name, fig, df, out, scale, csv, dropped=(), wall=None, stream=sys.stdout):
+def finish(name, fig, df, out, scale, csv, dropped=(), wall=None, replot=False, stream=sys.stdout):
     """Draws figure NAME from its rows (df) into out/ and writes NAME.md; returns an exit code.
     make() calls it after the sweep; tests call it with synthetic rows."""
     t0 = time.monotonic()
@@ -909,10 +938,7 @@ def finish(name, fig, df, out, scale, csv, dropped=(), wall=None, stream=sys.std
     except (ValueError, KeyError, config.ConfigError) as e:
         print(f"figure {name}: cannot plot: {e}", file=sys.stderr)
         return 1
-    m = None
-    if os.path.exists(os.path.join(out, "machine.json")):
-        with open(os.path.join(out, "machine.json")) as f:
-            m = json.load(f)
+    m = read_machine(out)
     from . import provenance
     runs = provenance.read_runs(out)
     warn = provenance.mixed_warning(df, runs)
@@ -923,7 +949,7 @@ def finish(name, fig, df, out, scale, csv, dropped=(), wall=None, stream=sys.std
         summ["speedup"] = pd.to_numeric(summ["speedup"], errors="coerce")
     page = os.path.join(out, name + ".md")
     write_page(page, name, fig, scale, agg=parts, df=df, m=m, wall=wall, csv=csv, dropped=dropped, summary=summ,
-               runs=runs, refs=refs)
+               runs=runs, refs=refs, replot=replot)
     print(f"figure {name}: {', '.join(paths)}, {page} ({(wall or 0) + time.monotonic() - t0:.0f} s)", file=stream)
     return 0
 
@@ -952,6 +978,9 @@ def main(argv=None):
     p.add_argument("--rerun", action="store_true", help="discard this scale's CSV and run the sweep again")
     p.add_argument("--reuse-any", action="store_true", help="reuse cells written by another build or host "
                    "(warns, naming them; by default they run again and their rows move to superseded-*.csv)")
+    p.add_argument("--replot", action="store_true", help="run nothing: draw the page again from the CSV in --out "
+                   "as it stands (rows of any build or host, e.g. copied from another machine), its cells planned "
+                   "for the CPU count in that folder's machine.json")
     p.add_argument("--slurm", action="store_true", help="run the sweep as a Slurm job array (docs/cluster.md)")
     p.add_argument("--partition", help="Slurm partition (with --slurm)")
     p.add_argument("--time", help="Slurm time limit per cell (with --slurm)")
@@ -960,6 +989,9 @@ def main(argv=None):
     chtbench = os.path.abspath(a.chtbench or default_chtbench())
     if (a.partition or a.time or a.dry_run) and not a.slurm:
         print("figure: --partition, --time and --dry-run need --slurm", file=sys.stderr)
+        return 2
+    if a.replot and (a.rerun or a.slurm or a.reuse_any):
+        print("figure: --replot runs nothing: it takes no --rerun, --reuse-any or --slurm", file=sys.stderr)
         return 2
     if a.list:
         list_figures(chtbench)
@@ -991,5 +1023,5 @@ def main(argv=None):
             return 2
         return slurm.submit(sw, out, chtbench, config_path=path, scale=a.scale, partition=a.partition,
                             time_limit=a.time, dry=a.dry_run, figure=name)
-    return make(a.name, a.scale, a.out, chtbench, a.rerun, reuse_any=a.reuse_any)
+    return make(a.name, a.scale, a.out, chtbench, a.rerun, reuse_any=a.reuse_any, replot=a.replot)
 

@@ -1,7 +1,9 @@
 """machine.json: which machine, kernel, build and tree made a CSV.
 
-Counts come from hwloc (hwloc-calc), the full topology is saved as `hwloc-ls --of xml`.
-A value this machine does not expose is null with a `*_note` saying why.
+Counts come from hwloc (hwloc-calc), the full topology is saved as `hwloc-ls --of xml`. Where hwloc's
+tools are not installed (chtbench links the library, not the tools), the counts come from the kernel's
+/sys topology files and `*_source` says so. A value this machine does not expose is null with a
+`*_note` saying why.
 """
 import datetime
 import json
@@ -39,16 +41,52 @@ def _cpu_model():
     return platform.processor() or None
 
 
+def _range_list(text):
+    """'0-3,8' -> [0, 1, 2, 3, 8] (the kernel's CPU and node lists)."""
+    out = []
+    for part in (text or "").split(","):
+        if "-" in part:
+            a, b = part.split("-", 1)
+            out += range(int(a), int(b) + 1)
+        elif part.strip():
+            out.append(int(part))
+    return out
+
+
+def sysfs_counts(root="/sys/devices/system"):
+    """{sockets, cores, pus, numa_nodes} of the online CPUs from the kernel's topology files, or None
+    where they are not readable."""
+    cpus = _range_list(_read(os.path.join(root, "cpu", "online")))
+    if not cpus:
+        return None
+    pkgs, cores = set(), set()
+    for c in cpus:
+        topo = os.path.join(root, "cpu", f"cpu{c}", "topology")
+        pkg, core = _read(os.path.join(topo, "physical_package_id")), _read(os.path.join(topo, "core_id"))
+        if pkg is None or core is None:
+            return None
+        pkgs.add(pkg)
+        cores.add((pkg, _read(os.path.join(topo, "die_id")), core))
+    nodes = _range_list(_read(os.path.join(root, "node", "online")))
+    return {"sockets": len(pkgs), "cores": len(cores), "pus": len(cpus), "numa_nodes": len(nodes) or 1}
+
+
 def collect(chtbench, topology_path=None):
     """The machine record; writes the hwloc XML to topology_path when given."""
     m = {"written": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
          "hostname": socket.gethostname(), "cpu_model": _cpu_model(),
          "usable_cpus": len(os.sched_getaffinity(0)), "online_cpus": os.cpu_count()}
+    sysfs = None
     for key, obj in (("sockets", "package"), ("cores", "core"), ("pus", "pu"), ("numa_nodes", "numanode")):
         out, err = _run(["hwloc-calc", "--number-of", obj, "all"])
         m[key] = int(out.strip()) if out and out.strip().isdigit() else None
-        if err:
-            m[key + "_note"] = f"hwloc-calc: {err}"
+        if m[key] is None:
+            sysfs = sysfs or sysfs_counts()
+            if sysfs:
+                m[key] = sysfs[key]
+                m[key + "_source"] = f"/sys/devices/system (hwloc-calc: {err or 'no count'})"
+            else:
+                m[key + "_note"] = f"hwloc-calc: {err or 'no count'}; /sys/devices/system not readable"
     if topology_path:
         out, err = _run(["hwloc-ls", "--of", "xml"])
         if out is not None:

@@ -16,6 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+import numpy as np  # noqa: E402
 
 from . import style  # noqa: E402
 
@@ -98,7 +99,7 @@ def typed(df):
     out = df.copy()
     num = numeric_columns()
     for c in out.columns:
-        if out[c].dtype != object:
+        if not pd.api.types.is_string_dtype(out[c]):   # text: object (pandas < 3) or str (pandas 3)
             continue
         v = pd.to_numeric(out[c].where(out[c] != ""), errors="coerce")
         if c in num or (c not in num and len(v) and v.notna().sum() == (out[c] != "").sum() > 0):
@@ -501,7 +502,8 @@ def _axes(ax, part, sub, fac, xs, numeric, xcol, panel_w, panel_h, labels=(True,
         ax.minorticks_off() if not part.logy else None
     if part.logy:
         ax.set_yscale("log")
-        vals = pd.concat([sub["min"], sub["max"], sub["median"]])
+        # plain values: pandas 3's concat compares the parts' attrs, and attrs["best"] holds a DataFrame
+        vals = pd.Series(np.concatenate([sub[c].to_numpy(dtype=float) for c in ("min", "max", "median")]))
         vals = vals[vals > 0]
         if len(vals):
             _log_ticks(ax.yaxis, vals.min(), vals.max())
