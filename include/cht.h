@@ -188,7 +188,10 @@ struct cht_ops {
      *    saw).
      *  - The driver, not the table, keeps one thread's operations on one key
      *    in program order: no batch it passes to pipe_step holds a key twice,
-     *    nor a key an earlier unfinished op has. */
+     *    nor a key an earlier unfinished op has. Except in a run whose ops
+     *    are all gets (-u 0, YCSB C): nothing writes there, so no get can
+     *    tell in which order two gets of one key ran, and a batch may hold a
+     *    key several times (as `chtbench check`'s stable check's batches do). */
     void  (*pipe_start)(void *t, struct cht_pipe_op *ops, unsigned n);
     void  (*pipe_step)(void *t, struct cht_pipe_op *ops, unsigned n);
 };

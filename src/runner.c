@@ -133,6 +133,7 @@ struct shared {
     struct memsnap mem_after_prefill;
     unsigned pipe_w;                         /* --pipeline: ops in flight (0: single ops), set before B3 */
     enum pipe_mode pipe_mode;
+    bool pipe_ordered;                       /* ... a batch's ops on one key complete in draw order */
 };
 
 struct worker {
@@ -582,7 +583,9 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
  * after the parked ops, all of which are earlier (only the first op of a key
  * in a batch is stepped), in draw order. So one thread's ops on one key
  * complete in the order they were drawn. YCSB-F's read-modify-write is held
- * the same way and runs as get + update. Each completing step linearizes
+ * the same way and runs as get + update. A run whose ops are all gets (-u 0,
+ * YCSB C; not a trace) skips the clash test (pipe_ordered): nothing writes,
+ * so no get can tell in which order two gets of one key ran. Each completing step linearizes
  * its op inside that call (cht.h), so every op takes effect between its draw
  * and its completion. The stop flag is read once a lap; after it no op is
  * drawn and the parked ones complete, still timed. Excludes --latency and
@@ -667,6 +670,7 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
     void (*start)(void *, struct cht_pipe_op *, unsigned) = s->ops->pipe_start;
     void (*step)(void *, struct cht_pipe_op *, unsigned) = s->ops->pipe_step;
     const unsigned wn = s->pipe_w;
+    const bool ordered = s->pipe_ordered;
     struct pipe_lap L;
     unsigned nb = 0, np = 0, nh = 0, b = 0;    /* drawn, parked, held in the last lap */
 
@@ -698,7 +702,7 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
         struct cht_pipe_op *cur = L.batch[b];
         uint64_t mask[4] = { 0 };    /* 256 bits: a false clash (an exact look) for ~3% of ops at W = 16 */
         nh = 0;
-        for (unsigned i = 0; i < nb; i++) {
+        for (unsigned i = 0; ordered && i < nb; i++) {
             const unsigned x = (unsigned)((cur[i].key * 0x9e3779b97f4a7c15ull) >> 56);
             const uint64_t bit = 1ull << (x & 63);
             bool h = L.okind[b][i] == OP_RMW ||
@@ -898,6 +902,7 @@ static void pipe_choose(struct shared *s)
         s->pipe_w = cfg->pipeline;
     }
     s->pipe_mode = PIPE_HOOKS;
+    s->pipe_ordered = s->p->trace || !op_mix_reads_only(&s->mix);
 }
 
 /* This worker's share of the final check: keys first+1..first+n of the

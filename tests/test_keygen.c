@@ -805,6 +805,27 @@ static void test_op_mix(void)
     }
     check(op_mix_ycsb("ycsb-e", &m) == -1 && op_mix_ycsb("", &m) == -1, "op mix: unknown workload refused",
           "ycsb-e (scans) and the empty name");
+    /* op_mix_reads_only (the pipeline's clash test is skipped on it) against every die: each -u split,
+     * each YCSB workload, and mixes whose bands are empty or cover all 100 */
+    unsigned wrong = 0, ro = 0, mixes = 0;
+    struct op_mix all[5200 + 8];
+    for (unsigned ins = 0; ins <= 100; ins++)
+        for (unsigned rem = 0; ins + rem <= 100; rem++)
+            all[mixes++] = op_mix_basic(ins, rem);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        op_mix_ycsb(want[i].name, &all[mixes++]);
+    all[mixes++] = (struct op_mix){ 100, 100, OP_UPDATE, OP_GET, OP_GET };
+    all[mixes++] = (struct op_mix){ 0, 100, OP_UPDATE, OP_GET, OP_REMOVE };
+    all[mixes++] = (struct op_mix){ 40, 40, OP_GET, OP_INSERT, OP_GET };
+    for (unsigned i = 0; i < mixes; i++) {
+        bool gets = true;
+        for (unsigned c = 0; c < 100; c++)
+            gets &= op_mix_pick(&all[i], c) == OP_GET;
+        wrong += op_mix_reads_only(&all[i]) != gets;
+        ro += gets;
+    }
+    check(wrong == 0 && ro == 4, "op mix: reads only exactly when every die picks a get", "%u of %u mixes "
+          "wrong; %u reads-only (-u 0, ycsb-c, two hand-made)", wrong, mixes, ro);
 }
 
 /* Each YCSB workload's drawn stream (scrambled Zipf keys, a fixed seed): every

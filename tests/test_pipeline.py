@@ -19,7 +19,9 @@ What must hold, each an exact check:
    gives exactly the outcome counts of the same run without --pipeline, for
    every W, from the key buffer and from in-loop draws, uniform and Zipf, and
    for YCSB A and F (update, read-modify-write); without the rule that holds
-   an op behind an earlier one on its key these counts differ;
+   an op behind an earlier one on its key these counts differ; gets only
+   (-u 0, YCSB C), where nothing writes and that rule is skipped, give the
+   same counts with one key several times in a batch;
  - stress: 4 threads (more than the CPUs) on a 64-key range, half updates,
    a timed run: the final check passes;
  - the checks stay live under --pipeline: an injected lost insert fails
@@ -83,6 +85,9 @@ ORDER_RUNS = [
     ("zipf", ["-u", "50", "-i", "32", "-r", "64", "--ops", "10000", "--dist", "zipf:0.99"]),
     ("ycsb-a", ["--workload", "ycsb-a", "-i", "64", "--ops", "10000"]),
     ("ycsb-f", ["--workload", "ycsb-f", "-i", "64", "--ops", "10000"]),
+    # gets only: no clash test (nothing writes), so a batch holds one key several times
+    ("gets-only", ["-u", "0", "-i", "32", "-r", "64", "--ops", "10000"]),
+    ("ycsb-c", ["--workload", "ycsb-c", "-i", "64", "--ops", "10000"]),
 ]
 for table in HOOKS:
     for name, args in ORDER_RUNS:

@@ -3,6 +3,14 @@
 
 #include <string.h>
 
+bool op_mix_reads_only(const struct op_mix *m)
+{
+    /* the dice c in [0, 100) that reach each kind */
+    bool first = m->below1 > 0, second = m->below2 > m->below1 && m->below1 < 100,
+         rest = m->below1 < 100 && m->below2 < 100;
+    return (!first || m->first == OP_GET) && (!second || m->second == OP_GET) && (!rest || m->rest == OP_GET);
+}
+
 struct op_mix op_mix_basic(unsigned insert, unsigned remove)
 {
     return (struct op_mix){ .below1 = insert, .below2 = insert + remove,

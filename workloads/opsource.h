@@ -78,6 +78,9 @@ static inline enum op_kind op_mix_pick(const struct op_mix *m, uint64_t c)
     return c < m->below1 ? m->first : c < m->below2 ? m->second : m->rest;
 }
 
+/* Every op the mix can pick is a get (-u 0, YCSB C). */
+bool op_mix_reads_only(const struct op_mix *m);
+
 /* -u: insert percent, remove percent, the rest gets (insert + remove <= 100). */
 struct op_mix op_mix_basic(unsigned insert, unsigned remove);
 
