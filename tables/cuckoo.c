@@ -1025,6 +1025,32 @@ static bool ck_insert(void *tp, cht_key_t k, cht_val_t v);
 static bool ck_remove(void *tp, cht_key_t k);
 static bool ck_update(void *tp, cht_key_t k, cht_val_t v);
 
+/* A get step's read of bucket b of array a under its stripe's seqlock: false
+ * where a writer holds the stripe or a is no longer current; else *m has the
+ * ways that hold k, *val the value of the first of them (of way 3 when none:
+ * discarded) and *ver the stripe's version, which the caller re-reads with
+ * ck_bucket_unchanged to accept the read. */
+static inline __attribute__((always_inline)) bool ck_bucket_read(struct ck_table *t, const struct ck_array *a,
+                                                                 uint64_t b, cht_key_t k, uint64_t *ver,
+                                                                 unsigned *m, cht_val_t *val)
+{
+    const struct ck_slot *s = &a->slot[b * 4];
+    *ver = __atomic_load_n(&t->stripe[stripe_of(b)].seq, __ATOMIC_ACQUIRE);
+    if ((*ver & 1) || __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != a)
+        return false;
+    *m = ck_match4(s, k);
+    *val = __atomic_load_n(&s[__builtin_ctz(*m | 8u)].val, __ATOMIC_ACQUIRE);
+    return true;
+}
+
+/* bucket b's stripe still at version ver (the acquire loads of ck_bucket_read
+ * keep this re-read after its slot reads) */
+static inline __attribute__((always_inline)) bool ck_bucket_unchanged(const struct ck_table *t, uint64_t b,
+                                                                      uint64_t ver)
+{
+    return __atomic_load_n(&t->stripe[stripe_of(b)].seq, __ATOMIC_RELAXED) == ver;
+}
+
 /* --pipeline takes a get in two steps where the get has the default shape
  * (ck_get_2x4's: two hashes, four ways, index=mask; one flag for the
  * table's part, as the atomic loads of cur keep the compiler from merging
@@ -1081,12 +1107,11 @@ static inline __attribute__((always_inline)) int ck_pipe_step_one(void *tp, stru
     if (__builtin_expect(!ck_pipe_two_steps(t, a), 0))
         return ck_get(tp, k, &op->val);
     const uint64_t h0 = op->state[0], b0 = h0 & a->mask;
-    const uint64_t *q0 = &t->stripe[stripe_of(b0)].seq;
+    uint64_t ver;
+    unsigned m;
+    cht_val_t val;
     if (op->stage == 0) {
-        const struct ck_slot *s0 = &a->slot[b0 * 4];
-        uint64_t ver0 = __atomic_load_n(q0, __ATOMIC_ACQUIRE);
-        if (!(ver0 & 1) && __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) == a) {
-            const unsigned m = ck_match4(s0, k);
+        if (ck_bucket_read(t, a, b0, k, &ver, &m, &val)) {
             /* hit or not is a coin toss at r = 2i: no branch on it before the
              * version check. A miss prefetches the second bucket and its stripe; a
              * hit the same lines of the first (cached: the prefetch costs nothing) */
@@ -1094,28 +1119,18 @@ static inline __attribute__((always_inline)) int ck_pipe_step_one(void *tp, stru
             const uint64_t b1 = b0 ^ ((b0 ^ other) & miss);     /* m ? b0 : other, without a branch */
             __builtin_prefetch(&a->slot[b1 * 4]);
             __builtin_prefetch(&t->stripe[stripe_of(b1)].seq);
-            cht_val_t val = __atomic_load_n(&s0[__builtin_ctz(m | 8u)].val, __ATOMIC_ACQUIRE);
-            /* the acquire loads above keep this re-read after the slot reads */
-            if (__builtin_expect(__atomic_load_n(q0, __ATOMIC_RELAXED) == ver0, 1)) {
-                op->state[1] = ver0;
+            if (__builtin_expect(ck_bucket_unchanged(t, b0, ver), 1)) {
+                op->state[1] = ver;
                 op->val = m ? val : (cht_val_t)(uintptr_t)a;
                 return m ? 1 : CHT_PIPE_AGAIN;
             }
         }
     } else if (op->val == (cht_val_t)(uintptr_t)a) {
         const uint64_t b1 = (h0 + ck_hash_step(k)) & a->mask;
-        const struct ck_slot *s1 = &a->slot[b1 * 4];
-        const uint64_t *q1 = &t->stripe[stripe_of(b1)].seq;
-        uint64_t ver1 = __atomic_load_n(q1, __ATOMIC_ACQUIRE);
-        if (!(ver1 & 1) && __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) == a) {
-            const unsigned m = ck_match4(s1, k);
-            cht_val_t val = __atomic_load_n(&s1[__builtin_ctz(m | 8u)].val, __ATOMIC_ACQUIRE);
-            /* the acquire loads above keep these re-reads after the slot reads */
-            if (__builtin_expect((__atomic_load_n(q1, __ATOMIC_RELAXED) == ver1) &
-                                 (__atomic_load_n(q0, __ATOMIC_RELAXED) == op->state[1]), 1)) {
-                op->val = val;
-                return m != 0;
-            }
+        if (ck_bucket_read(t, a, b1, k, &ver, &m, &val) &&
+            __builtin_expect(ck_bucket_unchanged(t, b1, ver) & ck_bucket_unchanged(t, b0, op->state[1]), 1)) {
+            op->val = val;
+            return m != 0;
         }
     }
     /* the whole get, hashed at the start */
