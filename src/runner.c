@@ -585,9 +585,9 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
  * complete in the order they were drawn. YCSB-F's read-modify-write is held
  * the same way and runs as get + update. A run whose ops are all gets (-u 0,
  * YCSB C; not a trace) skips the clash test (pipe_ordered): nothing writes,
- * so no get can tell in which order two gets of one key ran. Each completing step linearizes
- * its op inside that call (cht.h), so every op takes effect between its draw
- * and its completion. The stop flag is read once a lap; after it no op is
+ * so no get can tell in which order two gets of one key ran. Each completing
+ * step linearizes its op inside that call (cht.h), so every op takes effect
+ * between its draw and its completion. The stop flag is read once a lap; after it no op is
  * drawn and the parked ones complete, still timed. Excludes --latency and
  * --batch (cli.c); a filter runs single ops (pipe_choose). */
 struct pipe_lap {
