@@ -183,9 +183,11 @@ struct cht_ops {
      *    operation would (reading one candidate bucket under its seqlock and
      *    finding k there is a get's linearization point; an absent answer
      *    must hold at one instant for every place k could be: cuckoo's
-     *    second step reads the second bucket under its seqlock and re-checks
-     *    that the first bucket's version is still the one its first step
-     *    saw).
+     *    first step answers absent only where the bucket's away bit, read
+     *    under the same seqlock read, says no key of that bucket was ever
+     *    placed elsewhere; its second step reads the second bucket under its
+     *    seqlock and re-checks that the first bucket's version is still the
+     *    one its first step saw).
      *  - The driver, not the table, keeps one thread's operations on one key
      *    in program order: no batch it passes to pipe_step holds a key twice,
      *    nor a key an earlier unfinished op has. Except in a run whose ops

@@ -37,6 +37,16 @@
  *    alternate candidate buckets (the note's prefetch1); or every candidate
  *    bucket and its stripe word before reading any (prefetch2: the order the
  *    note found best). prefetch=2 is what prefetch=1 meant before.
+ *  - away=0|1 (default 1): one bit per bucket (a side array: 1 MB for 8M
+ *    buckets), set before a key whose first candidate is that bucket is
+ *    placed anywhere else (an insert into a later candidate, a kick out of
+ *    it, a rehash), cleared only by a rehash into a fresh array. --pipeline's
+ *    get of a key absent from its first bucket stops there when the bit is
+ *    clear, instead of reading the second bucket: Cuckoo++'s per-bucket
+ *    filter of displaced keys (N. Le Scouarnec, "Cuckoo++ Hash Tables:
+ *    High-Performance Hash Tables for Networking Applications", ANCS 2018),
+ *    reduced to one bit. Plain get() does not read it (it
+ *    prefetches every candidate at once, so a skipped bucket saves no wait).
  *  The default (mask, prefetch=2, no lock=NAME) keeps exactly one test in
  *  each public op: get() tests get_variant, writers write_variant (the old
  *  t->locks.lk test), and call the inlined default copy; other settings go to a
@@ -145,6 +155,8 @@ struct ck_array {
     uint32_t frozen;            /* lock=NAME only: a resize is copying this array (atomic) */
     void *raw;                  /* NULL: the slots belong to an older header (a hash was added) */
     struct ck_slot *slot;       /* buckets * ways, 64-byte aligned */
+    uint64_t *away;             /* away=1: bit b set once a key whose first candidate is bucket b was
+                                 * placed in another one (atomic; shared with the slots); else NULL */
 };
 
 struct ck_stripe {
@@ -160,6 +172,7 @@ struct ck_table {
     struct ck_array *cur;       /* atomic; changes only under all stripes */
     unsigned get_variant;       /* 0: index=mask, prefetch=2 (the default, inlined); else 3*index + prefetch */
     bool pipe_2x4;              /* get_variant 0 and 4 ways: --pipeline's two-step get (with 2 hashes) */
+    bool away;                  /* option away=1: arrays keep their away bits */
     unsigned write_variant;     /* 0: index=mask, no lock=NAME (inlined); else 2*index + ext */
     unsigned hashes, max_hashes, ways, threads;
     unsigned prefetch;          /* 0, 1 (alternate candidates), 2 (all candidates and their stripes) */
@@ -206,6 +219,9 @@ static const struct cht_option_spec ck_options[] = {
                   "prefetch1), or every candidate bucket and its stripe word before reading any "
                   "(prefetch2; default 2)" },
     { "lock", "any lock from --list=locks as the stripe locks (default: the stripes' seqlock words)" },
+    { "away", "0|1: one bit per bucket, set once a key whose first candidate it is was placed in another "
+              "bucket; --pipeline's get of a key absent from its first bucket stops there when the bit is "
+              "clear (default 1)" },
     CHT_HASH_OPTION,
     { NULL, NULL },
 };
@@ -436,7 +452,7 @@ static inline void ck_count(struct ck_table *t, int64_t d)
 
 /* ---------------- arrays ---------------- */
 
-static struct ck_array *ck_array_new(uint64_t buckets, unsigned ways, unsigned hashes)
+static struct ck_array *ck_array_new(uint64_t buckets, unsigned ways, unsigned hashes, bool away)
 {
     if (buckets > (SIZE_MAX / 2) / ways / sizeof(struct ck_slot))
         return NULL;
@@ -451,19 +467,58 @@ static struct ck_array *ck_array_new(uint64_t buckets, unsigned ways, unsigned h
         free(a);
         return NULL;
     }
+    size_t away_bytes = away ? (size_t)(buckets + 63) / 64 * sizeof(uint64_t) : 0;
+    if (away && !(a->away = calloc(1, away_bytes))) {
+        free(a->raw);
+        free(a);
+        return NULL;
+    }
     uintptr_t p = ((uintptr_t)a->raw + CHT_CACHE_LINE - 1) & ~(uintptr_t)(CHT_CACHE_LINE - 1);
     a->slot = (struct ck_slot *)p;
     a->mask = buckets - 1;
     a->nbuckets = buckets;
     a->hashes = hashes;
-    a->bytes = sizeof *a + bytes + CHT_CACHE_LINE;
+    a->bytes = sizeof *a + bytes + CHT_CACHE_LINE + away_bytes;
     return a;
 }
 
 static void ck_array_free(struct ck_array *a)
 {
+    if (a->raw)                 /* the slots' owner owns the away bits too */
+        free(a->away);
     free(a->raw);
     free(a);
+}
+
+/* Key k whose first candidate is bucket `home` is about to be placed in
+ * another bucket: set home's away bit first (before the slot's release
+ * store). The caller holds home's stripe, or the bit is already set (k left
+ * home earlier: bits are only cleared by a rehash into a fresh array), or
+ * nobody else sees the array yet (resize). Other stripes' buckets share the
+ * word: an atomic OR. (Cuckoo++'s per-bucket filter of keys moved to their
+ * other bucket, reduced to one bit: see the top of the file.) */
+static inline void ck_mark_away(struct ck_array *a, uint64_t home)
+{
+    if (!a->away)
+        return;
+    uint64_t *w = &a->away[home >> 6], bit = 1ull << (home & 63);
+    if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & bit))
+        __atomic_fetch_or(w, bit, __ATOMIC_RELEASE);
+}
+
+/* bucket b's away bit (1 without the bits: a key may be elsewhere) */
+static inline __attribute__((always_inline)) uint64_t ck_away(const struct ck_array *a, uint64_t b)
+{
+    return a->away ? (__atomic_load_n(&a->away[b >> 6], __ATOMIC_ACQUIRE) >> (b & 63)) & 1 : 1;
+}
+
+/* the first candidate bucket of key k in a (cold paths) */
+static uint64_t ck_home(const struct ck_table *t, const struct ck_array *a, cht_key_t k)
+{
+    uint64_t h0, h1, b[CK_MAX_HASHES];
+    ck_hash2(t, k, &h0, &h1);
+    ck_candidates(t, a, h0, h1, b);
+    return b[0];
 }
 
 /* ---------------- cuckoo paths ---------------- */
@@ -547,6 +602,11 @@ static bool ck_exec_path(struct ck_table *t, struct ck_array *a, const struct ck
         bool ok = w >= 0 && slot_key(from) == dst->key;
         if (ok) {
             struct ck_slot *to = ck_bucket(t, a, dst->bucket) + w;
+            if (a->away) {
+                uint64_t home = ck_home(t, a, dst->key);
+                if (home != dst->bucket)    /* leaving home: src is home, and its stripe is held */
+                    ck_mark_away(a, home);
+            }
             slot_put(to, dst->key, __atomic_load_n(&from->val, __ATOMIC_ACQUIRE));
             __atomic_store_n(&from->key, 0, __ATOMIC_RELEASE);
         }
@@ -575,6 +635,8 @@ static bool ck_place_serial(struct ck_table *t, struct ck_array *a, cht_key_t k,
     for (unsigned i = 0; i < a->hashes; i++) {
         int w = ck_free_slot(t, a, b[i]);
         if (w >= 0) {
+            if (i)
+                ck_mark_away(a, b[0]);
             slot_put(ck_bucket(t, a, b[i]) + w, k, v);
             return true;
         }
@@ -591,8 +653,9 @@ static bool ck_rehash(struct ck_table *t, struct ck_array *old, struct ck_node *
         uint64_t buckets = old->nbuckets * 2;
         struct ck_array *fresh = NULL;
         while (!fresh) {
-            fresh = t->index == CK_IDX_MOD32 && buckets > UINT32_MAX ? NULL
-                                                                     : ck_array_new(buckets, t->ways, old->hashes);
+            fresh = t->index == CK_IDX_MOD32 && buckets > UINT32_MAX
+                        ? NULL
+                        : ck_array_new(buckets, t->ways, old->hashes, t->away);
             if (!fresh) {
                 ok = false;
                 break;
@@ -633,6 +696,7 @@ static bool ck_add_hash(struct ck_table *t, struct ck_array *old)
     h->hashes = old->hashes + 1;
     h->bytes = sizeof *h;
     h->slot = old->slot;
+    h->away = old->away;
     h->older = old;
     __atomic_store_n(&t->cur, h, __ATOMIC_RELEASE);
     __atomic_fetch_add(&t->hash_adds, 1, __ATOMIC_RELAXED);
@@ -810,6 +874,8 @@ ck_insert_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext, con
         for (unsigned i = 0; i < a->hashes; i++) {
             int w = ck_free_slot(t, a, b[i]);
             if (w >= 0) {
+                if (i)
+                    ck_mark_away(a, b[0]);
                 slot_put(ck_bucket(t, a, b[i]) + w, k, v);
                 lockset_unlock_x(t, &ls, ext);
                 ck_count(t, 1);
@@ -1070,23 +1136,30 @@ static inline __attribute__((always_inline)) void ck_pipe_start_one(void *tp, st
 {
     struct ck_table *t = tp;
     const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-    uint64_t h0, h1;
-    ck_hash2(t, op->key, &h0, &h1);
+    const uint64_t h0 = cht_hash(t->hash, op->key);     /* h1 when needed: few gets need it */
     op->state[0] = h0;
-    op->state[1] = h1;
     if (__builtin_expect(op->kind == CHT_PIPE_GET && ck_pipe_two_steps(t, a), 1)) {
         uint64_t b0 = h0 & a->mask;
         __builtin_prefetch(&a->slot[b0 * 4]);
         __builtin_prefetch(&t->stripe[stripe_of(b0)].seq);
+        if (a->away)
+            __builtin_prefetch(&a->away[b0 >> 6]);
         return;
     }
-    ck_prefetch_all(t, a, h0, h1, op->kind != CHT_PIPE_GET);
+    ck_prefetch_all(t, a, h0, ck_hash_step(op->key), op->kind != CHT_PIPE_GET);
 }
 
 /* A get's first step reads the first candidate bucket under its stripe's
  * seqlock, with the array still current: k there (the versions equal around
  * the read) ends the get, linearized at that read as ck_get_2x4's hit would
- * be. Not there: the second bucket and its stripe are prefetched, and the
+ * be. Not there, and the bucket's away bit (read inside the same window)
+ * clear: no key whose first candidate this bucket is lives elsewhere, so k is
+ * in neither candidate, and the miss is linearized at that read too. A
+ * writer sets the bit under this stripe before it places such a key
+ * elsewhere (ck_mark_away), so a read that saw the version unchanged around
+ * it and the bit clear ran before any such placement. (At r = 2i half the
+ * gets look for absent keys: they now read one bucket, not two.) Not there,
+ * bit set: the second bucket and its stripe are prefetched, and the
  * op keeps the first stripe's version and the array (state[1] and val: a
  * get's val is the table's until it completes; arrays live until destroy, so
  * the address names one). The second step reads the second bucket alone
@@ -1112,17 +1185,21 @@ static inline __attribute__((always_inline)) int ck_pipe_step_one(void *tp, stru
     cht_val_t val;
     if (op->stage == 0) {
         if (ck_bucket_read(t, a, b0, k, &ver, &m, &val)) {
-            /* hit or not is a coin toss at r = 2i: no branch on it before the
-             * version check. A miss prefetches the second bucket and its stripe; a
-             * hit the same lines of the first (cached: the prefetch costs nothing) */
-            const uint64_t other = (h0 + op->state[1]) & a->mask, miss = (uint64_t)0 - (m == 0);
-            const uint64_t b1 = b0 ^ ((b0 ^ other) & miss);     /* m ? b0 : other, without a branch */
-            __builtin_prefetch(&a->slot[b1 * 4]);
-            __builtin_prefetch(&t->stripe[stripe_of(b1)].seq);
+            /* A miss that must look on prefetches the second bucket and its stripe.
+             * With the away bits few do: a branch. Without them, hit or not is a coin
+             * toss at r = 2i: no branch on it before the version check; a hit
+             * prefetches the first bucket's lines again (cached: that costs nothing) */
+            const uint64_t on = (uint64_t)0 - ((m == 0) & ck_away(a, b0));
+            if (a->away ? __builtin_expect(on != 0, 0) : true) {
+                const uint64_t other = (h0 + ck_hash_step(k)) & a->mask;
+                const uint64_t b1 = b0 ^ ((b0 ^ other) & on);   /* on ? other : b0, without a branch */
+                __builtin_prefetch(&a->slot[b1 * 4]);
+                __builtin_prefetch(&t->stripe[stripe_of(b1)].seq);
+            }
             if (__builtin_expect(ck_bucket_unchanged(t, b0, ver), 1)) {
                 op->state[1] = ver;
                 op->val = m ? val : (cht_val_t)(uintptr_t)a;
-                return m ? 1 : CHT_PIPE_AGAIN;
+                return m ? 1 : on ? CHT_PIPE_AGAIN : 0;
             }
         }
     } else if (op->val == (cht_val_t)(uintptr_t)a) {
@@ -1199,13 +1276,14 @@ static void ck_destroy(void *tp);
 
 static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
 {
-    uint64_t hashes = 2, max_hashes = 0, ways = 4, resize = 1, prefetch = 2;
+    uint64_t hashes = 2, max_hashes = 0, ways = 4, resize = 1, prefetch = 2, away = 1;
     unsigned hash = CHT_HASH_DEFAULT, index = CK_IDX_MASK;
     if (!cht_option_uint(cfg->options, "cuckoo", "hashes", 2, CK_MAX_HASHES, &hashes, err, len) ||
         !cht_option_uint(cfg->options, "cuckoo", "max_hashes", 2, CK_MAX_HASHES, &max_hashes, err, len) ||
         !cht_option_uint(cfg->options, "cuckoo", "ways", 1, CK_MAX_WAYS, &ways, err, len) ||
         !cht_option_uint(cfg->options, "cuckoo", "resize", 0, 1, &resize, err, len) ||
         !cht_option_uint(cfg->options, "cuckoo", "prefetch", 0, 2, &prefetch, err, len) ||
+        !cht_option_uint(cfg->options, "cuckoo", "away", 0, 1, &away, err, len) ||
         !cht_option_enum(cfg->options, "cuckoo", "index", ck_index_names, &index, err, len) ||
         !cht_option_enum(cfg->options, "cuckoo", "hash", cht_hash_names, &hash, err, len))
         return NULL;
@@ -1250,12 +1328,13 @@ static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
     t->index = (enum ck_index)index;
     t->get_variant = ck_get_variant(index, t->prefetch);
     t->pipe_2x4 = t->get_variant == 0 && t->ways == 4;
+    t->away = away;
     t->write_variant = ck_write_variant(index, cfg->lock != NULL);
     t->hash = hash;
     t->threads = cfg->max_threads ? cfg->max_threads : 1;
     t->stripe = cht_alloc_zeroed(CK_NSTRIPES * sizeof *t->stripe);
     t->count = cht_thread_counters_new(t->threads);
-    t->cur = ck_array_new(buckets, t->ways, t->hashes);
+    t->cur = ck_array_new(buckets, t->ways, t->hashes, t->away);
     if (!t->stripe || !t->count || !t->cur) {
         snprintf(err, len, "out of memory (%llu buckets x %u ways)", (unsigned long long)buckets, t->ways);
         free(t->stripe);

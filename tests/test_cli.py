@@ -151,7 +151,7 @@ check(detail.get("locked", [[""]])[0][0] == "lock=NAME" and detail["locked"][0][
       [k for k, _ in detail["locked"][1:]] == ["hash=", "impl="],
       f"--list: locked takes lock= and has options hash=, impl= ({detail.get('locked')})")
 check([k for k, _ in detail.get("cuckoo", [])] == ["lock=NAME", "hashes=", "max_hashes=", "index=", "ways=", "resize=",
-                                                    "prefetch=", "hash="] and
+                                                    "prefetch=", "away=", "hash="] and
       detail["cuckoo"][4][1].startswith("1..8 slots per bucket"), f"--list: cuckoo's options ({detail.get('cuckoo')})")
 check(detail.get("noop") == [["lock=NAME", "not taken: this table has no lock to choose"]] and
       [k for k, _ in detail.get("hopscotch", [])] == ["lock=NAME", "hash=", "h=", "segments="] and
