@@ -604,7 +604,9 @@ static bool ck_exec_path(struct ck_table *t, struct ck_array *a, const struct ck
             struct ck_slot *to = ck_bucket(t, a, dst->bucket) + w;
             if (a->away) {
                 uint64_t home = ck_home(t, a, dst->key);
-                if (home != dst->bucket)    /* leaving home: src is home, and its stripe is held */
+                /* leaving home: src is home, and its stripe is held (between two other
+                 * candidates, hashes > 2, the bit is set already) */
+                if (home != dst->bucket)
                     ck_mark_away(a, home);
             }
             slot_put(to, dst->key, __atomic_load_n(&from->val, __ATOMIC_ACQUIRE));
