@@ -578,14 +578,16 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
  *  C. W new ops are drawn and started (hashed, their first lines prefetched).
  * Program order per key: all ops drawn before the batch of B have completed
  * by then (A ran), so only ops of the batch itself can clash. An op whose
- * key an earlier op of its batch has (a 256-bit mask of key hashes, then
- * an exact look) is held: not stepped in B but completed in the next lap's A
+ * key an earlier op of its batch has (found as the batch is drawn: a
+ * 256-bit mask of key hashes, then an exact look) is held: not stepped in
+ * B, so no call steps two ops of one key, but completed in the next lap's A
  * after the parked ops, all of which are earlier (only the first op of a key
  * in a batch is stepped), in draw order. So one thread's ops on one key
  * complete in the order they were drawn. YCSB-F's read-modify-write is held
  * the same way and runs as get + update. A run whose ops are all gets (-u 0,
  * YCSB C; not a trace) skips the clash test (pipe_ordered): nothing writes,
- * so no get can tell in which order two gets of one key ran. Each completing
+ * so no get can tell in which order two gets of one key ran. Completed ops
+ * are counted without a branch on their kind (struct pipe_count). Each completing
  * step linearizes its op inside that call (cht.h), so every op takes effect
  * between its draw and its completion. The stop flag is read once a lap; after it no op is
  * drawn and the parked ones complete, still timed. Excludes --latency and
@@ -593,10 +595,21 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
 struct pipe_lap {
     struct cht_pipe_op batch[2][CHT_PIPELINE_MAX];   /* [b]: drawn in the last lap; [b ^ 1]: stepped in it */
     uint8_t okind[2][CHT_PIPELINE_MAX];              /* enum op_kind of each (OP_RMW apart from OP_UPDATE) */
-    bool held[CHT_PIPELINE_MAX];                     /* of batch[b], while B runs */
+    bool held[2][CHT_PIPELINE_MAX];                  /* of each batch, found when it is drawn */
+    uint8_t hold[2][CHT_PIPELINE_MAX];               /* indexes of each batch's held ops, in draw order */
     struct cht_pipe_op park[CHT_PIPELINE_MAX];       /* answered "again" in the last lap */
     uint8_t park_kind[CHT_PIPELINE_MAX];
-    uint8_t hold[CHT_PIPELINE_MAX];                  /* indexes into batch[b ^ 1] of last lap's held ops */
+};
+
+/* The pipelined loop's counts. A run that may write counts by enum op_kind
+ * without a branch on the kind (at u = 50 such a branch per op mispredicts
+ * about half the time): ops completed, ops that succeeded. A run of gets
+ * only counts them apart, in registers (a local whose address stays here). */
+struct pipe_count {
+    bool mixed;
+    uint64_t gets_ok, gets_all;
+    uint64_t all[OP_RMW + 1], ok[OP_RMW + 1];
+    uint64_t keysum;
 };
 
 /* an op of ops[0..n) with key k */
@@ -608,39 +621,44 @@ static __attribute__((noinline)) bool pipe_key_in(const struct cht_pipe_op *ops,
     return any;
 }
 
+/* what a successful op of each kind adds to the key sum (run_op's accounting) */
+static const uint64_t pipe_keysum_sign[OP_RMW + 1] = { 0, 1, (uint64_t)-1, 0, 0 };
+
 /* counts a completed op as run_op would */
-static inline __attribute__((always_inline)) void pipe_tally(struct tally *n, struct opsrc *src, const unsigned kind,
-                                                             unsigned okind, cht_key_t k, int r)
+static inline __attribute__((always_inline)) void pipe_tally(struct pipe_count *c, struct opsrc *src,
+                                                             const unsigned kind, unsigned okind, cht_key_t k, int r)
 {
-    const bool ok = r != 0;
-    if (__builtin_expect(okind == OP_GET, 1)) {
-        n->gs += ok;
-        n->gf += !ok;
+    const uint64_t ok = r != 0;
+    if (!c->mixed) {
+        c->gets_ok += ok;
+        c->gets_all++;
         return;
     }
-    switch (okind) {
-    case OP_INSERT:
-        n->keysum += k & -(uint64_t)ok;
-        n->is += ok;
-        n->inf += !ok;
+    c->all[okind]++;
+    c->ok[okind] += ok;
+    c->keysum += (k & (0 - ok)) * pipe_keysum_sign[okind];
+    if ((kind & OPSRC_LATEST) && okind == OP_INSERT)
         opsrc_done(src, kind, (struct op){ OP_INSERT, k });
-        break;
-    case OP_REMOVE:
-        n->keysum -= k & -(uint64_t)ok;
-        n->rs += ok;
-        n->rf += !ok;
-        break;
-    default:
-        n->us += ok;
-        n->uf += !ok;
-        break;
-    }
+}
+
+/* the counts into run_op's tally */
+static void pipe_tally_into(const struct pipe_count *c, struct tally *n)
+{
+    n->gs += c->ok[OP_GET] + c->gets_ok;
+    n->gf += c->all[OP_GET] - c->ok[OP_GET] + c->gets_all - c->gets_ok;
+    n->is += c->ok[OP_INSERT];
+    n->inf += c->all[OP_INSERT] - c->ok[OP_INSERT];
+    n->rs += c->ok[OP_REMOVE];
+    n->rf += c->all[OP_REMOVE] - c->ok[OP_REMOVE];
+    n->us += c->ok[OP_UPDATE] + c->ok[OP_RMW];
+    n->uf += c->all[OP_UPDATE] - c->ok[OP_UPDATE] + c->all[OP_RMW] - c->ok[OP_RMW];
+    n->keysum += c->keysum;
 }
 
 /* B for ops[a..e) of the batch: one pipe_step call, then each op counted or parked */
 static inline __attribute__((always_inline)) unsigned
-pipe_step_run(struct pipe_lap *L, unsigned b, unsigned a, unsigned e, unsigned np, const struct op_runner *run,
-              void (*step)(void *, struct cht_pipe_op *, unsigned), struct tally *n, struct opsrc *src,
+pipe_step_run(struct pipe_lap *L, struct pipe_count *c, unsigned b, unsigned a, unsigned e, unsigned np,
+              const struct op_runner *run, void (*step)(void *, struct cht_pipe_op *, unsigned), struct opsrc *src,
               const unsigned kind)
 {
     struct cht_pipe_op *ops = L->batch[b];
@@ -652,7 +670,7 @@ pipe_step_run(struct pipe_lap *L, unsigned b, unsigned a, unsigned e, unsigned n
             L->park[np] = ops[i];
             L->park_kind[np++] = (uint8_t)ok;
         } else {
-            pipe_tally(n, src, kind, ok, ops[i].key, r);
+            pipe_tally(c, src, kind, ok, ops[i].key, r);
         }
     }
     return np;
@@ -672,7 +690,9 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
     const unsigned wn = s->pipe_w;
     const bool ordered = s->pipe_ordered;
     struct pipe_lap L;
-    unsigned nb = 0, np = 0, nh = 0, b = 0;    /* drawn, parked, held in the last lap */
+    struct pipe_count c = { .mixed = ordered };
+    /* drawn, parked and held in the last lap; held in the batch drawn in it */
+    unsigned nb = 0, np = 0, nh = 0, nh_drawn = 0, b = 0;
 
     clock_start(w);
     for (;;) {
@@ -680,11 +700,11 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
         if (np) {
             step(run.t, L.park, np);
             for (unsigned i = 0; i < np; i++)
-                pipe_tally(&n, &src, kind, L.park_kind[i], L.park[i].key, L.park[i].result);
+                pipe_tally(&c, &src, kind, L.park_kind[i], L.park[i].key, L.park[i].result);
         }
         for (unsigned i = 0; i < nh; i++) {
-            struct cht_pipe_op *op = &L.batch[b ^ 1][L.hold[i]];
-            const unsigned ok = L.okind[b ^ 1][L.hold[i]];
+            struct cht_pipe_op *op = &L.batch[b ^ 1][L.hold[b ^ 1][i]];
+            const unsigned ok = L.okind[b ^ 1][L.hold[b ^ 1][i]];
             int r;
             if (ok == OP_RMW) {
                 cht_val_t v;
@@ -694,51 +714,43 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
                     step(run.t, op, 1);
                 while ((r = op->result) == CHT_PIPE_AGAIN);
             }
-            pipe_tally(&n, &src, kind, ok, op->key, r);
+            pipe_tally(&c, &src, kind, ok, op->key, r);
         }
         done += np + nh;
-        /* B: last lap's draws are stepped; an op is held where an earlier op of the
-         * batch has its key, or is a read-modify-write */
-        struct cht_pipe_op *cur = L.batch[b];
-        uint64_t mask[4] = { 0 };    /* 256 bits: a false clash (an exact look) for ~3% of ops at W = 16 */
-        nh = 0;
-        for (unsigned i = 0; ordered && i < nb; i++) {
-            const unsigned x = (unsigned)((cur[i].key * 0x9e3779b97f4a7c15ull) >> 56);
-            const uint64_t bit = 1ull << (x & 63);
-            bool h = L.okind[b][i] == OP_RMW ||
-                     (__builtin_expect((mask[x >> 6] & bit) != 0, 0) && pipe_key_in(cur, i, cur[i].key));
-            mask[x >> 6] |= bit;
-            L.held[i] = h;
-            if (__builtin_expect(h, 0))
-                L.hold[nh++] = (uint8_t)i;
-        }
+        /* B: last lap's draws are stepped, but for its held ops */
         np = 0;
+        nh = nh_drawn;
         if (__builtin_expect(!nh, 1)) {
             if (nb)
-                np = pipe_step_run(&L, b, 0, nb, np, &run, step, &n, &src, kind);
+                np = pipe_step_run(&L, &c, b, 0, nb, np, &run, step, &src, kind);
         } else {                     /* the runs between held ops */
+            const bool *held = L.held[b];
             for (unsigned a = 0; a < nb;) {
-                if (L.held[a]) {
+                if (held[a]) {
                     a++;
                     continue;
                 }
                 unsigned e = a + 1;
-                while (e < nb && !L.held[e])
+                while (e < nb && !held[e])
                     e++;
-                np = pipe_step_run(&L, b, a, e, np, &run, step, &n, &src, kind);
+                np = pipe_step_run(&L, &c, b, a, e, np, &run, step, &src, kind);
                 a = e;
             }
         }
         done += nb - np - nh;
         if (mode & LOOP_TL)
             __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
-        /* C: the next W ops are drawn and started, where last lap's held ops were */
+        /* C: the next W ops are drawn and started, where last lap's held ops were.
+         * An op is held where an earlier op of its batch has its key, or is a
+         * read-modify-write */
         b ^= 1;
         nb = 0;
+        nh_drawn = 0;
         if (remaining && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
             nb = remaining < wn ? (unsigned)remaining : wn;
             remaining -= nb;
             struct cht_pipe_op *ops = L.batch[b];
+            uint64_t mask[4] = { 0 };    /* 256 bits: a false clash (an exact look) for ~3% of ops at W = 16 */
             for (unsigned i = 0; i < nb; i++) {
                 struct op op = opsrc_next(&src, kind);
                 L.okind[b][i] = (uint8_t)op.kind;
@@ -746,6 +758,16 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
                 ops[i].kind = op.kind == OP_RMW ? CHT_PIPE_UPDATE : (uint32_t)op.kind;
                 ops[i].val = run_val(op.key, run.vbits);
                 ops[i].stage = 0;
+                if (ordered) {
+                    const unsigned x = (unsigned)((op.key * 0x9e3779b97f4a7c15ull) >> 56);
+                    const uint64_t bit = 1ull << (x & 63);
+                    const bool h = op.kind == OP_RMW ||
+                                   (__builtin_expect((mask[x >> 6] & bit) != 0, 0) && pipe_key_in(ops, i, op.key));
+                    mask[x >> 6] |= bit;
+                    L.held[b][i] = h;
+                    if (__builtin_expect(h, 0))
+                        L.hold[b][nh_drawn++] = (uint8_t)i;
+                }
             }
             start(run.t, ops, nb);
         } else if (!np && !nh) {
@@ -757,6 +779,7 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
         __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
         __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
     }
+    pipe_tally_into(&c, &n);
     loop_finish(w, &src, &n, false);
 }
 
