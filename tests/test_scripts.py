@@ -96,6 +96,9 @@ def case_config(chtbench, tmp):
     q, _ = config.load(p, scale="quick", ncpu=2)
     check(q.reps == 1 and {c["update"] for c in q.cells} == {10} and len(q.cells) == 4,
           f"[scale.quick] replaces reps and an axis ({len(q.cells)} cells)")
+    full, _ = config.load(p, scale="full", ncpu=2)
+    check(full.reps == 2 and [c.get("update") for c in full.cells] == [c.get("update") for c in sw.cells],
+          f"--scale full without a [scale.full] is the config as written ({len(full.cells)} cells, reps {full.reps})")
     check(config.expand_value("pow2:4*ncpu", 3, "t") == [1, 2, 4, 8, 12]
           and config.expand_value("1..ncpu", 3, "t") == [1, 2, 3]
           and config.expand_value("2*ncpu", 3, "t") == [6], "ncpu expressions")
@@ -525,6 +528,28 @@ def figure_parts(tmp):
           f"a 2 x 2 grid (y labels in the first column) over part B; the reference only in B's Mops/s panel "
           f"({ref_lines}, {titles})")
     import matplotlib.pyplot as plt
+    plt.close(f)
+    # the full ceiling figure's shape: five sizes x eight W over part B's two panels. tight_layout finds
+    # room (it warns and gives up where the grid has a column per lcm(5, 2)), B's panels split the five
+    # columns, no two panels overlap, and W's eight labels stand upright in panels 1.4 in wide
+    import warnings
+    rows5 = [{"table": "clht-lb", "options": "", "initial": str(1 << (10 + 4 * j)), "pipeline": str(w or "single"),
+              "rep": "0", "mops": str(10 + w + j), "ceiling_frac": "0.1"} for j in range(5) for w in (0, 1, 2, 4, 8, 16, 32, 64)]
+    df5 = plot.add_columns(pd.DataFrame(rows5))
+    drawn5 = [plot.Part(plot.aggregate_spec(df5.copy(), s), name=n, logx=n == "B") for n, s in parts]
+    with matplotlib.rc_context(plot.RC), warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        f = plot._draw_parts(drawn5, 7.0, "t", None)
+        f.canvas.draw()
+    boxes = [ax.get_position() for ax in f.axes]
+    overlap = [(i, j) for i, a in enumerate(boxes) for j, b in enumerate(boxes) if i < j
+               and a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1]
+    tight = [str(w.message)[:60] for w in warned if "tight" in str(w.message).lower()]
+    upright = {t.get_rotation() for ax in f.axes[:10] for t in ax.get_xticklabels()}
+    check(len(f.axes) == 12 and not tight and not overlap and min(b.width for b in boxes) > 0.06
+          and abs(boxes[10].x0 - boxes[0].x0) < 0.05 and upright == {90.0},
+          f"5 x 2 grid over 2 panels at 7 in: laid out ({tight}), no overlap ({overlap}), panel widths "
+          f"{[round(b.width, 2) for b in boxes]}, W labels at {upright} degrees")
     plt.close(f)
     for bad, want in ((dict(spec, below=[dict(spec["below"][0], reference=["nope"])]), "no reference 'nope'"),
                       (spec, "is not a y of part B")):
@@ -1116,23 +1141,35 @@ def case_pyflakes(chtbench, tmp):
 
 
 def case_reference(chtbench, tmp):
-    """results/reference/MACHINE/FIG: every committed page is what --replot draws from its committed CSV
+    """results/reference/MACHINE/DIR: every committed page is what --replot draws from its committed CSV
     (the verdicts and the medians tables, word for word), planned for that machine's CPU count; a page
-    left stale by a change to the checks or the plotting fails here until it is redrawn."""
+    left stale by a change to the checks or the plotting fails here until it is redrawn. The figure and
+    the scale are the page's own ("## Reproduce": scripts/figure NAME --scale SCALE), so a folder may
+    hold another scale of a figure under another name (ceiling-full/ceiling.md, results-full.csv)."""
     ref = os.path.join(REPO, "results", "reference")
-    pages = sorted(glob.glob(os.path.join(ref, "*", "*", "results-quick.csv")))
-    check(len(pages) >= 4, f"{len(pages)} reference figure folders under results/reference")
-    for csv in pages:
+    csvs = sorted(glob.glob(os.path.join(ref, "*", "*", "results-*.csv")))
+    check(len(csvs) >= 4, f"{len(csvs)} reference figure folders under results/reference")
+    for csv in csvs:
         src = os.path.dirname(csv)
-        name = os.path.basename(src)
-        out = os.path.join(tmp, os.path.basename(os.path.dirname(src)), name)
+        scale = os.path.basename(csv)[len("results-"):-len(".csv")]
+        named = [(m.group(1), md) for md in sorted(glob.glob(os.path.join(src, "*.md")))
+                 for m in [re.search(r"^scripts/figure (\S+) --scale " + re.escape(scale) + "$",
+                                     open(md).read(), re.M)] if m]
+        check(len(named) == 1 and os.path.basename(named[0][1]) == named[0][0] + ".md",
+              f"{os.path.relpath(csv, REPO)}: one page NAME.md whose Reproduce line is scripts/figure NAME "
+              f"--scale {scale} ({[os.path.basename(md) for _, md in named]})")
+        if len(named) != 1:
+            continue
+        name = named[0][0]
+        out = os.path.join(tmp, os.path.basename(os.path.dirname(src)), os.path.basename(src))
         shutil.copytree(src, out)
-        r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), name, "--replot", "--out", out, "--chtbench", chtbench],
-                           capture_output=True, text=True, timeout=300)
+        r = subprocess.run([PY, os.path.join(SCRIPTS, "figure"), name, "--replot", "--scale", scale, "--out", out,
+                            "--chtbench", chtbench], capture_output=True, text=True, timeout=300)
         committed, drawn = (open(os.path.join(d, name + ".md")).read().split("\n## Run")[0] for d in (src, out))
         check(r.returncode == 0 and committed == drawn and "**" in drawn,
-              f"{os.path.relpath(src, REPO)}: NAME.md as --replot draws it ({r.stderr.strip()[-200:]})"
-              + ("" if committed == drawn else f" (redraw: scripts/figure {name} --replot --out {os.path.relpath(src, REPO)})"))
+              f"{os.path.relpath(src, REPO)}: {name}.md as --replot draws it ({r.stderr.strip()[-200:]})"
+              + ("" if committed == drawn else
+                 f" (redraw: scripts/figure {name} --replot --scale {scale} --out {os.path.relpath(src, REPO)})"))
 
 
 CASES = {"verdicts": case_verdicts, "reference": case_reference, "config": case_config, "resume": case_resume, "machine": case_machine, "figure": case_figure,

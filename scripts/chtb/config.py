@@ -170,7 +170,8 @@ def from_dict(d, source="<config>", scale=None, ncpu=None, name="sweep"):
     if scale is not None:
         sc = sections["scale"].get(scale)
         if sc is None:
-            if sections["scale"]:
+            # full is the config as written unless it has a [scale.full] of its own
+            if sections["scale"] and scale != "full":
                 raise ConfigError(f"{source}: no [scale.{scale}] (has: {', '.join(sections['scale'])})")
         else:
             for k, v in sc.items():

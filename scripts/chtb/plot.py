@@ -386,7 +386,13 @@ def _draw_parts(parts, width, title, labels):
     ncol = max(1, min(n_leg, 4 if width >= 7 else 2))
     leg_rows = math.ceil(n_leg / ncol) if any(series) or refs else 0
     shapes = [p.layout(width) for p in parts]
+    # one grid for all parts: each part's panels split its columns evenly where the counts divide
+    # (3 and 2 panels: 6 columns); where they do not (5 and 2: 10) tight_layout would put its one gap
+    # width between every pair of the many columns and have no room left for the panels, so the
+    # grid has the most panels' columns and the other parts' panels take them as evenly as they can
     span = math.lcm(*[c for _, c, _ in shapes])
+    if span > 6:
+        span = max(c for _, c, _ in shapes)
     heights = []
     for (rows, cols, _) in shapes:
         panel_w = width / cols
@@ -403,11 +409,10 @@ def _draw_parts(parts, width, title, labels):
     handles = {}
     row0 = 0
     for p, (rows, cols, pos) in zip(parts, shapes):
-        step = span // cols
         panel_w, panel_h = width / cols, heights[row0]
         cells = set(pos.values())
         for fac, (r, c) in pos.items():
-            ax = fig.add_subplot(gs[row0 + r, c * step:(c + 1) * step])
+            ax = fig.add_subplot(gs[row0 + r, round(c * span / cols):round((c + 1) * span / cols)])
             # a grid's rows share their y label (first column), a part's columns their x label (last row)
             grid = p.agg.attrs.get("grid")
             _draw_panel(ax, p, fac, look, names, handles, panel_w, panel_h,
@@ -482,10 +487,15 @@ def _axes(ax, part, sub, fac, xs, numeric, xcol, panel_w, panel_h, labels=(True,
     if kind == "bar" or not numeric:
         ax.set_xticks(range(len(xs)))
         ticks = [_tick(v, xcol) for v in xs]
-        # rotate when the labels would not fit side by side (7 pt: about 0.06 in per character)
-        tilt = max(len(t) for t in ticks) * 0.06 > 0.85 * (panel_w - 0.55) / len(xs)
-        ax.set_xticklabels(ticks, rotation=30 if tilt else 0, ha="right" if tilt else "center",
-                           rotation_mode="anchor" if tilt else "default")
+        # rotate when the labels would not fit side by side (7 pt: about 0.06 in per character), by 30
+        # degrees where that leaves each label 0.2 in along the axis, else upright (0.1 in a label)
+        room = 0.85 * (panel_w - 0.55) / len(xs)
+        tilt = max(len(t) for t in ticks) * 0.06 > room
+        if tilt and room < 0.2:
+            ax.set_xticklabels(ticks, rotation=90, ha="center")
+        else:
+            ax.set_xticklabels(ticks, rotation=30 if tilt else 0, ha="right" if tilt else "center",
+                               rotation_mode="anchor" if tilt else "default")
     elif part.logx:
         ax.set_xscale("log", base=2 if xcol == "threads" else 10)
         if xcol != "threads":

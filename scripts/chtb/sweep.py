@@ -626,7 +626,7 @@ def parser():
     p.add_argument("--reuse-any", action="store_true", help="with --resume: also reuse cells written by "
                    "another build or host (warns, naming them)")
     p.add_argument("--dry-run", action="store_true", help="print the cells and the estimated time")
-    p.add_argument("--scale", choices=["quick", "full"], help="use the config's [scale.S] values")
+    p.add_argument("--scale", choices=["quick", "full"], help="use the config's [scale.S] values (full without a [scale.full]: the config as written)")
     p.add_argument("--chtbench", default=None, help="chtbench binary (default build/chtbench)")
     p.add_argument("--slurm", action="store_true", help="submit as a Slurm job array (docs/cluster.md)")
     p.add_argument("--partition", help="Slurm partition (with --slurm)")
