@@ -546,6 +546,15 @@ def figure_parts(tmp):
                and a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1]
     tight = [str(w.message)[:60] for w in warned if "tight" in str(w.message).lower()]
     upright = {t.get_rotation() for ax in f.axes[:10] for t in ax.get_xticklabels()}
+    # the grid's panels share one x label, centred under all five columns (not one per panel, where
+    # the last one ran off the figure); part B keeps a label per panel; "A:" heads the first panel only
+    xl = [i for i, ax in enumerate(f.axes) if ax.get_xlabel()]
+    box = f.axes[5].xaxis.label.get_window_extent(f.canvas.get_renderer())
+    grid_mid = (f.axes[0].get_window_extent().x0 + f.axes[4].get_window_extent().x1) / 2
+    check(xl == [5, 10, 11] and abs((box.x0 + box.x1) / 2 - grid_mid) < 2 and "\n" not in f.axes[5].get_xlabel()
+          and [ax.get_title(loc="left")[:2] for ax in f.axes[:5]] == ["A:", "", "", "", ""],
+          f"one x label under the grid (panels with one: {xl}; centre {(box.x0 + box.x1) / 2:.0f} px, the "
+          f"grid's {grid_mid:.0f}), 'A:' on its first panel only")
     check(len(f.axes) == 12 and not tight and not overlap and min(b.width for b in boxes) > 0.06
           and abs(boxes[10].x0 - boxes[0].x0) < 0.05 and upright == {90.0},
           f"5 x 2 grid over 2 panels at 7 in: laid out ({tight}), no overlap ({overlap}), panel widths "

@@ -408,23 +408,37 @@ def _draw_parts(parts, width, title, labels):
     gs = fig.add_gridspec(len(heights), span, height_ratios=heights)
     handles = {}
     row0 = 0
+    shared = []   # (a grid's last row's first panel, its panels, its x label): one label under the grid
     for p, (rows, cols, pos) in zip(parts, shapes):
         panel_w, panel_h = width / cols, heights[row0]
-        cells = set(pos.values())
+        grid = p.agg.attrs.get("grid")
+        last, every = None, []
         for fac, (r, c) in pos.items():
             ax = fig.add_subplot(gs[row0 + r, round(c * span / cols):round((c + 1) * span / cols)])
-            # a grid's rows share their y label (first column), a part's columns their x label (last row)
-            grid = p.agg.attrs.get("grid")
-            _draw_panel(ax, p, fac, look, names, handles, panel_w, panel_h,
-                        labels=(not grid or (r + 1, c) not in cells, not grid or c == 0))
-            if p.name and len(parts) > 1 and r == 0:
+            # a grid's rows share their y label (first column) and its panels one x label (below)
+            _draw_panel(ax, p, fac, look, names, handles, panel_w, panel_h, labels=(not grid, not grid or c == 0))
+            if p.name and len(parts) > 1 and (r, c) == min(pos.values()):   # the part's first panel
                 t = ax.get_title()
                 ax.set_title("")
                 ax.set_title(f"{p.name}: {t}" if t else p.name, loc="left")
+            every.append(ax)
+            if r == rows - 1 and c == min(c_ for r_, c_ in pos.values() if r_ == r):
+                last = ax
+        if grid and last is not None:
+            text = "\n".join(textwrap.wrap(p.xlabel or label(p.agg.attrs.get("x", "x")),
+                                           max(16, int((width - 0.3) / 0.07))))
+            # tight_layout sees as many lines as the label has, under the last row's first panel
+            last.set_xlabel("\n".join(["."] * (text.count("\n") + 1)))
+            shared.append((last, every, text))
         row0 += rows
     if title_lines:
         fig.suptitle("\n".join(title_lines), y=1 - 0.04 / height)
     fig.tight_layout(rect=[0, leg_in / height, 1, 1], h_pad=1.0, w_pad=0.8)   # it makes room for the suptitle
+    for last, every, text in shared:
+        a, boxes = last.get_position(), [ax.get_position() for ax in every]
+        # the label's x is in that panel's axes fraction: the middle of the grid's columns
+        mid = (min(b.x0 for b in boxes) + max(b.x1 for b in boxes)) / 2
+        last.set_xlabel(text, x=(mid - a.x0) / a.width, ha="center")
     if any(handles):
         leg_title = parts[0].agg.attrs.get("series")
         keys = [s for s in series if s in handles] + [("ref", r) for r in refs if ("ref", r) in handles]
