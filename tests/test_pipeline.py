@@ -27,7 +27,8 @@ What must hold, each an exact check:
  - the checks stay live under --pipeline: an injected lost insert fails
    the run (exit 1, verify_ok 0);
  - --pipeline auto picks single ops for a table that fits in the cache
-   (pipeline 0, pipeline_mode plain); 0 is off; bad values and clashes are refused.
+   (pipeline 0, pipeline_mode plain), and above 4x the private cache W = 32
+   for gets only, else 16; 0 is off; bad values and clashes are refused.
 
 Usage: test_pipeline.py BIN
 """
@@ -144,6 +145,31 @@ p, recs = run("--table", "clht-lb,chain", "-n", "2", "-u", "10", "-i", "1K", "-d
 got = {r.get("table"): (r.get("pipeline"), r.get("pipeline_w"), r.get("pipeline_mode")) for r in recs}
 check(p.returncode == 0 and got == {"clht-lb": ("auto", 0, "plain"), "chain": ("auto", 0, "fallback")} and all(clean(r) for r in recs),
       f"--pipeline auto at i=1K: clht-lb (auto, 0, plain), chain (auto, 0, fallback): {got}")
+# above 4x the private cache: W = 32 for gets only, else 16 (a table of 16x the
+# largest L1/L2 as sysfs gives it, from 64K keys at a low --density)
+def private_cache():
+    best, d = 0, "/sys/devices/system/cpu/cpu0/cache"
+    for i in range(8):
+        try:
+            level = int(open(f"{d}/index{i}/level").read())
+            size = open(f"{d}/index{i}/size").read().strip()
+        except (OSError, ValueError):
+            break
+        n = int(size.rstrip("KM")) * {"K": 1 << 10, "M": 1 << 20}.get(size[-1], 1)
+        best = max(best, n) if level <= 2 else best
+    return best or os.sysconf("SC_LEVEL2_CACHE_SIZE")
+
+
+big = private_cache()
+density = f"{65536 / big:.6f}"          # dense: 16-byte slots, a power of two at least i / density
+for u, want in (("0", 32), ("2", 16), ("50", 16)):
+    p, recs = run("--table", "dense", "-n", "1", "-u", u, "-i", "64K", "--density", density, "--ops", "3000",
+                  "--pipeline", "auto")
+    r = recs[0] if len(recs) == 1 else {}
+    check(p.returncode == 0 and r.get("pipeline_w") == want and r.get("pipeline_mode") == "hooks" and clean(r)
+          and r.get("table_bytes_after_prefill", 0) > 4 * big,
+          f"--pipeline auto, dense of {r.get('table_bytes_after_prefill')} bytes (private cache {big}), -u {u}: "
+          f"W = {want} ({desc(r)}; {p.stderr.strip()[-200:]})")
 p, recs = run("--table", "cuckoo", "-n", "2", "-u", "10", "-i", "1K", "-d", "30", "--pipeline", "16")
 check(p.returncode == 0 and len(recs) == 1 and recs[0].get("pipeline_w") == 16 and clean(recs[0]),
       f"cuckoo -d 30 --pipeline 16 -n 2 (a timed run, stopped by the clock): final check ok")
