@@ -506,12 +506,6 @@ static inline void ck_mark_away(struct ck_array *a, uint64_t home)
         __atomic_fetch_or(w, bit, __ATOMIC_RELEASE);
 }
 
-/* bucket b's away bit (1 without the bits: a key may be elsewhere) */
-static inline __attribute__((always_inline)) uint64_t ck_away(const struct ck_array *a, uint64_t b)
-{
-    return a->away ? (__atomic_load_n(&a->away[b >> 6], __ATOMIC_ACQUIRE) >> (b & 63)) & 1 : 1;
-}
-
 /* the first candidate bucket of key k in a (cold paths) */
 static uint64_t ck_home(const struct ck_table *t, const struct ck_array *a, cht_key_t k)
 {
@@ -1093,32 +1087,6 @@ static bool ck_insert(void *tp, cht_key_t k, cht_val_t v);
 static bool ck_remove(void *tp, cht_key_t k);
 static bool ck_update(void *tp, cht_key_t k, cht_val_t v);
 
-/* A get step's read of bucket b of array a under its stripe's seqlock: false
- * where a writer holds the stripe or a is no longer current; else *m has the
- * ways that hold k, *val the value of the first of them (of way 3 when none:
- * discarded) and *ver the stripe's version, which the caller re-reads with
- * ck_bucket_unchanged to accept the read. */
-static inline __attribute__((always_inline)) bool ck_bucket_read(struct ck_table *t, const struct ck_array *a,
-                                                                 uint64_t b, cht_key_t k, uint64_t *ver,
-                                                                 unsigned *m, cht_val_t *val)
-{
-    const struct ck_slot *s = &a->slot[b * 4];
-    *ver = __atomic_load_n(&t->stripe[stripe_of(b)].seq, __ATOMIC_ACQUIRE);
-    if ((*ver & 1) || __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != a)
-        return false;
-    *m = ck_match4(s, k);
-    *val = __atomic_load_n(&s[__builtin_ctz(*m | 8u)].val, __ATOMIC_ACQUIRE);
-    return true;
-}
-
-/* bucket b's stripe still at version ver (the acquire loads of ck_bucket_read
- * keep this re-read after its slot reads) */
-static inline __attribute__((always_inline)) bool ck_bucket_unchanged(const struct ck_table *t, uint64_t b,
-                                                                      uint64_t ver)
-{
-    return __atomic_load_n(&t->stripe[stripe_of(b)].seq, __ATOMIC_RELAXED) == ver;
-}
-
 /* --pipeline takes a get in two steps where the get has the default shape
  * (ck_get_2x4's: two hashes, four ways, index=mask; one flag for the
  * table's part, as the atomic loads of cur keep the compiler from merging
@@ -1128,27 +1096,77 @@ static inline bool ck_pipe_two_steps(const struct ck_table *t, const struct ck_a
     return t->pipe_2x4 & (a->hashes == 2);
 }
 
+/* What a batch's gets read of the table and of the array current when the
+ * batch began, in locals: the ops' stores (uint64_t, as the array's fields)
+ * would otherwise make every op reload them. Arrays live until destroy, so
+ * an array that a resize has replaced still names memory; a step's read
+ * checks that it is still current (ck_bucket_read) and, where it is not,
+ * runs the whole get. */
+struct ck_pipe_view {
+    const struct ck_array *a;
+    const struct ck_slot *slot;
+    const uint64_t *away;
+    struct ck_stripe *stripe;
+    uint64_t mask;
+};
+
+static inline struct ck_pipe_view ck_pipe_view_of(struct ck_table *t, const struct ck_array *a)
+{
+    return (struct ck_pipe_view){ a, a->slot, a->away, t->stripe, a->mask };
+}
+
 /* --pipeline (cht.h pipe_start/pipe_step). Start: both hashes into the op's
  * state; a get of the default shape prefetches only its first candidate
- * bucket and that bucket's stripe word (inserts fill the first candidate
- * first, so at the default density most present keys are there: one miss
- * instead of two), anything else every candidate (ck_prefetch_all). Arrays
- * live until destroy, so reading cur without a lock is safe. */
-static inline __attribute__((always_inline)) void ck_pipe_start_one(void *tp, struct cht_pipe_op *op)
+ * bucket, that bucket's stripe word and its away word (inserts fill the first
+ * candidate first, so at the default density most present keys are there:
+ * one miss instead of two), anything else every candidate (ck_prefetch_all). */
+static void ck_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
 {
     struct ck_table *t = tp;
     const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-    const uint64_t h0 = cht_hash(t->hash, op->key);     /* h1 when needed: few gets need it */
-    op->state[0] = h0;
-    if (__builtin_expect(op->kind == CHT_PIPE_GET && ck_pipe_two_steps(t, a), 1)) {
-        uint64_t b0 = h0 & a->mask;
-        __builtin_prefetch(&a->slot[b0 * 4]);
-        __builtin_prefetch(&t->stripe[stripe_of(b0)].seq);
-        if (a->away)
-            __builtin_prefetch(&a->away[b0 >> 6]);
-        return;
+    const struct ck_pipe_view v = ck_pipe_view_of(t, a);
+    const bool two = ck_pipe_two_steps(t, a);
+    const enum cht_hash_kind hash = t->hash;
+    for (unsigned i = 0; i < n; i++) {
+        struct cht_pipe_op *op = &ops[i];
+        const uint64_t h0 = cht_hash(hash, op->key);    /* h1 when needed: few gets need it */
+        op->state[0] = h0;
+        if (__builtin_expect(op->kind == CHT_PIPE_GET && two, 1)) {
+            const uint64_t b0 = h0 & v.mask;
+            __builtin_prefetch(&v.slot[b0 * 4]);
+            __builtin_prefetch(&v.stripe[stripe_of(b0)].seq);
+            if (v.away)
+                __builtin_prefetch(&v.away[b0 >> 6]);
+        } else {
+            ck_prefetch_all(t, a, h0, ck_hash_step(op->key), op->kind != CHT_PIPE_GET);
+        }
     }
-    ck_prefetch_all(t, a, h0, ck_hash_step(op->key), op->kind != CHT_PIPE_GET);
+}
+
+/* A get step's read of bucket b of the view's array under its stripe's
+ * seqlock: false where a writer holds the stripe or the array is no longer
+ * current; else *m has the ways that hold k, *val the value of the first of
+ * them (of way 3 when none: discarded) and *ver the stripe's version, which
+ * the caller re-reads with ck_bucket_unchanged to accept the read. */
+static inline __attribute__((always_inline)) bool ck_bucket_read(struct ck_table *t, const struct ck_pipe_view *v,
+                                                               uint64_t b, cht_key_t k, uint64_t *ver, unsigned *m,
+                                                               cht_val_t *val)
+{
+    const struct ck_slot *s = &v->slot[b * 4];
+    *ver = __atomic_load_n(&v->stripe[stripe_of(b)].seq, __ATOMIC_ACQUIRE);
+    if ((*ver & 1) || __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != v->a)
+        return false;
+    *m = ck_match4(s, k);
+    *val = __atomic_load_n(&s[__builtin_ctz(*m | 8u)].val, __ATOMIC_ACQUIRE);
+    return true;
+}
+
+/* bucket b's stripe still at version ver (the acquire loads of ck_bucket_read
+ * keep this re-read after its slot reads) */
+static inline __attribute__((always_inline)) bool ck_bucket_unchanged(const struct ck_pipe_view *v, uint64_t b,
+                                                                    uint64_t ver)
+{
+    return __atomic_load_n(&v->stripe[stripe_of(b)].seq, __ATOMIC_RELAXED) == ver;
 }
 
 /* A get's first step reads the first candidate bucket under its stripe's
@@ -1170,53 +1188,83 @@ static inline __attribute__((always_inline)) void ck_pipe_start_one(void *tp, st
  * kick of k into it, a resize: every write there bumps that version), so at
  * the second read k was in neither candidate, and the miss is linearized
  * there. Anything else (a writer in the way, another array) runs the whole
- * get, both buckets under both versions. Writers run the ordinary
- * operation. */
-static inline __attribute__((always_inline)) int ck_pipe_step_one(void *tp, struct cht_pipe_op *op)
+ * get, both buckets under both versions. */
+/* the whole get, hashed at the start (a writer in the way, another array) */
+static __attribute__((noinline)) int ck_pipe_get_whole(struct ck_table *t, struct cht_pipe_op *op)
 {
-    struct ck_table *t = tp;
+    return ck_get_2x4_hashed(t, op->key, op->state[0], ck_hash_step(op->key), &op->val, CK_IDX_MASK);
+}
+
+/* the second step (out of line: about one get in twenty takes it) */
+static __attribute__((noinline)) int ck_pipe_get_second(struct ck_table *t, const struct ck_pipe_view *v,
+                                                        struct cht_pipe_op *op)
+{
     const cht_key_t k = op->key;
-    if (__builtin_expect(op->kind != CHT_PIPE_GET, 0))
-        return cht_pipe_write(tp, op, ck_insert, ck_remove, ck_update);
-    const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(!ck_pipe_two_steps(t, a), 0))
-        return ck_get(tp, k, &op->val);
-    const uint64_t h0 = op->state[0], b0 = h0 & a->mask;
+    const uint64_t h0 = op->state[0], b0 = h0 & v->mask, b1 = (h0 + ck_hash_step(k)) & v->mask;
     uint64_t ver;
     unsigned m;
     cht_val_t val;
-    if (op->stage == 0) {
-        if (ck_bucket_read(t, a, b0, k, &ver, &m, &val)) {
-            /* A miss that must look on prefetches the second bucket and its stripe.
-             * With the away bits few do: a branch. Without them, hit or not is a coin
-             * toss at r = 2i: no branch on it before the version check; a hit
-             * prefetches the first bucket's lines again (cached: that costs nothing) */
-            const uint64_t on = (uint64_t)0 - ((m == 0) & ck_away(a, b0));
-            if (a->away ? __builtin_expect(on != 0, 0) : true) {
-                const uint64_t other = (h0 + ck_hash_step(k)) & a->mask;
-                const uint64_t b1 = b0 ^ ((b0 ^ other) & on);   /* on ? other : b0, without a branch */
-                __builtin_prefetch(&a->slot[b1 * 4]);
-                __builtin_prefetch(&t->stripe[stripe_of(b1)].seq);
-            }
-            if (__builtin_expect(ck_bucket_unchanged(t, b0, ver), 1)) {
-                op->state[1] = ver;
-                op->val = m ? val : (cht_val_t)(uintptr_t)a;
-                return m ? 1 : on ? CHT_PIPE_AGAIN : 0;
-            }
-        }
-    } else if (op->val == (cht_val_t)(uintptr_t)a) {
-        const uint64_t b1 = (h0 + ck_hash_step(k)) & a->mask;
-        if (ck_bucket_read(t, a, b1, k, &ver, &m, &val) &&
-            __builtin_expect(ck_bucket_unchanged(t, b1, ver) & ck_bucket_unchanged(t, b0, op->state[1]), 1)) {
-            op->val = val;
-            return m != 0;
-        }
+    if (op->val == (cht_val_t)(uintptr_t)v->a && ck_bucket_read(t, v, b1, k, &ver, &m, &val) &&
+        __builtin_expect(ck_bucket_unchanged(v, b1, ver) & ck_bucket_unchanged(v, b0, op->state[1]), 1)) {
+        op->val = val;
+        return m != 0;
     }
-    /* the whole get, hashed at the start */
-    return ck_get_2x4_hashed(t, k, h0, ck_hash_step(k), &op->val, CK_IDX_MASK);
+    return ck_pipe_get_whole(t, op);
 }
 
-CHT_PIPE_BATCH_HOOKS(ck_pipe_start, ck_pipe_step, ck_pipe_start_one, ck_pipe_step_one)
+static inline __attribute__((always_inline)) int ck_pipe_get_step(struct ck_table *t, const struct ck_pipe_view *v,
+                                                                  struct cht_pipe_op *op)
+{
+    if (__builtin_expect(op->stage != 0, 0))
+        return ck_pipe_get_second(t, v, op);
+    const cht_key_t k = op->key;
+    const uint64_t h0 = op->state[0], b0 = h0 & v->mask;
+    uint64_t ver;
+    unsigned m;
+    cht_val_t val;
+    if (__builtin_expect(ck_bucket_read(t, v, b0, k, &ver, &m, &val), 1)) {
+        /* A miss that must look on prefetches the second bucket and its stripe.
+         * With the away bits few do: a branch. Without them, hit or not is a coin
+         * toss at r = 2i: no branch on it before the version check; a hit
+         * prefetches the first bucket's lines again (cached: that costs nothing) */
+        const uint64_t away = v->away ? __atomic_load_n(&v->away[b0 >> 6], __ATOMIC_ACQUIRE) >> (b0 & 63) : 1;
+        const uint64_t on = (uint64_t)0 - ((m == 0) & away & 1);
+        if (v->away ? __builtin_expect(on != 0, 0) : true) {
+            const uint64_t other = (h0 + ck_hash_step(k)) & v->mask;
+            const uint64_t b1 = b0 ^ ((b0 ^ other) & on);   /* on ? other : b0, without a branch */
+            __builtin_prefetch(&v->slot[b1 * 4]);
+            __builtin_prefetch(&v->stripe[stripe_of(b1)].seq);
+        }
+        if (__builtin_expect(ck_bucket_unchanged(v, b0, ver), 1)) {
+            op->state[1] = ver;
+            op->val = m ? val : (cht_val_t)(uintptr_t)v->a;
+            return m ? 1 : on ? CHT_PIPE_AGAIN : 0;
+        }
+    }
+    return ck_pipe_get_whole(t, op);
+}
+
+/* Step: gets as above where the array has the default shape, else the whole
+ * get; writers run the ordinary operation. */
+static void ck_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
+{
+    struct ck_table *t = tp;
+    const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    const struct ck_pipe_view v = ck_pipe_view_of(t, a);
+    const bool two = ck_pipe_two_steps(t, a);
+    for (unsigned i = 0; i < n; i++) {
+        struct cht_pipe_op *op = &ops[i];
+        int r;
+        if (__builtin_expect(op->kind != CHT_PIPE_GET, 0))
+            r = cht_pipe_write(tp, op, ck_insert, ck_remove, ck_update);
+        else if (__builtin_expect(two, 1))
+            r = ck_pipe_get_step(t, &v, op);
+        else
+            r = ck_get(tp, op->key, &op->val);
+        op->result = r;
+        op->stage |= r == CHT_PIPE_AGAIN;
+    }
+}
 
 static __attribute__((noinline)) bool ck_insert_other(struct ck_table *t, cht_key_t k, cht_val_t v)
 {
