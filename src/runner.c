@@ -881,7 +881,7 @@ static void timed_loop(struct worker *w)
 #define PIPE_AUTO_L2_FACTOR 4
 /* W for large tables: 32 for runs of gets only, else 16. One thread, i = 1M,
  * 4M, 16M, against W = 16: gets 1.14-1.30x on clht-lb (one line per op),
- * 0.97-1.03x on cuckoo and dense (three: bucket or two slot lines, and a
+ * 0.97-1.08x on cuckoo and dense (three: bucket or two slot lines, and a
  * seqlock word); with writes W = 32 loses (-u 10: cuckoo, dense 0.92-0.94x
  * at 1M and 4M; -u 50: clht-lb 0.93-0.95x at 16M); docs/measurements/pipeline.md */
 #define PIPE_AUTO_W_GETS 32
