@@ -37,16 +37,20 @@
  *    alternate candidate buckets (the note's prefetch1); or every candidate
  *    bucket and its stripe word before reading any (prefetch2: the order the
  *    note found best). prefetch=2 is what prefetch=1 meant before.
- *  - away=0|1 (default 1): one bit per bucket (a side array: 1 MB for 8M
- *    buckets), set before a key whose first candidate is that bucket is
- *    placed anywhere else (an insert into a later candidate, a kick out of
- *    it, a rehash), cleared only by a rehash into a fresh array. --pipeline's
- *    get of a key absent from its first bucket stops there when the bit is
- *    clear, instead of reading the second bucket: Cuckoo++'s per-bucket
- *    filter of displaced keys (N. Le Scouarnec, "Cuckoo++ Hash Tables:
- *    High-Performance Hash Tables for Networking Applications", ANCS 2018),
- *    reduced to one bit. Plain get() does not read it (it
- *    prefetches every candidate at once, so a skipped bucket saves no wait).
+ *  - away=0|1 (default 1): per bucket, a count of the keys whose first
+ *    candidate it is that live in another bucket (a byte; 255 sticks) and a
+ *    bit set while that count is not zero (side arrays: 8 MB of counts and
+ *    1 MB of bits for 8M buckets; the counts are touched only when such a
+ *    key leaves home or comes back: an insert into a later candidate, a kick
+ *    out of home or back into it, the removal of a key living away, a
+ *    rehash). --pipeline's get of a key absent from its first bucket stops
+ *    there when the bit is clear, instead of reading the second bucket, and
+ *    every write of a key whose first bucket's bit is clear is decided on
+ *    that bucket under its stripe alone (ck_lock_home): Cuckoo++'s
+ *    per-bucket filter of displaced keys (N. Le Scouarnec, "Cuckoo++ Hash
+ *    Tables: High-Performance Hash Tables for Networking Applications", ANCS
+ *    2018), read as one bit. Plain get() does not read it (it prefetches
+ *    every candidate at once, so a skipped bucket saves no wait).
  *  The default (mask, prefetch=2, no lock=NAME) keeps exactly one test in
  *  each public op: get() tests get_variant, writers write_variant (the old
  *  t->locks.lk test), and call the inlined default copy; other settings go to a
@@ -65,7 +69,10 @@
  *    moved k from one candidate to another) -> retry. Writers store slots
  *    with release stores after taking the stripe with an acquire CAS, so a
  *    reader that observes any new slot content also observes the odd version.
- *  - insert/remove/update lock the stripes of ALL candidate buckets of k
+ *  - insert/remove/update first lock the stripe of k's first candidate b0
+ *    alone: with b0's away bit clear k is in b0 or nowhere while that stripe
+ *    is held, so the write is decided there (an insert into a full b0 goes
+ *    on as below). Else they lock the stripes of ALL candidate buckets of k
  *    (sorted stripe indexes, deduplicated: no deadlock), so insert-if-absent
  *    checks every candidate under lock. When no candidate has a free slot
  *    the locks are dropped, a BFS (bounded: CK_BFS_DEPTH kicks, CK_BFS_NODES
@@ -140,6 +147,7 @@
 #define CK_BFS_DEPTH   5              /* kicks on one path at most */
 #define CK_BFS_NODES   4096u
 #define CK_MAX_TRIES   64             /* invalidated paths before treating as full */
+#define CK_AWAY_STUCK  255u           /* an away count that no longer counts */
 
 struct ck_slot {
     cht_key_t key;      /* 0: empty */
@@ -155,8 +163,10 @@ struct ck_array {
     uint32_t frozen;            /* lock=NAME only: a resize is copying this array (atomic) */
     void *raw;                  /* NULL: the slots belong to an older header (a hash was added) */
     struct ck_slot *slot;       /* buckets * ways, 64-byte aligned */
-    uint64_t *away;             /* away=1: bit b set once a key whose first candidate is bucket b was
-                                 * placed in another one (atomic; shared with the slots); else NULL */
+    uint64_t *away;             /* away=1: bit b set while a key whose first candidate is bucket b
+                                 * lives in another one (atomic; shared with the slots); else NULL */
+    uint8_t *away_n;            /* away=1: how many such keys bucket b has (CK_AWAY_STUCK: too many to
+                                 * count, the bit stays set); read and written under b's stripe */
 };
 
 struct ck_stripe {
@@ -219,9 +229,9 @@ static const struct cht_option_spec ck_options[] = {
                   "prefetch1), or every candidate bucket and its stripe word before reading any "
                   "(prefetch2; default 2)" },
     { "lock", "any lock from --list=locks as the stripe locks (default: the stripes' seqlock words)" },
-    { "away", "0|1: one bit per bucket, set once a key whose first candidate it is was placed in another "
-              "bucket; --pipeline's get of a key absent from its first bucket stops there when the bit is "
-              "clear (default 1)" },
+    { "away", "0|1: one bit per bucket, set while a key whose first candidate it is lives in another "
+              "bucket (with a count per bucket); --pipeline's get of a key absent from its first bucket stops "
+              "there when the bit is clear, and writes of its keys lock that bucket's stripe alone (default 1)" },
     CHT_HASH_OPTION,
     { NULL, NULL },
 };
@@ -467,8 +477,9 @@ static struct ck_array *ck_array_new(uint64_t buckets, unsigned ways, unsigned h
         free(a);
         return NULL;
     }
-    size_t away_bytes = away ? (size_t)(buckets + 63) / 64 * sizeof(uint64_t) : 0;
-    if (away && !(a->away = calloc(1, away_bytes))) {
+    size_t away_bytes = away ? (size_t)(buckets + 63) / 64 * sizeof(uint64_t) + buckets : 0;
+    if (away && (!(a->away = calloc(1, away_bytes - buckets)) || !(a->away_n = calloc(1, buckets)))) {
+        free(a->away);
         free(a->raw);
         free(a);
         return NULL;
@@ -484,26 +495,49 @@ static struct ck_array *ck_array_new(uint64_t buckets, unsigned ways, unsigned h
 
 static void ck_array_free(struct ck_array *a)
 {
-    if (a->raw)                 /* the slots' owner owns the away bits too */
+    if (a->raw) {               /* the slots' owner owns the away bits too */
         free(a->away);
+        free(a->away_n);
+    }
     free(a->raw);
     free(a);
 }
 
-/* Key k whose first candidate is bucket `home` is about to be placed in
- * another bucket: set home's away bit first (before the slot's release
- * store). The caller holds home's stripe, or the bit is already set (k left
- * home earlier: bits are only cleared by a rehash into a fresh array), or
- * nobody else sees the array yet (resize). Other stripes' buckets share the
- * word: an atomic OR. (Cuckoo++'s per-bucket filter of keys moved to their
- * other bucket, reduced to one bit: see the top of the file.) */
-static inline void ck_mark_away(struct ck_array *a, uint64_t home)
+/* Away bits (Cuckoo++'s per-bucket count of keys living in their other
+ * bucket, read as one bit: see the top of the file). A key whose first
+ * candidate is bucket `home` is about to be placed in another bucket
+ * (before the slot's release store): home's count goes up and its bit is set.
+ * The caller holds home's stripe (or nobody else sees the array yet: a
+ * resize), as every reader and writer of home's count and bit does; other
+ * stripes' buckets share the bit's word: an atomic OR. */
+static inline void ck_away_add(struct ck_array *a, uint64_t home)
 {
     if (!a->away)
         return;
-    uint64_t *w = &a->away[home >> 6], bit = 1ull << (home & 63);
-    if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & bit))
+    uint8_t *n = &a->away_n[home];
+    if (*n == 0) {
+        uint64_t *w = &a->away[home >> 6], bit = 1ull << (home & 63);
         __atomic_fetch_or(w, bit, __ATOMIC_RELEASE);
+    }
+    if (*n != CK_AWAY_STUCK)
+        (*n)++;
+}
+
+/* ... and such a key left its other bucket (removed, or moved home), after
+ * the slot's store: the last one clears home's bit, so a bucket's bit says
+ * what its keys are now, not what they ever were (a bit that stayed set
+ * would turn every later write of its keys and get of absent ones into two
+ * buckets' work: a long run would slow down as it went). A count that reached
+ * CK_AWAY_STUCK stays there. Same locking as ck_away_add. */
+static inline void ck_away_sub(struct ck_array *a, uint64_t home)
+{
+    if (!a->away)
+        return;
+    uint8_t *n = &a->away_n[home];
+    if (*n == CK_AWAY_STUCK || --*n != 0)
+        return;
+    uint64_t *w = &a->away[home >> 6], bit = 1ull << (home & 63);
+    __atomic_fetch_and(w, ~bit, __ATOMIC_RELEASE);
 }
 
 /* the first candidate bucket of key k in a (cold paths) */
@@ -571,7 +605,7 @@ static bool ck_exec_path(struct ck_table *t, struct ck_array *a, const struct ck
 {
     for (int j = leaf; q[j].parent != UINT32_MAX; j = (int)q[j].parent) {
         const struct ck_node *dst = &q[j], *src = &q[dst->parent];
-        struct ck_lockset ls;
+        struct ck_lockset ls = { .n = 0 };     /* (set where locked) */
         if (locked) {
             uint64_t b[2] = { src->bucket, dst->bucket };
             lockset_build(&ls, b, 2);
@@ -596,15 +630,17 @@ static bool ck_exec_path(struct ck_table *t, struct ck_array *a, const struct ck
         bool ok = w >= 0 && slot_key(from) == dst->key;
         if (ok) {
             struct ck_slot *to = ck_bucket(t, a, dst->bucket) + w;
-            if (a->away) {
-                uint64_t home = ck_home(t, a, dst->key);
-                /* leaving home: src is home, and its stripe is held (between two other
-                 * candidates, hashes > 2, the bit is set already) */
-                if (home != dst->bucket)
-                    ck_mark_away(a, home);
-            }
+            /* leaving home (src is home: its stripe is held) or going home (dst is);
+             * between two other candidates (hashes > 2) the count stays */
+            const uint64_t home = a->away ? ck_home(t, a, dst->key) : 0;
+            const bool leaves = a->away && src->bucket == home && dst->bucket != home;
+            const bool returns = a->away && src->bucket != home && dst->bucket == home;
+            if (leaves)
+                ck_away_add(a, home);
             slot_put(to, dst->key, __atomic_load_n(&from->val, __ATOMIC_ACQUIRE));
             __atomic_store_n(&from->key, 0, __ATOMIC_RELEASE);
+            if (returns)
+                ck_away_sub(a, home);
         }
         if (locked) {
             if (t->locks.lk)
@@ -631,8 +667,8 @@ static bool ck_place_serial(struct ck_table *t, struct ck_array *a, cht_key_t k,
     for (unsigned i = 0; i < a->hashes; i++) {
         int w = ck_free_slot(t, a, b[i]);
         if (w >= 0) {
-            if (i)
-                ck_mark_away(a, b[0]);
+            if (b[i] != b[0])
+                ck_away_add(a, b[0]);
             slot_put(ck_bucket(t, a, b[i]) + w, k, v);
             return true;
         }
@@ -693,6 +729,7 @@ static bool ck_add_hash(struct ck_table *t, struct ck_array *old)
     h->bytes = sizeof *h;
     h->slot = old->slot;
     h->away = old->away;
+    h->away_n = old->away_n;
     h->older = old;
     __atomic_store_n(&t->cur, h, __ATOMIC_RELEASE);
     __atomic_fetch_add(&t->hash_adds, 1, __ATOMIC_RELAXED);
@@ -780,6 +817,55 @@ ck_lock_key(struct ck_table *t, uint64_t h0, uint64_t h1, uint64_t *b, struct ck
     }
 }
 
+/* A writer's first try: k's first candidate bucket b0 under b0's stripe
+ * alone (Cuckoo++'s filter of displaced keys, used for writes as the
+ * pipelined get uses it for reads). Every writer that places a key whose
+ * first candidate is b0 in another bucket sets b0's away bit first while it
+ * holds b0's stripe (ck_insert_impl, ck_exec_path; a rehash or an added hash
+ * holds every stripe). So with that stripe held, the array current and the
+ * bit clear, k is in b0 or in no bucket, and stays so until the stripe is
+ * released: the write is decided on b0 alone, with one stripe and one
+ * bucket line instead of all of them, and linearizes inside that critical
+ * section. Returns the array with b0's stripe held and *b0 set, or NULL with
+ * nothing held where the bit is set or the arrays have no away bits (then
+ * the caller locks every candidate, ck_lock_key). Not for lock=NAME (its
+ * seq words are not the locks). */
+static inline __attribute__((always_inline)) struct ck_array *
+ck_lock_home(struct ck_table *t, uint64_t h0, uint64_t *b0, const unsigned idx)
+{
+    if (!t->away)
+        return NULL;
+    for (;;) {
+        struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+        const uint64_t b = ck_reduce(a, h0, idx);
+        struct ck_stripe *s = &t->stripe[stripe_of(b)];
+        stripe_lock(s);
+        /* cur changes only under every stripe: with ours held, a is current for good;
+         * the bit is set under this stripe, which our acquire ordered after its setter's
+         * release */
+        if (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) == a) {
+            if (!((__atomic_load_n(&a->away[b >> 6], __ATOMIC_RELAXED) >> (b & 63)) & 1)) {
+                *b0 = b;
+                return a;
+            }
+            stripe_unlock(s);
+            return NULL;
+        }
+        stripe_unlock(s);
+    }
+}
+
+/* the slot of bucket b holding k, or NULL */
+static inline struct ck_slot *ck_find_in(const struct ck_table *t, const struct ck_array *a, uint64_t b,
+                                         cht_key_t k)
+{
+    struct ck_slot *s = ck_bucket(t, a, b);
+    for (unsigned w = 0; w < t->ways; w++)
+        if (slot_key(&s[w]) == k)
+            return &s[w];
+    return NULL;
+}
+
 /* get(), specialised on the index mode idx and the prefetch mode pf (constants) */
 static inline __attribute__((always_inline)) bool
 ck_get_impl(struct ck_table *t, cht_key_t k, cht_val_t *v, const unsigned idx, const unsigned pf)
@@ -857,10 +943,22 @@ static __attribute__((noinline)) bool ck_grow_cold(struct ck_table *t, struct ck
 static inline __attribute__((always_inline)) bool
 ck_insert_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext, const unsigned idx)
 {
-    uint64_t h0, h1, b[CK_MAX_HASHES];
+    uint64_t h0 = cht_hash(t->hash, k), b[CK_MAX_HASHES];
     struct ck_lockset ls;
     unsigned tries = 0;
-    ck_hash2(t, k, &h0, &h1);
+    struct ck_array *home = ext ? NULL : ck_lock_home(t, h0, &b[0], idx);
+    if (home) {
+        /* k is in b0 or absent: b0's free slot takes it; b0 full: the general path below */
+        int w = ck_find_in(t, home, b[0], k) ? -2 : ck_free_slot(t, home, b[0]);    /* -2: there */
+        if (w >= 0)
+            slot_put(ck_bucket(t, home, b[0]) + w, k, v);
+        stripe_unlock(&t->stripe[stripe_of(b[0])]);
+        if (w >= 0)
+            ck_count(t, 1);
+        if (w != -1)
+            return w >= 0;
+    }
+    const uint64_t h1 = ck_hash_step(k);
     for (;;) {
         struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls, ext, idx);
         if (ck_find(t, a, b, k)) {
@@ -870,8 +968,8 @@ ck_insert_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext, con
         for (unsigned i = 0; i < a->hashes; i++) {
             int w = ck_free_slot(t, a, b[i]);
             if (w >= 0) {
-                if (i)
-                    ck_mark_away(a, b[0]);
+                if (b[i] != b[0])
+                    ck_away_add(a, b[0]);
                 slot_put(ck_bucket(t, a, b[i]) + w, k, v);
                 lockset_unlock_x(t, &ls, ext);
                 ck_count(t, 1);
@@ -896,34 +994,51 @@ ck_insert_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext, con
     }
 }
 
-static inline __attribute__((always_inline)) bool
-ck_remove_impl(struct ck_table *t, cht_key_t k, const bool ext, const unsigned idx)
+/* a remove's or an update's store into k's slot s (NULL: k absent, none) */
+static inline __attribute__((always_inline)) void ck_store_slot(struct ck_slot *s, cht_val_t v, const bool remove)
 {
-    uint64_t h0, h1, b[CK_MAX_HASHES];
-    struct ck_lockset ls;
-    ck_hash2(t, k, &h0, &h1);
-    struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls, ext, idx);
-    struct ck_slot *s = ck_find(t, a, b, k);
-    if (s)
+    if (s && remove)
         __atomic_store_n(&s->key, 0, __ATOMIC_RELEASE);
-    lockset_unlock_x(t, &ls, ext);
-    if (s)
+    else if (s)
+        __atomic_store_n(&s->val, v, __ATOMIC_RELEASE);
+}
+
+/* remove (v unused) or update of k: its slot's key or value stored under the
+ * stripes that decide where k is (b0's alone where ck_lock_home allows) */
+static inline __attribute__((always_inline)) bool
+ck_store_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool remove, const bool ext, const unsigned idx)
+{
+    uint64_t h0 = cht_hash(t->hash, k), b[CK_MAX_HASHES];
+    struct ck_slot *s;
+    struct ck_array *a = ext ? NULL : ck_lock_home(t, h0, &b[0], idx);
+    if (a) {
+        s = ck_find_in(t, a, b[0], k);
+        ck_store_slot(s, v, remove);
+        stripe_unlock(&t->stripe[stripe_of(b[0])]);
+    } else {
+        struct ck_lockset ls;
+        a = ck_lock_key(t, h0, ck_hash_step(k), b, &ls, ext, idx);
+        s = ck_find(t, a, b, k);
+        ck_store_slot(s, v, remove);
+        if (s && remove && (uint64_t)(s - a->slot) / t->ways != b[0])
+            ck_away_sub(a, b[0]);       /* (we hold b0's stripe: it is a candidate's) */
+        lockset_unlock_x(t, &ls, ext);
+    }
+    if (s && remove)
         ck_count(t, -1);
     return s != NULL;
 }
 
 static inline __attribute__((always_inline)) bool
+ck_remove_impl(struct ck_table *t, cht_key_t k, const bool ext, const unsigned idx)
+{
+    return ck_store_impl(t, k, 0, true, ext, idx);
+}
+
+static inline __attribute__((always_inline)) bool
 ck_update_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext, const unsigned idx)
 {
-    uint64_t h0, h1, b[CK_MAX_HASHES];
-    struct ck_lockset ls;
-    ck_hash2(t, k, &h0, &h1);
-    struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls, ext, idx);
-    struct ck_slot *s = ck_find(t, a, b, k);
-    if (s)
-        __atomic_store_n(&s->val, v, __ATOMIC_RELEASE);
-    lockset_unlock_x(t, &ls, ext);
-    return s != NULL;
+    return ck_store_impl(t, k, v, false, ext, idx);
 }
 
 /* The public ops test one variant word (the default is 0: index=mask,
@@ -1115,11 +1230,12 @@ static inline struct ck_pipe_view ck_pipe_view_of(struct ck_table *t, const stru
     return (struct ck_pipe_view){ a, a->slot, a->away, t->stripe, a->mask };
 }
 
-/* --pipeline (cht.h pipe_start/pipe_step). Start: both hashes into the op's
- * state; a get of the default shape prefetches only its first candidate
+/* --pipeline (cht.h pipe_start/pipe_step). Start: the first hash into the
+ * op's state; an op on the default shape prefetches only its first candidate
  * bucket, that bucket's stripe word and its away word (inserts fill the first
  * candidate first, so at the default density most present keys are there:
- * one miss instead of two), anything else every candidate (ck_prefetch_all). */
+ * one miss instead of two; a writer's for ownership, as ck_lock_home decides
+ * most writes there), anything else every candidate (ck_prefetch_all). */
 static void ck_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
 {
     struct ck_table *t = tp;
@@ -1137,6 +1253,12 @@ static void ck_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
             __builtin_prefetch(&v.stripe[stripe_of(b0)].seq);
             if (v.away)
                 __builtin_prefetch(&v.away[b0 >> 6]);
+        } else if (two && v.away) {
+            /* a writer: what ck_lock_home reads, the stripe and bucket for ownership */
+            const uint64_t b0 = h0 & v.mask;
+            __builtin_prefetch(&v.slot[b0 * 4], 1);
+            __builtin_prefetch(&v.stripe[stripe_of(b0)].seq, 1);
+            __builtin_prefetch(&v.away[b0 >> 6]);
         } else {
             ck_prefetch_all(t, a, h0, ck_hash_step(op->key), op->kind != CHT_PIPE_GET);
         }
@@ -1176,8 +1298,9 @@ static inline __attribute__((always_inline)) bool ck_bucket_unchanged(const stru
  * clear: no key whose first candidate this bucket is lives elsewhere, so k is
  * in neither candidate, and the miss is linearized at that read too. A
  * writer sets the bit under this stripe before it places such a key
- * elsewhere (ck_mark_away), so a read that saw the version unchanged around
- * it and the bit clear ran before any such placement. (At r = 2i half the
+ * elsewhere (ck_away_add) and clears it under this stripe once none is left
+ * (ck_away_sub), so a read that saw the version unchanged around it and the
+ * bit clear ran while no such key was elsewhere. (At r = 2i half the
  * gets look for absent keys: they now read one bucket, not two.) Not there,
  * bit set: the second bucket and its stripe are prefetched, and the
  * op keeps the first stripe's version and the array (state[1] and val: a
