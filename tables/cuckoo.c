@@ -457,7 +457,7 @@ static inline struct ck_slot *ck_find(const struct ck_table *t, const struct ck_
 
 static inline void ck_count(struct ck_table *t, int64_t d)
 {
-    cht_thread_counter_fetch_add(&t->count[cht_thread_slot(ck_tid, t->threads)].n, d);
+    cht_thread_counter_add(&t->count[cht_thread_slot(ck_tid, t->threads)].n, d);
 }
 
 /* ---------------- arrays ---------------- */
@@ -855,15 +855,52 @@ ck_lock_home(struct ck_table *t, uint64_t h0, uint64_t *b0, const unsigned idx)
     }
 }
 
-/* the slot of bucket b holding k, or NULL */
-static inline struct ck_slot *ck_find_in(const struct ck_table *t, const struct ck_array *a, uint64_t b,
-                                         cht_key_t k)
+/* the way of bucket s holding key k (0: a free way), or -1; four ways compared at once */
+static inline __attribute__((always_inline)) int ck_way_of(const struct ck_table *t, const struct ck_slot *s,
+                                                           cht_key_t k)
 {
-    struct ck_slot *s = ck_bucket(t, a, b);
+    if (__builtin_expect(t->ways == 4, 1)) {
+        const unsigned m = ck_match4(s, k);
+        return m ? __builtin_ctz(m) : -1;
+    }
     for (unsigned w = 0; w < t->ways; w++)
         if (slot_key(&s[w]) == k)
-            return &s[w];
-    return NULL;
+            return (int)w;
+    return -1;
+}
+
+enum ck_write { CK_INSERT, CK_REMOVE, CK_UPDATE };
+
+/* A write decided on k's first bucket (ck_lock_home): 1/0 as the op
+ * returns, or -1 with nothing held and nothing written where it cannot be
+ * (b0's away bit set, no away bits, an insert into a full b0): the caller
+ * takes the general path. h0: k's first hash. */
+static inline __attribute__((always_inline)) int
+ck_home_write(struct ck_table *t, cht_key_t k, uint64_t h0, cht_val_t v, const enum ck_write op, const unsigned idx)
+{
+    uint64_t b0;
+    struct ck_array *a = ck_lock_home(t, h0, &b0, idx);
+    if (!a)
+        return -1;
+    struct ck_slot *s = ck_bucket(t, a, b0);
+    const int w = ck_way_of(t, s, k);
+    int r = w >= 0;
+    if (op == CK_INSERT && w < 0) {
+        const int e = ck_way_of(t, s, 0);
+        if (e >= 0)
+            slot_put(s + e, k, v);
+        r = e >= 0 ? 1 : -1;
+    } else if (op == CK_INSERT) {
+        r = 0;
+    } else if (op == CK_REMOVE && w >= 0) {
+        __atomic_store_n(&s[w].key, 0, __ATOMIC_RELEASE);
+    } else if (w >= 0) {
+        __atomic_store_n(&s[w].val, v, __ATOMIC_RELEASE);
+    }
+    stripe_unlock(&t->stripe[stripe_of(b0)]);
+    if (op != CK_UPDATE && r > 0)
+        ck_count(t, op == CK_INSERT ? 1 : -1);
+    return r;
 }
 
 /* get(), specialised on the index mode idx and the prefetch mode pf (constants) */
@@ -940,24 +977,13 @@ static __attribute__((noinline)) bool ck_grow_cold(struct ck_table *t, struct ck
     return ck_grow(t, seen, q, add_hash);
 }
 
+/* insert past its first bucket: every candidate under its stripe (h0: k's first hash) */
 static inline __attribute__((always_inline)) bool
-ck_insert_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext, const unsigned idx)
+ck_insert_general(struct ck_table *t, cht_key_t k, uint64_t h0, cht_val_t v, const bool ext, const unsigned idx)
 {
-    uint64_t h0 = cht_hash(t->hash, k), b[CK_MAX_HASHES];
+    uint64_t b[CK_MAX_HASHES];
     struct ck_lockset ls;
     unsigned tries = 0;
-    struct ck_array *home = ext ? NULL : ck_lock_home(t, h0, &b[0], idx);
-    if (home) {
-        /* k is in b0 or absent: b0's free slot takes it; b0 full: the general path below */
-        int w = ck_find_in(t, home, b[0], k) ? -2 : ck_free_slot(t, home, b[0]);    /* -2: there */
-        if (w >= 0)
-            slot_put(ck_bucket(t, home, b[0]) + w, k, v);
-        stripe_unlock(&t->stripe[stripe_of(b[0])]);
-        if (w >= 0)
-            ck_count(t, 1);
-        if (w != -1)
-            return w >= 0;
-    }
     const uint64_t h1 = ck_hash_step(k);
     for (;;) {
         struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls, ext, idx);
@@ -994,51 +1020,51 @@ ck_insert_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext, con
     }
 }
 
-/* a remove's or an update's store into k's slot s (NULL: k absent, none) */
-static inline __attribute__((always_inline)) void ck_store_slot(struct ck_slot *s, cht_val_t v, const bool remove)
+/* remove (v unused) or update of k past its first bucket: its slot's key or
+ * value stored under every candidate's stripe (h0: k's first hash) */
+static inline __attribute__((always_inline)) bool
+ck_store_general(struct ck_table *t, cht_key_t k, uint64_t h0, cht_val_t v, const bool remove, const bool ext,
+                 const unsigned idx)
 {
+    uint64_t b[CK_MAX_HASHES];
+    struct ck_lockset ls;
+    struct ck_array *a = ck_lock_key(t, h0, ck_hash_step(k), b, &ls, ext, idx);
+    struct ck_slot *s = ck_find(t, a, b, k);
     if (s && remove)
         __atomic_store_n(&s->key, 0, __ATOMIC_RELEASE);
     else if (s)
         __atomic_store_n(&s->val, v, __ATOMIC_RELEASE);
-}
-
-/* remove (v unused) or update of k: its slot's key or value stored under the
- * stripes that decide where k is (b0's alone where ck_lock_home allows) */
-static inline __attribute__((always_inline)) bool
-ck_store_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool remove, const bool ext, const unsigned idx)
-{
-    uint64_t h0 = cht_hash(t->hash, k), b[CK_MAX_HASHES];
-    struct ck_slot *s;
-    struct ck_array *a = ext ? NULL : ck_lock_home(t, h0, &b[0], idx);
-    if (a) {
-        s = ck_find_in(t, a, b[0], k);
-        ck_store_slot(s, v, remove);
-        stripe_unlock(&t->stripe[stripe_of(b[0])]);
-    } else {
-        struct ck_lockset ls;
-        a = ck_lock_key(t, h0, ck_hash_step(k), b, &ls, ext, idx);
-        s = ck_find(t, a, b, k);
-        ck_store_slot(s, v, remove);
-        if (s && remove && (uint64_t)(s - a->slot) / t->ways != b[0])
-            ck_away_sub(a, b[0]);       /* (we hold b0's stripe: it is a candidate's) */
-        lockset_unlock_x(t, &ls, ext);
-    }
+    if (s && remove && (uint64_t)(s - a->slot) / t->ways != b[0])
+        ck_away_sub(a, b[0]);           /* (we hold b0's stripe: it is a candidate's) */
+    lockset_unlock_x(t, &ls, ext);
     if (s && remove)
         ck_count(t, -1);
     return s != NULL;
 }
 
+/* The writes: first on k's first bucket alone (not with lock=NAME), else the general path */
+static inline __attribute__((always_inline)) bool
+ck_insert_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext, const unsigned idx)
+{
+    const uint64_t h0 = cht_hash(t->hash, k);
+    const int r = ext ? -1 : ck_home_write(t, k, h0, v, CK_INSERT, idx);
+    return r >= 0 ? r : ck_insert_general(t, k, h0, v, ext, idx);
+}
+
 static inline __attribute__((always_inline)) bool
 ck_remove_impl(struct ck_table *t, cht_key_t k, const bool ext, const unsigned idx)
 {
-    return ck_store_impl(t, k, 0, true, ext, idx);
+    const uint64_t h0 = cht_hash(t->hash, k);
+    const int r = ext ? -1 : ck_home_write(t, k, h0, 0, CK_REMOVE, idx);
+    return r >= 0 ? r : ck_store_general(t, k, h0, 0, true, ext, idx);
 }
 
 static inline __attribute__((always_inline)) bool
 ck_update_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext, const unsigned idx)
 {
-    return ck_store_impl(t, k, v, false, ext, idx);
+    const uint64_t h0 = cht_hash(t->hash, k);
+    const int r = ext ? -1 : ck_home_write(t, k, h0, v, CK_UPDATE, idx);
+    return r >= 0 ? r : ck_store_general(t, k, h0, v, false, ext, idx);
 }
 
 /* The public ops test one variant word (the default is 0: index=mask,
@@ -1223,11 +1249,14 @@ struct ck_pipe_view {
     const uint64_t *away;
     struct ck_stripe *stripe;
     uint64_t mask;
+    bool home_writes;           /* writes go to ck_home_write first (the default shape, away bits,
+                                 * the seqlock words as locks) */
 };
 
 static inline struct ck_pipe_view ck_pipe_view_of(struct ck_table *t, const struct ck_array *a)
 {
-    return (struct ck_pipe_view){ a, a->slot, a->away, t->stripe, a->mask };
+    return (struct ck_pipe_view){ a, a->slot, a->away, t->stripe, a->mask,
+                                  ck_pipe_two_steps(t, a) && a->away && t->write_variant == 0 };
 }
 
 /* --pipeline (cht.h pipe_start/pipe_step). Start: the first hash into the
@@ -1253,7 +1282,7 @@ static void ck_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
             __builtin_prefetch(&v.stripe[stripe_of(b0)].seq);
             if (v.away)
                 __builtin_prefetch(&v.away[b0 >> 6]);
-        } else if (two && v.away) {
+        } else if (v.home_writes) {
             /* a writer: what ck_lock_home reads, the stripe and bucket for ownership */
             const uint64_t b0 = h0 & v.mask;
             __builtin_prefetch(&v.slot[b0 * 4], 1);
@@ -1367,8 +1396,30 @@ static inline __attribute__((always_inline)) int ck_pipe_get_step(struct ck_tabl
     return ck_pipe_get_whole(t, op);
 }
 
+/* a pipelined write past its first bucket (out of line: few take it) */
+static __attribute__((noinline)) int ck_pipe_write_general(struct ck_table *t, const struct cht_pipe_op *op)
+{
+    if (op->kind == CHT_PIPE_INSERT)
+        return ck_insert_general(t, op->key, op->state[0], op->val, false, CK_IDX_MASK);
+    return ck_store_general(t, op->key, op->state[0], op->val, op->kind == CHT_PIPE_REMOVE, false, CK_IDX_MASK);
+}
+
+/* a pipelined write where the view allows home writes: k's first hash from the start */
+static inline __attribute__((always_inline)) int ck_pipe_write(struct ck_table *t, const struct cht_pipe_op *op)
+{
+    int r;
+    if (op->kind == CHT_PIPE_INSERT)
+        r = ck_home_write(t, op->key, op->state[0], op->val, CK_INSERT, CK_IDX_MASK);
+    else if (op->kind == CHT_PIPE_REMOVE)
+        r = ck_home_write(t, op->key, op->state[0], 0, CK_REMOVE, CK_IDX_MASK);
+    else
+        r = ck_home_write(t, op->key, op->state[0], op->val, CK_UPDATE, CK_IDX_MASK);
+    return r >= 0 ? r : ck_pipe_write_general(t, op);
+}
+
 /* Step: gets as above where the array has the default shape, else the whole
- * get; writers run the ordinary operation. */
+ * get; writers decide on their first bucket where the view allows, else run
+ * the ordinary operation. */
 static void ck_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
 {
     struct ck_table *t = tp;
@@ -1379,7 +1430,7 @@ static void ck_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
         struct cht_pipe_op *op = &ops[i];
         int r;
         if (__builtin_expect(op->kind != CHT_PIPE_GET, 0))
-            r = cht_pipe_write(tp, op, ck_insert, ck_remove, ck_update);
+            r = v.home_writes ? ck_pipe_write(t, op) : cht_pipe_write(tp, op, ck_insert, ck_remove, ck_update);
         else if (__builtin_expect(two, 1))
             r = ck_pipe_get_step(t, &v, op);
         else

@@ -143,7 +143,7 @@ static inline cht_key_t key_at(const struct dn_table *t, uint64_t i)
 
 static inline void dn_count(struct dn_table *t, int64_t d)
 {
-    cht_thread_counter_fetch_add(&t->count[cht_thread_slot(dn_tid, t->threads)].n, d);
+    cht_thread_counter_add(&t->count[cht_thread_slot(dn_tid, t->threads)].n, d);
 }
 
 /* slot index of k (scan from home to the first empty slot), or -1 */
