@@ -821,7 +821,7 @@ ck_lock_key(struct ck_table *t, uint64_t h0, uint64_t h1, uint64_t *b, struct ck
  * alone (Cuckoo++'s filter of displaced keys, used for writes as the
  * pipelined get uses it for reads). Every writer that places a key whose
  * first candidate is b0 in another bucket sets b0's away bit first while it
- * holds b0's stripe (ck_insert_impl, ck_exec_path; a rehash or an added hash
+ * holds b0's stripe (ck_insert_general, ck_exec_path; a rehash or an added hash
  * holds every stripe). So with that stripe held, the array current and the
  * bit clear, k is in b0 or in no bucket, and stays so until the stripe is
  * released: the write is decided on b0 alone, with one stripe and one
