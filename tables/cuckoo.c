@@ -432,14 +432,24 @@ static inline void slot_put(struct ck_slot *s, cht_key_t k, cht_val_t v)
     __atomic_store_n(&s->key, k, __ATOMIC_RELEASE);
 }
 
+/* the way of bucket s holding key k (0: a free way), or -1; four ways compared at once */
+static inline __attribute__((always_inline)) int ck_way_of(const struct ck_table *t, const struct ck_slot *s,
+                                                           cht_key_t k)
+{
+    if (__builtin_expect(t->ways == 4, 1)) {
+        const unsigned m = ck_match4(s, k);
+        return m ? __builtin_ctz(m) : -1;
+    }
+    for (unsigned w = 0; w < t->ways; w++)
+        if (slot_key(&s[w]) == k)
+            return (int)w;
+    return -1;
+}
+
 /* slot index of a free slot in bucket b, or -1 */
 static inline int ck_free_slot(const struct ck_table *t, const struct ck_array *a, uint64_t b)
 {
-    const struct ck_slot *s = ck_bucket(t, a, b);
-    for (unsigned w = 0; w < t->ways; w++)
-        if (slot_key(&s[w]) == 0)
-            return (int)w;
-    return -1;
+    return ck_way_of(t, ck_bucket(t, a, b), 0);
 }
 
 /* the slot holding k among the candidates, or NULL */
@@ -448,9 +458,9 @@ static inline struct ck_slot *ck_find(const struct ck_table *t, const struct ck_
 {
     for (unsigned i = 0; i < a->hashes; i++) {
         struct ck_slot *s = ck_bucket(t, a, b[i]);
-        for (unsigned w = 0; w < t->ways; w++)
-            if (slot_key(&s[w]) == k)
-                return &s[w];
+        const int w = ck_way_of(t, s, k);
+        if (w >= 0)
+            return &s[w];
     }
     return NULL;
 }
@@ -853,20 +863,6 @@ ck_lock_home(struct ck_table *t, uint64_t h0, uint64_t *b0, const unsigned idx)
         }
         stripe_unlock(s);
     }
-}
-
-/* the way of bucket s holding key k (0: a free way), or -1; four ways compared at once */
-static inline __attribute__((always_inline)) int ck_way_of(const struct ck_table *t, const struct ck_slot *s,
-                                                           cht_key_t k)
-{
-    if (__builtin_expect(t->ways == 4, 1)) {
-        const unsigned m = ck_match4(s, k);
-        return m ? __builtin_ctz(m) : -1;
-    }
-    for (unsigned w = 0; w < t->ways; w++)
-        if (slot_key(&s[w]) == k)
-            return (int)w;
-    return -1;
 }
 
 enum ck_write { CK_INSERT, CK_REMOVE, CK_UPDATE };
