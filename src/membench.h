@@ -39,11 +39,12 @@ int membench_measure(uint64_t bytes, bool thp, unsigned threads, unsigned k, uns
 struct mode;
 extern const struct mode memory_mode;
 
-/* The ceiling of a table run: the best throughput over k of `threads`
- * threads at working set `bytes` (rounded up to a power of two, at least
- * 1 MiB), in the table's pages (thp: transparent huge pages, else 4 KiB), in
- * millions of cache-line misses per second; measured once per (size,
- * threads, pages) and cached in results/ceiling-HOST.csv. */
+/* The ceiling of a table run: the best throughput over k (of three passes
+ * on one buffer) of `threads` threads at working set ceiling_size(bytes), in
+ * the table's pages (thp: transparent huge pages, else 4 KiB), in millions of
+ * cache-line misses per second; measured once per (size, threads, pages) and
+ * cached in results/ceiling-v2-HOST.csv. */
+uint64_t ceiling_size(uint64_t bytes);
 double membench_ceiling(uint64_t bytes, unsigned threads, bool thp, const struct pin_topology *topo,
                         const struct pin_plan *plan);
 

@@ -580,7 +580,7 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
  * Program order per key: all ops drawn before the batch of B have completed
  * by then (A ran), so only ops of the batch itself can clash. An op whose
  * key an earlier op of its batch has (found as the batch is drawn: a
- * 256-bit mask of key hashes, then an exact look) is held: not stepped in
+ * 1024-bit mask of key hashes, then an exact look) is held: not stepped in
  * B, so no call steps two ops of one key, but completed in the next lap's A
  * after the parked ops, all of which are earlier (only the first op of a key
  * in a batch is stepped), in draw order. So one thread's ops on one key
@@ -588,9 +588,11 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
  * the same way and runs as get + update. A run whose ops are all gets (-u 0,
  * YCSB C; not a trace) skips the clash test (pipe_ordered): nothing writes,
  * so no get can tell in which order two gets of one key ran; it runs a copy
- * of the loop of its own (`ordered` false: no values drawn, no kinds kept,
- * its gets counted as the ops completed: the loop's own work per op falls
- * from 48 to 28 instructions in cachegrind). Completed ops
+ * of the loop of its own (`ordered` false: no values drawn, no clash test,
+ * its gets counted as the ops completed): the ordered loop costs 31 more
+ * instructions per op (callgrind, clht-lb, i = 1M, W = 16 or 32; 44-51
+ * before its kinds were read from the ops and its counts indexed by kind
+ * and outcome). Completed ops
  * are counted without a branch on their kind (struct pipe_count). Each completing
  * step linearizes its op inside that call (cht.h), so every op takes effect
  * between its draw and its completion. The stop flag is read once a lap; after it no op is
@@ -598,22 +600,21 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
  * --batch (cli.c); a filter runs single ops (pipe_choose). */
 struct pipe_lap {
     struct cht_pipe_op batch[2][CHT_PIPELINE_MAX];   /* [b]: drawn in the last lap; [b ^ 1]: stepped in it */
-    uint8_t okind[2][CHT_PIPELINE_MAX];              /* enum op_kind of each (OP_RMW apart from OP_UPDATE) */
-    bool held[2][CHT_PIPELINE_MAX];                  /* of each batch, found when it is drawn */
     uint8_t hold[2][CHT_PIPELINE_MAX];               /* indexes of each batch's held ops, in draw order */
+    uint8_t hold_kind[2][CHT_PIPELINE_MAX];          /* their enum op_kind (OP_RMW apart from OP_UPDATE) */
     struct cht_pipe_op park[CHT_PIPELINE_MAX];       /* answered "again" in the last lap */
-    uint8_t park_kind[CHT_PIPELINE_MAX];
 };
 
 /* The pipelined loop's counts. A run that may write counts by enum op_kind
- * without a branch on the kind (at u = 50 such a branch per op mispredicts
- * about half the time): ops completed, ops that succeeded. A run of gets
- * only counts them apart, in registers (a local whose address stays here). */
+ * and outcome without a branch on either (at u = 50 such a branch per op
+ * mispredicts about half the time): n[kind][ok], and the keys of successful
+ * ops by kind (the key sum is inserted - removed). A run of gets only counts
+ * them apart, in registers (a local whose address stays here). */
 struct pipe_count {
     bool mixed;
     uint64_t gets_ok, gets_all;     /* gets only: gets_all is the loop's `done` at the end */
-    uint64_t all[OP_RMW + 1], ok[OP_RMW + 1];
-    uint64_t keysum;
+    uint64_t n[OP_RMW + 1][2];
+    uint64_t keys_ok[OP_RMW + 1];
 };
 
 /* an op of ops[0..n) with key k */
@@ -625,9 +626,6 @@ static __attribute__((noinline)) bool pipe_key_in(const struct cht_pipe_op *ops,
     return any;
 }
 
-/* what a successful op of each kind adds to the key sum (run_op's accounting) */
-static const uint64_t pipe_keysum_sign[OP_RMW + 1] = { 0, 1, (uint64_t)-1, 0, 0 };
-
 /* counts a completed op as run_op would */
 static inline __attribute__((always_inline)) void pipe_tally(struct pipe_count *c, struct opsrc *src,
                                                              const unsigned kind, unsigned okind, cht_key_t k, int r)
@@ -637,9 +635,8 @@ static inline __attribute__((always_inline)) void pipe_tally(struct pipe_count *
         c->gets_ok += ok;
         return;
     }
-    c->all[okind]++;
-    c->ok[okind] += ok;
-    c->keysum += (k & (0 - ok)) * pipe_keysum_sign[okind];
+    c->n[okind][ok]++;
+    c->keys_ok[okind] += k & (0 - ok);
     if ((kind & OPSRC_LATEST) && okind == OP_INSERT)
         opsrc_done(src, kind, (struct op){ OP_INSERT, k });
 }
@@ -647,15 +644,24 @@ static inline __attribute__((always_inline)) void pipe_tally(struct pipe_count *
 /* the counts into run_op's tally */
 static void pipe_tally_into(const struct pipe_count *c, struct tally *n)
 {
-    n->gs += c->ok[OP_GET] + c->gets_ok;
-    n->gf += c->all[OP_GET] - c->ok[OP_GET] + c->gets_all - c->gets_ok;
-    n->is += c->ok[OP_INSERT];
-    n->inf += c->all[OP_INSERT] - c->ok[OP_INSERT];
-    n->rs += c->ok[OP_REMOVE];
-    n->rf += c->all[OP_REMOVE] - c->ok[OP_REMOVE];
-    n->us += c->ok[OP_UPDATE] + c->ok[OP_RMW];
-    n->uf += c->all[OP_UPDATE] - c->ok[OP_UPDATE] + c->all[OP_RMW] - c->ok[OP_RMW];
-    n->keysum += c->keysum;
+    n->gs += c->n[OP_GET][1] + c->gets_ok;
+    n->gf += c->n[OP_GET][0] + c->gets_all - c->gets_ok;
+    n->is += c->n[OP_INSERT][1];
+    n->inf += c->n[OP_INSERT][0];
+    n->rs += c->n[OP_REMOVE][1];
+    n->rf += c->n[OP_REMOVE][0];
+    n->us += c->n[OP_UPDATE][1] + c->n[OP_RMW][1];
+    n->uf += c->n[OP_UPDATE][0] + c->n[OP_RMW][0];
+    n->keysum += c->keys_ok[OP_INSERT] - c->keys_ok[OP_REMOVE];
+}
+
+/* The op kind of a stepped or parked op: its cht_pipe_kind, which is its enum
+ * op_kind (only a held op can be OP_RMW, run apart in A); masked, so that a
+ * table that wrote the driver's field cannot count outside n[][]. */
+static inline __attribute__((always_inline)) unsigned pipe_okind(const struct pipe_count *c,
+                                                                 const struct cht_pipe_op *op)
+{
+    return c->mixed ? op->kind & 3 : OP_GET;
 }
 
 /* B for ops[a..e) of the batch: one pipe_step call, then each op counted or parked */
@@ -668,13 +674,10 @@ pipe_step_run(struct pipe_lap *L, struct pipe_count *c, unsigned b, unsigned a, 
     step(run->t, ops + a, e - a);
     for (unsigned i = a; i < e; i++) {
         const int r = ops[i].result;
-        const unsigned ok = c->mixed ? L->okind[b][i] : OP_GET;
-        if (__builtin_expect(r == CHT_PIPE_AGAIN, 0)) {
-            L->park[np] = ops[i];
-            L->park_kind[np++] = (uint8_t)ok;
-        } else {
-            pipe_tally(c, src, kind, ok, ops[i].key, r);
-        }
+        if (__builtin_expect(r == CHT_PIPE_AGAIN, 0))
+            L->park[np++] = ops[i];
+        else
+            pipe_tally(c, src, kind, pipe_okind(c, &ops[i]), ops[i].key, r);
     }
     return np;
 }
@@ -702,11 +705,11 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
         if (np) {
             step(run.t, L.park, np);
             for (unsigned i = 0; i < np; i++)
-                pipe_tally(&c, &src, kind, L.park_kind[i], L.park[i].key, L.park[i].result);
+                pipe_tally(&c, &src, kind, pipe_okind(&c, &L.park[i]), L.park[i].key, L.park[i].result);
         }
         for (unsigned i = 0; i < nh; i++) {
             struct cht_pipe_op *op = &L.batch[b ^ 1][L.hold[b ^ 1][i]];
-            const unsigned ok = L.okind[b ^ 1][L.hold[b ^ 1][i]];
+            const unsigned ok = L.hold_kind[b ^ 1][i];
             int r;
             if (ok == OP_RMW) {
                 cht_val_t v;
@@ -725,18 +728,13 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
         if (__builtin_expect(!nh, 1)) {
             if (nb)
                 np = pipe_step_run(&L, &c, b, 0, nb, np, &run, step, &src, kind);
-        } else {                     /* the runs between held ops */
-            const bool *held = L.held[b];
-            for (unsigned a = 0; a < nb;) {
-                if (held[a]) {
-                    a++;
-                    continue;
-                }
-                unsigned e = a + 1;
-                while (e < nb && !held[e])
-                    e++;
-                np = pipe_step_run(&L, &c, b, a, e, np, &run, step, &src, kind);
-                a = e;
+        } else {                     /* the runs between held ops (hold[b] ascends) */
+            unsigned a = 0;
+            for (unsigned j = 0; j <= nh; j++) {
+                const unsigned e = j < nh ? L.hold[b][j] : nb;
+                if (a < e)
+                    np = pipe_step_run(&L, &c, b, a, e, np, &run, step, &src, kind);
+                a = e + 1;
             }
         }
         done += nb - np - nh;
@@ -752,26 +750,26 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
             nb = remaining < wn ? (unsigned)remaining : wn;
             remaining -= nb;
             struct cht_pipe_op *ops = L.batch[b];
-            uint64_t mask[4] = { 0 };    /* 256 bits: a false clash (an exact look) for ~3% of ops at W = 16 */
+            /* 1024 bits: a false clash (an exact look) for ~0.8% of ops at W = 16, 1.5% at 32 */
+            uint64_t mask[16] = { 0 };
             for (unsigned i = 0; i < nb; i++) {
                 struct op op = opsrc_next(&src, kind);
                 ops[i].key = op.key;
                 ops[i].stage = 0;
+                ops[i].kind = op.kind;   /* = enum cht_pipe_kind but for OP_RMW (held, below) */
                 if (!ordered) {          /* gets only: a get's val is the table's answer */
                     assert(op.kind == OP_GET);
-                    ops[i].kind = CHT_PIPE_GET;
                 } else {
-                    L.okind[b][i] = (uint8_t)op.kind;
-                    ops[i].kind = op.kind == OP_RMW ? CHT_PIPE_UPDATE : (uint32_t)op.kind;
                     ops[i].val = run_val(op.key, run.vbits);
-                    const unsigned x = (unsigned)((op.key * 0x9e3779b97f4a7c15ull) >> 56);
-                    const uint64_t bit = 1ull << (x & 63);
-                    const bool h = op.kind == OP_RMW ||
-                                   (__builtin_expect((mask[x >> 6] & bit) != 0, 0) && pipe_key_in(ops, i, op.key));
+                    const unsigned x = (unsigned)((op.key * 0x9e3779b97f4a7c15ull) >> 54);
+                    const uint64_t bit = 1ull << (x & 63), seen = mask[x >> 6] & bit;
                     mask[x >> 6] |= bit;
-                    L.held[b][i] = h;
-                    if (__builtin_expect(h, 0))
+                    if (__builtin_expect(seen || op.kind == OP_RMW, 0) &&
+                        (op.kind == OP_RMW || pipe_key_in(ops, i, op.key))) {
+                        ops[i].kind = op.kind == OP_RMW ? CHT_PIPE_UPDATE : op.kind;
+                        L.hold_kind[b][nh_drawn] = (uint8_t)op.kind;
                         L.hold[b][nh_drawn++] = (uint8_t)i;
+                    }
                 }
             }
             start(run.t, ops, nb);

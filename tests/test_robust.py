@@ -278,7 +278,7 @@ import json
 import socket
 cwd = tempfile.mkdtemp(prefix="chtbench-robust-ceiling-")
 os.mkdir(os.path.join(cwd, "results"))
-cache = os.path.join(cwd, "results", f"ceiling-{socket.gethostname()}.csv")
+cache = os.path.join(cwd, "results", f"ceiling-v2-{socket.gethostname()}.csv")
 bad_rows = []
 for e in range(20, 41):
     for v in ("0", "1e308", "-5", "nan", "inf", "3junk", " 7"):

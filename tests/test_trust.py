@@ -405,13 +405,24 @@ check(p.returncode == 0 and len(recs) == 2 and all(r["ceiling_mops"] > 0 and
       "--ceiling: ceiling_mops measured once per (size, threads), cached in results/, ceiling_frac = mops / it")
 r = json.loads(run("-t", "clht-lb", "-i", "1K", "-d", "10", "--json").stdout.splitlines()[0])
 check(r["ceiling_mops"] is None and r["ceiling_frac"] is None, "without --ceiling the columns are empty")
-# the ceiling is taken in the table's pages: a cache seeded with one value per page kind
-# (the 4 KiB lines in the old three-field form) gives each run the one of its pages
+# the ceiling is taken in the table's pages and at the table's size rounded up to m * 2^e / 8
+# (m = 8..15): a cache seeded with one value per (size, page kind) - the 4 KiB lines in the
+# three-field form, the value naming the size - gives each run the one of its size and pages;
+# the old power-of-two file (ceiling-HOST.csv, one pass) is not read
+def ceiling_size(b):
+    if b <= 1 << 20:
+        return 1 << 20
+    step = (1 << (b.bit_length() - 1)) // 8
+    return -(-b // step) * step
 cwd = tempfile.mkdtemp(prefix="chtbench-ceiling-pages-")
 os.mkdir(os.path.join(cwd, "results"))
+grid = sorted({m << (e - 3) for e in range(20, 36) for m in range(8, 16)})
+with open(os.path.join(cwd, "results", f"ceiling-v2-{socket.gethostname()}.csv"), "w") as f:
+    for b in grid:
+        f.write(f"{b},1,{b / 2**20 + 0.25}\n{b},1,{b / 2**20 + 0.5},thp\n{b},1,333,thp2\n")
 with open(os.path.join(cwd, "results", f"ceiling-{socket.gethostname()}.csv"), "w") as f:
     for e in range(20, 36):
-        f.write(f"{1 << e},1,111\n{1 << e},1,222,thp\n{1 << e},1,333,thp2\n")
+        f.write(f"{1 << e},1,111\n{1 << e},1,222,thp\n")
 got = {}
 for pages in ("off", "thp"):
     p = subprocess.run([os.path.abspath(BIN), "-t", "clht-lb", "-i", "256K", "-d", "20", "--warmup", "0",
@@ -420,10 +431,16 @@ for pages in ("off", "thp"):
     recs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
     got[pages] = recs[0] if p.returncode == 0 and len(recs) == 1 else {}
 on_thp = (got["thp"].get("thp_after_prefill_bytes") or 0) >= (got["thp"].get("table_bytes_after_prefill") or 1) / 2
-check(got["off"].get("ceiling_mops") == 111 and got["thp"].get("ceiling_mops") == (222 if on_thp else 111),
-      f"--ceiling in the table's pages: 4 KiB 111, --hugepages thp {222 if on_thp else 111} (the table "
-      f"{'is' if on_thp else 'is not'} mostly on huge pages; a line with another fourth field is ignored): "
-      f"{got['off'].get('ceiling_mops')}, {got['thp'].get('ceiling_mops')}")
+want = {pages: ceiling_size(got[pages].get("table_bytes_after_prefill") or 0) / 2**20 +
+        (0.5 if pages == "thp" and on_thp else 0.25) for pages in got}
+check(all(got[pages].get("ceiling_mops") == want[pages] for pages in got) and
+      ceiling_size(got["off"].get("table_bytes_after_prefill") or 0) not in [1 << e for e in range(20, 36)],
+      f"--ceiling at the table's size rounded up to m * 2^e / 8, in its pages: {want} (the table "
+      f"{'is' if on_thp else 'is not'} mostly on huge pages; a line with another fourth field and the old "
+      f"power-of-two file are ignored): {got['off'].get('ceiling_mops')}, {got['thp'].get('ceiling_mops')} "
+      f"(tables of {got['off'].get('table_bytes_after_prefill')} bytes)")
+check([ceiling_size(b) for b in (1, 1 << 20, (1 << 20) + 1, 1094215232, 1 << 30, (1 << 30) + 1, 15 << 27)] ==
+      [1 << 20, 1 << 20, 9 << 17, 9 << 27, 1 << 30, 9 << 27, 15 << 27], "ceiling_size: the test's own rounding")
 
 # every table: a size that cannot fit under the limit is refused up front, never a crash or a hang
 listing = run("--list").stdout.splitlines()
