@@ -408,7 +408,7 @@ double membench_ceiling(uint64_t bytes, unsigned threads, bool thp, const struct
         for (unsigned pass = 0; pass < CEILING_PASSES; pass++)
             for (unsigned i = 0; i < NK && !runner_interrupted; i++) {
                 struct membench_point pt;
-                if (threads * ks[i] <= c.lines &&
+                if (check_size(b, threads, ks[i], err, sizeof err) == 0 &&
                     cycle_measure(&c, thp, threads, ks[i], 100, topo, plan, &pt, err, sizeof err) == 0 &&
                     pt.mloads_per_s > best)
                     best = pt.mloads_per_s;
