@@ -64,9 +64,11 @@
  *    holds it; unlock adds one more, so each critical section bumps it by 2.
  *  - get(): no lock, no shared write. Read the versions of all candidate
  *    stripes (retry while one is odd), check the table pointer is still the
- *    current one, read the slots (acquire loads), then re-read the versions:
- *    any change means a writer touched a candidate bucket (a kick may have
- *    moved k from one candidate to another) -> retry. Writers store slots
+ *    current one, read the slots, then (after an acquire fence) re-read the
+ *    versions: any change means a writer touched a candidate bucket (a kick
+ *    may have moved k from one candidate to another) -> retry. The default
+ *    shape compares a bucket's four keys with SSE2 (ck_match4_val): plain
+ *    loads, which the version check makes safe. Writers store slots
  *    with release stores after taking the stripe with an acquire CAS, so a
  *    reader that observes any new slot content also observes the odd version.
  *  - insert/remove/update first lock the stripe of k's first candidate b0
@@ -133,6 +135,9 @@
  */
 #include <stdalign.h>
 #include <sched.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include "cht.h"
 #include "cht_atomic.h"
 #include "cht_hash.h"
@@ -424,6 +429,39 @@ static inline __attribute__((always_inline)) unsigned ck_match4(const struct ck_
 {
     return (unsigned)(slot_key(&s[0]) == k) | (unsigned)(slot_key(&s[1]) == k) << 1 |
            (unsigned)(slot_key(&s[2]) == k) << 2 | (unsigned)(slot_key(&s[3]) == k) << 3;
+}
+
+/* k among bucket s's four keys, for a reader under the bucket's seqlock:
+ * nonzero where a way holds k, and *val the value of the first that does
+ * (of way 3 where none: discarded). With SSE2 the four keys are compared in
+ * two 128-bit compares (x86-64's baseline: 32-bit lanes, a key equal where
+ * both of its halves are): 10 instructions fewer than four scalar compares.
+ * Those are plain loads of words that writers store atomically; only the
+ * seqlock's version check, which rejects any read a writer overlapped, makes
+ * them safe, so a ThreadSanitizer build (which would report them) and other
+ * targets use ck_match4's atomic loads. */
+static inline __attribute__((always_inline)) unsigned ck_match4_val(const struct ck_slot *s, cht_key_t k,
+                                                                    cht_val_t *val)
+{
+#if defined(__SSE2__) && !CHT_UNDER_TSAN
+    _Static_assert(sizeof(struct ck_slot) == 16 && sizeof(cht_key_t) == 8, "a slot is a key and a value");
+    const __m128i *v = (const __m128i *)s;
+    const __m128i kk = _mm_set1_epi64x((long long)k);
+    const __m128i k01 = _mm_unpacklo_epi64(_mm_load_si128(&v[0]), _mm_load_si128(&v[1]));
+    const __m128i k23 = _mm_unpacklo_epi64(_mm_load_si128(&v[2]), _mm_load_si128(&v[3]));
+    unsigned m = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(k01, kk))) |
+                 (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(k23, kk))) << 4;
+    m &= m >> 1 & 0x55;     /* bit 2w: both halves of way w's key equal k's */
+    const unsigned bit = (unsigned)__builtin_ctz(m | 0x40u);
+    if (bit & 1)
+        __builtin_unreachable();    /* so that s[bit / 2] is s + 8 * bit bytes: no shifts */
+    *val = __atomic_load_n(&s[bit >> 1].val, __ATOMIC_RELAXED);
+    return m;
+#else
+    const unsigned m = ck_match4(s, k);
+    *val = __atomic_load_n(&s[__builtin_ctz(m | 8u)].val, __ATOMIC_ACQUIRE);
+    return m;
+#endif
 }
 
 static inline void slot_put(struct ck_slot *s, cht_key_t k, cht_val_t v)
@@ -1113,18 +1151,16 @@ static inline __attribute__((always_inline)) bool ck_get_2x4_hashed(struct ck_ta
             ck_relax(&spins);
             continue;
         }
-        unsigned m = ck_match4(s0, k) | ck_match4(s1, k) << 4;
-        unsigned j = (unsigned)__builtin_ctz(m | 0x80u);    /* slot 7 on a miss, discarded */
-        /* s0 or s1 by the bit 2 of j, without a branch */
-        uintptr_t in1 = (uintptr_t)0 - (j >> 2);
-        const struct ck_slot *hit =
-            (const struct ck_slot *)((uintptr_t)s0 ^ (((uintptr_t)s0 ^ (uintptr_t)s1) & in1)) + (j & 3);
-        cht_val_t val = __atomic_load_n(&hit->val, __ATOMIC_ACQUIRE);
-        /* the acquire loads above keep these re-reads after the slot reads */
+        cht_val_t val0, val1;
+        const unsigned m0 = ck_match4_val(s0, k, &val0), m1 = ck_match4_val(s1, k, &val1);
+        const cht_val_t val = m0 ? val0 : val1;
+        const bool m = (m0 | m1) != 0;
+        /* the fence keeps these re-reads after the slot reads */
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if ((__atomic_load_n(q0, __ATOMIC_RELAXED) == ver0) & (__atomic_load_n(q1, __ATOMIC_RELAXED) == ver1)) {
             if (v)
                 *v = val;
-            return m != 0;
+            return m;
         }
     }
 }
@@ -1261,39 +1297,50 @@ static inline struct ck_pipe_view ck_pipe_view_of(struct ck_table *t, const stru
  * candidate first, so at the default density most present keys are there:
  * one miss instead of two; a writer's for ownership, as ck_lock_home decides
  * most writes there), anything else every candidate (ck_prefetch_all). */
+static inline __attribute__((always_inline)) void ck_pipe_start_op(struct ck_table *t, const struct ck_pipe_view *v,
+                                                                   struct cht_pipe_op *op, const bool two,
+                                                                   const bool away, const enum cht_hash_kind hash)
+{
+    const uint64_t h0 = cht_hash(hash, op->key);    /* h1 when needed: few gets need it */
+    op->state[0] = h0;
+    if (__builtin_expect(op->kind == CHT_PIPE_GET && two, 1)) {
+        const uint64_t b0 = h0 & v->mask;
+        __builtin_prefetch(&v->slot[b0 * 4]);
+        __builtin_prefetch(&v->stripe[stripe_of(b0)].seq);
+        if (away)
+            __builtin_prefetch(&v->away[b0 >> 6]);
+    } else if (v->home_writes) {
+        /* a writer: what ck_lock_home reads, the stripe and bucket for ownership */
+        const uint64_t b0 = h0 & v->mask;
+        __builtin_prefetch(&v->slot[b0 * 4], 1);
+        __builtin_prefetch(&v->stripe[stripe_of(b0)].seq, 1);
+        __builtin_prefetch(&v->away[b0 >> 6]);
+    } else {
+        ck_prefetch_all(t, v->a, h0, ck_hash_step(op->key), op->kind != CHT_PIPE_GET);
+    }
+}
+
+/* the default (two hashes, away bits, hash=fold) in a loop of its own, where
+ * the shape and the hash are constants: 23 instructions per op, not 36
+ * (callgrind, gets at i = 1M) */
 static void ck_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
 {
     struct ck_table *t = tp;
     const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
     const struct ck_pipe_view v = ck_pipe_view_of(t, a);
     const bool two = ck_pipe_two_steps(t, a);
-    const enum cht_hash_kind hash = t->hash;
-    for (unsigned i = 0; i < n; i++) {
-        struct cht_pipe_op *op = &ops[i];
-        const uint64_t h0 = cht_hash(hash, op->key);    /* h1 when needed: few gets need it */
-        op->state[0] = h0;
-        if (__builtin_expect(op->kind == CHT_PIPE_GET && two, 1)) {
-            const uint64_t b0 = h0 & v.mask;
-            __builtin_prefetch(&v.slot[b0 * 4]);
-            __builtin_prefetch(&v.stripe[stripe_of(b0)].seq);
-            if (v.away)
-                __builtin_prefetch(&v.away[b0 >> 6]);
-        } else if (v.home_writes) {
-            /* a writer: what ck_lock_home reads, the stripe and bucket for ownership */
-            const uint64_t b0 = h0 & v.mask;
-            __builtin_prefetch(&v.slot[b0 * 4], 1);
-            __builtin_prefetch(&v.stripe[stripe_of(b0)].seq, 1);
-            __builtin_prefetch(&v.away[b0 >> 6]);
-        } else {
-            ck_prefetch_all(t, a, h0, ck_hash_step(op->key), op->kind != CHT_PIPE_GET);
-        }
-    }
+    if (__builtin_expect(two && v.away && t->hash == CHT_HASH_FOLD, 1))
+        for (unsigned i = 0; i < n; i++)
+            ck_pipe_start_op(t, &v, &ops[i], true, true, CHT_HASH_FOLD);
+    else
+        for (unsigned i = 0; i < n; i++)
+            ck_pipe_start_op(t, &v, &ops[i], two, v.away != NULL, t->hash);
 }
 
 /* A get step's read of bucket b of the view's array under its stripe's
  * seqlock: false where a writer holds the stripe or the array is no longer
- * current; else *m has the ways that hold k, *val the value of the first of
- * them (of way 3 when none: discarded) and *ver the stripe's version, which
+ * current; else *m is nonzero where the bucket holds k, *val its value
+ * (ck_match4_val's) and *ver the stripe's version, which
  * the caller re-reads with ck_bucket_unchanged to accept the read. */
 static inline __attribute__((always_inline)) bool ck_bucket_read(struct ck_table *t, const struct ck_pipe_view *v,
                                                                uint64_t b, cht_key_t k, uint64_t *ver, unsigned *m,
@@ -1303,40 +1350,46 @@ static inline __attribute__((always_inline)) bool ck_bucket_read(struct ck_table
     *ver = __atomic_load_n(&v->stripe[stripe_of(b)].seq, __ATOMIC_ACQUIRE);
     if ((*ver & 1) || __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != v->a)
         return false;
-    *m = ck_match4(s, k);
-    *val = __atomic_load_n(&s[__builtin_ctz(*m | 8u)].val, __ATOMIC_ACQUIRE);
+    *m = ck_match4_val(s, k, val);
     return true;
 }
 
-/* bucket b's stripe still at version ver (the acquire loads of ck_bucket_read
- * keep this re-read after its slot reads) */
+/* bucket b's stripe still at version ver (the fence keeps this re-read after
+ * ck_bucket_read's slot reads) */
 static inline __attribute__((always_inline)) bool ck_bucket_unchanged(const struct ck_pipe_view *v, uint64_t b,
                                                                     uint64_t ver)
 {
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
     return __atomic_load_n(&v->stripe[stripe_of(b)].seq, __ATOMIC_RELAXED) == ver;
 }
 
 /* A get's first step reads the first candidate bucket under its stripe's
- * seqlock, with the array still current: k there (the versions equal around
- * the read) ends the get, linearized at that read as ck_get_2x4's hit would
- * be. Not there, and the bucket's away bit (read inside the same window)
- * clear: no key whose first candidate this bucket is lives elsewhere, so k is
- * in neither candidate, and the miss is linearized at that read too. A
- * writer sets the bit under this stripe before it places such a key
- * elsewhere (ck_away_add) and clears it under this stripe once none is left
- * (ck_away_sub), so a read that saw the version unchanged around it and the
- * bit clear ran while no such key was elsewhere. (At r = 2i half the
- * gets look for absent keys: they now read one bucket, not two.) Not there,
- * bit set: the second bucket and its stripe are prefetched, and the
- * op keeps the first stripe's version and the array (state[1] and val: a
- * get's val is the table's until it completes; arrays live until destroy, so
- * the address names one). The second step reads the second bucket alone
- * under its stripe's seqlock and ends the get if the first stripe's version
- * is still the one seen: no writer touched the first bucket in between (a
- * kick of k into it, a resize: every write there bumps that version), so at
- * the second read k was in neither candidate, and the miss is linearized
- * there. Anything else (a writer in the way, another array) runs the whole
- * get, both buckets under both versions. */
+ * seqlock: k there (the versions equal and even around the read) ends the
+ * get, linearized at that read as ck_get_2x4's hit would be. Not there, and
+ * the bucket's away bit (read inside the same window) clear: no key whose
+ * first candidate this bucket is lives elsewhere, so k is in neither
+ * candidate, and the miss is linearized at that read too. A writer sets the
+ * bit under this stripe before it places such a key elsewhere (ck_away_add)
+ * and clears it under this stripe once none is left (ck_away_sub), so a read
+ * that saw the version unchanged around it and the bit clear ran while no
+ * such key was elsewhere. (At r = 2i half the gets look for absent keys:
+ * they now read one bucket, not two.) Not there, bit set: the second bucket
+ * and its stripe are prefetched, and the op keeps the first stripe's version
+ * and the array (state[1] and val: a get's val is the table's until it
+ * completes; arrays live until destroy, so the address names one). The
+ * second step reads the second bucket alone under its stripe's seqlock and
+ * ends the get if the first stripe's version is still the one seen: no
+ * writer touched the first bucket in between (a kick of k into it, a resize:
+ * every write there bumps that version), so at the second read k was in
+ * neither candidate, and the miss is linearized there. A writer in the way
+ * runs the whole get, both buckets under both versions.
+ *
+ * That the array read was current: a second step checks it as it reads (and
+ * so for its first step too: arrays are replaced, never reinstated); first
+ * steps are checked once per call, after all of them (ck_pipe_step_two): the
+ * array current when the call began and still current after its last read
+ * was current at every read in between, and a resize in between (by a
+ * writer of this call or another thread) runs the call's gets again whole. */
 /* the whole get, hashed at the start (a writer in the way, another array) */
 static __attribute__((noinline)) int ck_pipe_get_whole(struct ck_table *t, struct cht_pipe_op *op)
 {
@@ -1344,52 +1397,66 @@ static __attribute__((noinline)) int ck_pipe_get_whole(struct ck_table *t, struc
 }
 
 /* the second step (out of line: about one get in twenty takes it) */
-static __attribute__((noinline)) int ck_pipe_get_second(struct ck_table *t, const struct ck_pipe_view *v,
-                                                        struct cht_pipe_op *op)
+static __attribute__((noinline)) int ck_pipe_get_second(struct ck_table *t, struct cht_pipe_op *op)
 {
+    const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    const struct ck_pipe_view v = ck_pipe_view_of(t, a);
     const cht_key_t k = op->key;
-    const uint64_t h0 = op->state[0], b0 = h0 & v->mask, b1 = (h0 + ck_hash_step(k)) & v->mask;
+    const uint64_t h0 = op->state[0], b0 = h0 & v.mask, b1 = (h0 + ck_hash_step(k)) & v.mask;
     uint64_t ver;
     unsigned m;
     cht_val_t val;
-    if (op->val == (cht_val_t)(uintptr_t)v->a && ck_bucket_read(t, v, b1, k, &ver, &m, &val) &&
-        __builtin_expect(ck_bucket_unchanged(v, b1, ver) & ck_bucket_unchanged(v, b0, op->state[1]), 1)) {
+    if (op->val == (cht_val_t)(uintptr_t)a && ck_bucket_read(t, &v, b1, k, &ver, &m, &val) &&
+        __builtin_expect(ck_bucket_unchanged(&v, b1, ver) & ck_bucket_unchanged(&v, b0, op->state[1]), 1)) {
         op->val = val;
         return m != 0;
     }
     return ck_pipe_get_whole(t, op);
 }
 
-static inline __attribute__((always_inline)) int ck_pipe_get_step(struct ck_table *t, const struct ck_pipe_view *v,
-                                                                  struct cht_pipe_op *op)
+#define CK_PIPE_WHOLE 2     /* ck_pipe_get_first: a writer was in the way */
+
+/* The first step on the view's array (the call checks that it was current). */
+static inline __attribute__((always_inline)) int ck_pipe_get_first(const struct ck_pipe_view *v,
+                                                                   struct cht_pipe_op *op, const bool away)
 {
-    if (__builtin_expect(op->stage != 0, 0))
-        return ck_pipe_get_second(t, v, op);
     const cht_key_t k = op->key;
     const uint64_t h0 = op->state[0], b0 = h0 & v->mask;
-    uint64_t ver;
-    unsigned m;
+    const struct ck_slot *s = &v->slot[b0 * 4];
+    const uint64_t *q = &v->stripe[stripe_of(b0)].seq;
+    const uint64_t ver = __atomic_load_n(q, __ATOMIC_ACQUIRE);
     cht_val_t val;
-    if (__builtin_expect(ck_bucket_read(t, v, b0, k, &ver, &m, &val), 1)) {
-        /* A miss that must look on prefetches the second bucket and its stripe.
-         * With the away bits few do: a branch. Without them, hit or not is a coin
-         * toss at r = 2i: no branch on it before the version check; a hit
-         * prefetches the first bucket's lines again (cached: that costs nothing) */
-        const uint64_t away = v->away ? __atomic_load_n(&v->away[b0 >> 6], __ATOMIC_ACQUIRE) >> (b0 & 63) : 1;
-        const uint64_t on = (uint64_t)0 - ((m == 0) & away & 1);
-        if (v->away ? __builtin_expect(on != 0, 0) : true) {
-            const uint64_t other = (h0 + ck_hash_step(k)) & v->mask;
-            const uint64_t b1 = b0 ^ ((b0 ^ other) & on);   /* on ? other : b0, without a branch */
+    const unsigned m = ck_match4_val(s, k, &val);
+    /* all ones: k may be in its second bucket, which is prefetched. With the away
+     * bits few are: a branch. Without them, hit or not is a coin toss at r = 2i:
+     * no branch on it; a hit prefetches the first bucket again (cached: free) */
+    uint64_t on;
+    if (away) {
+        on = (uint64_t)0 - ((m == 0) & (__atomic_load_n(&v->away[b0 >> 6], __ATOMIC_ACQUIRE) >> (b0 & 63)) & 1);
+        if (__builtin_expect(on != 0, 0)) {
+            const uint64_t b1 = (h0 + ck_hash_step(k)) & v->mask;
             __builtin_prefetch(&v->slot[b1 * 4]);
             __builtin_prefetch(&v->stripe[stripe_of(b1)].seq);
         }
-        if (__builtin_expect(ck_bucket_unchanged(v, b0, ver), 1)) {
-            op->state[1] = ver;
-            op->val = m ? val : (cht_val_t)(uintptr_t)v->a;
-            return m ? 1 : on ? CHT_PIPE_AGAIN : 0;
-        }
+    } else {
+        on = (uint64_t)0 - (m == 0);
+        const uint64_t other = (h0 + ck_hash_step(k)) & v->mask;
+        const uint64_t b1 = b0 ^ ((b0 ^ other) & on);   /* on ? other : b0, without a branch */
+        __builtin_prefetch(&v->slot[b1 * 4]);
+        __builtin_prefetch(&v->stripe[stripe_of(b1)].seq);
     }
-    return ck_pipe_get_whole(t, op);
+    /* the fence keeps this re-read after the slot reads; an odd version (a
+     * writer held the stripe) is tested here, after the reads, in the same
+     * branch */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__builtin_expect(((__atomic_load_n(q, __ATOMIC_RELAXED) ^ ver) | (ver & 1)) != 0, 0))
+        return CK_PIPE_WHOLE;
+    /* hit or not, without a branch (a coin toss at r = 2i): 1 / CHT_PIPE_AGAIN / 0 */
+    const uint64_t hit = (uint64_t)0 - (m != 0);
+    op->state[1] = ver;
+    op->val = (val & hit) | ((cht_val_t)(uintptr_t)v->a & ~hit);
+    op->stage = (uint32_t)(on & 1);         /* was 0 */
+    return (int)(hit & 1) - (int)(on & 1);
 }
 
 /* a pipelined write past its first bucket (out of line: few take it) */
@@ -1413,26 +1480,57 @@ static inline __attribute__((always_inline)) int ck_pipe_write(struct ck_table *
     return r >= 0 ? r : ck_pipe_write_general(t, op);
 }
 
-/* Step: gets as above where the array has the default shape, else the whole
- * get; writers decide on their first bucket where the view allows, else run
- * the ordinary operation. */
-static void ck_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
+/* a resize during a step call: its gets run again, whole (rare) */
+static __attribute__((noinline)) void ck_pipe_redo_gets(struct ck_table *t, struct cht_pipe_op *ops, unsigned n)
 {
-    struct ck_table *t = tp;
-    const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    for (unsigned i = 0; i < n; i++)
+        if (ops[i].kind == CHT_PIPE_GET)
+            ops[i].result = ck_pipe_get_whole(t, &ops[i]);
+}
+
+/* Step on an array of the default shape (two hashes, four ways, index=mask):
+ * gets as above, writers decided on their first bucket where the view allows
+ * (else the ordinary operation); the view in registers, with or without away
+ * bits as a constant. */
+static inline __attribute__((always_inline)) void ck_pipe_step_two(struct ck_table *t, const struct ck_array *a,
+                                                                   struct cht_pipe_op *ops, unsigned n,
+                                                                   const bool away)
+{
     const struct ck_pipe_view v = ck_pipe_view_of(t, a);
-    const bool two = ck_pipe_two_steps(t, a);
     for (unsigned i = 0; i < n; i++) {
         struct cht_pipe_op *op = &ops[i];
         int r;
         if (__builtin_expect(op->kind != CHT_PIPE_GET, 0))
-            r = v.home_writes ? ck_pipe_write(t, op) : cht_pipe_write(tp, op, ck_insert, ck_remove, ck_update);
-        else if (__builtin_expect(two, 1))
-            r = ck_pipe_get_step(t, &v, op);
+            r = v.home_writes ? ck_pipe_write(t, op) : cht_pipe_write(t, op, ck_insert, ck_remove, ck_update);
+        else if (__builtin_expect(op->stage != 0, 0))
+            r = ck_pipe_get_second(t, op);
+        else if (__builtin_expect((r = ck_pipe_get_first(&v, op, away)) == CK_PIPE_WHOLE, 0))
+            r = ck_pipe_get_whole(t, op);
+        op->result = r;     /* only a first step answers CHT_PIPE_AGAIN (and sets stage) */
+    }
+    /* the fence keeps this load after the first steps' reads */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__builtin_expect(__atomic_load_n(&t->cur, __ATOMIC_RELAXED) != a, 0))
+        ck_pipe_redo_gets(t, ops, n);
+}
+
+/* Step: the default shape as above (away bits on: the default, apart), any
+ * other array's gets whole and its writes as the ordinary operations. */
+static void ck_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
+{
+    struct ck_table *t = tp;
+    const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(ck_pipe_two_steps(t, a), 1)) {
+        if (__builtin_expect(a->away != NULL, 1))
+            ck_pipe_step_two(t, a, ops, n, true);
         else
-            r = ck_get(tp, op->key, &op->val);
-        op->result = r;
-        op->stage |= r == CHT_PIPE_AGAIN;
+            ck_pipe_step_two(t, a, ops, n, false);
+        return;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        struct cht_pipe_op *op = &ops[i];
+        op->result = op->kind != CHT_PIPE_GET ? cht_pipe_write(tp, op, ck_insert, ck_remove, ck_update)
+                                              : ck_get(tp, op->key, &op->val);
     }
 }
 

@@ -15,6 +15,13 @@
  * Shapes: the default (2 hashes, 4 ways), index=mod64 (first and second
  * candidate may coincide), hashes=3, a hash added by max_hashes, resize=1
  * doublings, one-way buckets, and lock=ttas (the external-lock path).
+ *
+ * Also the pipelined step across a resize: a step call checks once, after
+ * its gets' first steps, that the array they read is still the table's, and
+ * runs them again whole where a resize (here: an insert of the same call)
+ * replaced it. Batches of inserts that grow the table, then an update of key
+ * 1 and a get of it: the get must see the update, not key 1 in the array the
+ * call began on.
  */
 #include <pthread.h>
 #include "../tables/cuckoo.c"
@@ -109,6 +116,56 @@ static void *churn_thread(void *p)
         }
     }
     return NULL;
+}
+
+/* batches of W ops: W - 2 inserts of new keys, update(1, v), get(1) */
+static void pipe_across_resize(void)
+{
+    enum { W = 64, BATCHES = 400 };
+    struct cht_option opt[] = { { NULL, NULL } };
+    struct cht_config cfg = { .initial = 64, .density = 0.9, .range = 1u << 20, .max_threads = 1,
+                              .numa_nodes = 1, .options = opt };
+    char err[256] = "";
+    struct ck_table *t = cht_table_cuckoo.create(&cfg, err, sizeof err);
+    CHECK(t != NULL, "pipeline across a resize: create: %s", err);
+    if (!t)
+        return;
+    cht_table_cuckoo.thread_init(t, 0);
+    CHECK(cht_table_cuckoo.insert(t, 1, 1), "pipeline across a resize: insert 1");
+    cht_key_t next = 2;
+    uint64_t calls_resized = 0, wrong = 0;
+    for (unsigned b = 0; b < BATCHES; b++) {
+        struct cht_pipe_op ops[W];
+        memset(ops, 0, sizeof ops);
+        for (unsigned i = 0; i < W - 2; i++)
+            ops[i] = (struct cht_pipe_op){ .key = next, .val = next, .kind = CHT_PIPE_INSERT }, next++;
+        ops[W - 2] = (struct cht_pipe_op){ .key = 1, .val = 1000 + b, .kind = CHT_PIPE_UPDATE };
+        ops[W - 1] = (struct cht_pipe_op){ .key = 1, .kind = CHT_PIPE_GET };
+        const uint64_t resizes = t->resizes;
+        cht_table_cuckoo.pipe_start(t, ops, W);
+        cht_table_cuckoo.pipe_step(t, ops, W);
+        calls_resized += t->resizes != resizes;
+        while (ops[W - 1].result == CHT_PIPE_AGAIN)
+            cht_table_cuckoo.pipe_step(t, &ops[W - 1], 1);
+        for (unsigned i = 0; i < W - 2; i++)
+            CHECK(ops[i].result == 1, "pipeline across a resize: batch %u: insert %llu: %d", b,
+                  (unsigned long long)ops[i].key, ops[i].result);
+        if (ops[W - 1].result != 1 || ops[W - 1].val != 1000 + b) {
+            if (wrong++ < 3)
+                CHECK(false, "pipeline across a resize: batch %u (%s): get(1) = %d, value %llu, not %u", b,
+                      t->resizes != resizes ? "resized" : "not resized", ops[W - 1].result,
+                      (unsigned long long)ops[W - 1].val, 1000 + b);
+        }
+    }
+    CHECK(wrong == 0, "pipeline across a resize: %llu of %u gets missed their batch's update",
+          (unsigned long long)wrong, BATCHES);
+    CHECK(calls_resized >= 5, "pipeline across a resize: only %llu step calls resized: the test tests nothing",
+          (unsigned long long)calls_resized);
+    CHECK(cht_table_cuckoo.size(t) == next - 1, "pipeline across a resize: size %zu, %llu inserted",
+          cht_table_cuckoo.size(t), (unsigned long long)(next - 1));
+    printf("pipeline across a resize: %u batches, %llu step calls resized the table, %llu buckets\n", BATCHES,
+           (unsigned long long)calls_resized, (unsigned long long)t->cur->nbuckets);
+    cht_table_cuckoo.destroy(t);
 }
 
 int main(void)
@@ -209,6 +266,7 @@ int main(void)
         cht_table_cuckoo.destroy(t);
         free(model);
     }
+    pipe_across_resize();
     if (failures)
         fprintf(stderr, "%d failure(s)\n", failures);
     return failures ? 1 : 0;
