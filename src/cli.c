@@ -961,8 +961,7 @@ static const struct cli_option run_options[O_COUNT] = {
         "program order "
         "(\"Pipelined operations\"); "
         "tables without the hook run single ops (`pipeline_mode=fallback`); `auto`: single ops when the table is no "
-        "larger than 4x the core's private cache (L2), else W = 32 for gets only (`-u 0`) and W = 16 "
-        "with writes" },
+        "larger than 4x the core's private cache (L2), else W = 32" },
     [O_VALUE_SIZE] = { "value-size", 0, CLI_ARG, "BYTES", cli_set_size, CFG(value_size), 8, CHT_VALUE_MAX, NULL, T_,
         "8", NULL, "value bytes 8..1048576 (1M), like 100 or 1K",
         "8..1048576 (1M; `K`, `M`, `2^N` accepted); over 8 only with tables that store values out of line "

@@ -877,13 +877,16 @@ static void timed_loop(struct worker *w)
  * overlap that (L2 2 MiB, L3 300 MiB: 0.8-1.2x at 2-4 MB, 1.1-1.4x at
  * 8-17 MB, 1.4-2.9x at 34-68 MB; docs/measurements/pipeline.md). */
 #define PIPE_AUTO_L2_FACTOR 4
-/* W for large tables: 32 for runs of gets only, else 16. One thread, i = 1M,
- * 4M, 16M, against W = 16: gets 1.14-1.30x on clht-lb (one line per op),
- * 0.97-1.08x on cuckoo and dense (three: bucket or two slot lines, and a
- * seqlock word); with writes W = 32 loses (-u 10: cuckoo, dense 0.92-0.94x
- * at 1M and 4M; -u 50: clht-lb 0.93-0.95x at 16M); docs/measurements/pipeline.md */
-#define PIPE_AUTO_W_GETS 32
-#define PIPE_AUTO_W 16
+/* W for large tables: 32. One thread, i = 1M, 4M, 16M, against W = 16: on
+ * an Intel Xeon guest (~40 M misses/s, the latency ~100 ns) gets 1.14-1.30x
+ * on clht-lb (one line per op), 0.97-1.08x on cuckoo and dense (three:
+ * bucket or two slot lines, and a seqlock word), and with writes 0.92-0.95x
+ * (-u 10: cuckoo, dense at 1M and 4M; -u 50: clht-lb at 16M); on an AMD
+ * EPYC guest (~127 M misses/s, 257 ns: Little's law wants ~33 misses in
+ * flight) with writes 1.04-1.49x on all three (medians of 5 rounds), gets
+ * more still at W = 64. One W for both, the larger one: a few percent lost
+ * where memory is near, a third gained where it is far. docs/measurements/pipeline.md */
+#define PIPE_AUTO_W 32
 
 /* the largest private cache's bytes (L1 or L2, from sysfs as lscpu reads it;
  * else glibc's sysconf, which derives it from CPUID; 0: unknown) */
@@ -940,7 +943,7 @@ static void pipe_choose(struct shared *s)
             s->pipe_mode = PIPE_PLAIN;
             return;
         }
-        s->pipe_w = !s->p->trace && op_mix_reads_only(&s->mix) ? PIPE_AUTO_W_GETS : PIPE_AUTO_W;
+        s->pipe_w = PIPE_AUTO_W;
     } else {
         s->pipe_w = cfg->pipeline;
     }

@@ -27,8 +27,8 @@ What must hold, each an exact check:
  - the checks stay live under --pipeline: an injected lost insert fails
    the run (exit 1, verify_ok 0);
  - --pipeline auto picks single ops for a table that fits in the cache
-   (pipeline 0, pipeline_mode plain), and above 4x the private cache W = 32
-   for gets only, else 16; 0 is off; bad values and clashes are refused.
+   (pipeline 0, pipeline_mode plain), and above 4x the private cache W = 32,
+   with writes or without; 0 is off; bad values and clashes are refused.
 
 Usage: test_pipeline.py BIN
 """
@@ -165,7 +165,7 @@ def private_cache():
 
 big = private_cache() or 1 << 20       # unknown to chtbench too: auto pipelines every table
 density = f"{65536 / big:.6f}"          # dense: 16-byte slots, a power of two at least i / density
-for u, want in (("0", 32), ("2", 16), ("50", 16)):
+for u, want in (("0", 32), ("2", 32), ("50", 32)):
     p, recs = run("--table", "dense", "-n", "1", "-u", u, "-i", "64K", "--density", density, "--ops", "3000",
                   "--pipeline", "auto")
     r = recs[0] if len(recs) == 1 else {}
