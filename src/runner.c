@@ -878,14 +878,15 @@ static void timed_loop(struct worker *w)
  * 8-17 MB, 1.4-2.9x at 34-68 MB; docs/measurements/pipeline.md). */
 #define PIPE_AUTO_L2_FACTOR 4
 /* W for large tables: 32. One thread, i = 1M, 4M, 16M, against W = 16: on
- * an Intel Xeon guest (~40 M misses/s, the latency ~100 ns) gets 1.14-1.30x
+ * an Intel Xeon guest (35-39 M misses/s at 254 ns: ~10 in flight) gets 1.14-1.30x
  * on clht-lb (one line per op), 0.97-1.08x on cuckoo and dense (three:
  * bucket or two slot lines, and a seqlock word), and with writes 0.92-0.95x
  * (-u 10: cuckoo, dense at 1M and 4M; -u 50: clht-lb at 16M); on an AMD
  * EPYC guest (~127 M misses/s, 257 ns: Little's law wants ~33 misses in
  * flight) with writes 1.04-1.49x on all three (medians of 5 rounds), gets
  * more still at W = 64. One W for both, the larger one: a few percent lost
- * where memory is near, a third gained where it is far. docs/measurements/pipeline.md */
+ * where the core overlaps ~10 misses, up to half gained where it overlaps
+ * ~33. docs/measurements/pipeline.md */
 #define PIPE_AUTO_W 32
 
 /* the largest private cache's bytes (L1 or L2, from sysfs as lscpu reads it;
