@@ -9,7 +9,9 @@
  *  - cht_spin_wait(&n, period): the same for the locks of locks/ (spin_wait,
  *    locks/lock_internal.h, period LOCK_SPIN_YIELD): pause, and yield too;
  *  - LD/ST/XCHG/FADD/CAS: the __atomic builtins with the memory order spelled
- *    in the call (LD(p, ACQUIRE)), so every access states its order.
+ *    in the call (LD(p, ACQUIRE)), so every access states its order;
+ *  - CHT_UNDER_TSAN: 1 in a ThreadSanitizer build, for code paths TSan
+ *    cannot model (RTM; plain loads that only a seqlock makes safe).
  *
  * Header-only and `static inline`: the helpers compile to the instruction
  * they wrap. The short macro names are defined only here; a file that
@@ -20,6 +22,18 @@
 
 #include <sched.h>
 #include <stdbool.h>
+
+/* GCC says so by __SANITIZE_THREAD__, clang by __has_feature */
+#if defined(__SANITIZE_THREAD__)
+#define CHT_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CHT_UNDER_TSAN 1
+#endif
+#endif
+#ifndef CHT_UNDER_TSAN
+#define CHT_UNDER_TSAN 0
+#endif
 
 static inline void cht_pause(void)
 {

@@ -95,17 +95,8 @@
 
 /* ThreadSanitizer cannot model hardware transactions: its instrumentation
  * runs inside them (its own bookkeeping aborts them or is rolled back) and it
- * reports the speculative accesses as races. A TSan build never uses RTM. */
-#if defined(__SANITIZE_THREAD__)
-#define RTM_UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define RTM_UNDER_TSAN 1
-#endif
-#endif
-#ifndef RTM_UNDER_TSAN
-#define RTM_UNDER_TSAN 0
-#endif
+ * reports the speculative accesses as races. A TSan build (CHT_UNDER_TSAN,
+ * cht_atomic.h) never uses RTM. */
 
 #define MAX_RETRIES 10
 #define XA_LOCKED   0xff   /* XABORT code: the main lock was held */
@@ -157,7 +148,7 @@ static void detect(void)
         snprintf(detect_why, sizeof detect_why, "RTM disabled by CHTBENCH_TEST_RTM_DISABLE");
         return;
     }
-#if RTM_UNDER_TSAN
+#if CHT_UNDER_TSAN
     snprintf(detect_why, sizeof detect_why,
              "ThreadSanitizer build: TSan cannot model hardware transactions, so RTM is never used "
              "(RTM locks run only their fallback lock)");

@@ -16,20 +16,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "cht.h"
+#include "cht_atomic.h"
 #include "lock.h"
 
-/* UNDER_TSAN: 1 in a ThreadSanitizer build (GCC says so by __SANITIZE_THREAD__, clang by
- * __has_feature); the checks and the lock tests skip what TSan cannot run (RTM). */
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-#ifndef UNDER_TSAN
-#define UNDER_TSAN 0
-#endif
+/* UNDER_TSAN: 1 in a ThreadSanitizer build (cht_atomic.h); the checks and
+ * the lock tests skip what TSan cannot run (RTM). */
+#define UNDER_TSAN CHT_UNDER_TSAN
 
 struct table_choice;                     /* registry.h */
 

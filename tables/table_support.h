@@ -20,20 +20,6 @@
 #include <unistd.h>
 #include "cht.h"
 
-/* CHT_UNDER_TSAN: 1 in a ThreadSanitizer build (GCC says so by
- * __SANITIZE_THREAD__, clang by __has_feature): a table's reads that only a
- * seqlock makes safe (vector loads of atomic words) are atomic loads there. */
-#if defined(__SANITIZE_THREAD__)
-#define CHT_UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define CHT_UNDER_TSAN 1
-#endif
-#endif
-#ifndef CHT_UNDER_TSAN
-#define CHT_UNDER_TSAN 0
-#endif
-
 /* ---------------- sizing ---------------- */
 
 #define CHT_POW2_MAX (1ull << 62)
