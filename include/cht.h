@@ -159,11 +159,12 @@ struct cht_ops {
      * pipeline_mode "fallback"): pipelined operations, after DRAMHiT
      * (Narayanan et al., "DRAMHiT: A Hash Table Architected for the Speed of
      * DRAM", EuroSys 2023, §3-4; docs/cli.md "Pipelined operations"). The
-     * driver draws ops in batches of up to W (struct cht_pipe_op) and hands
-     * each batch to pipe_start when drawn and to pipe_step one batch later,
-     * so W ops are on their way while W others resolve. Both take the ops in
-     * order, one call per batch (the table's loop, not the driver's, walks
-     * them: no indirect call per op).
+     * driver draws ops in chunks (struct cht_pipe_op; W cut into chunks of
+     * about 16) and hands each chunk to pipe_start when drawn and to
+     * pipe_step once the chunks drawn after it make W ops, so W ops are on
+     * their way while one chunk resolves. Both take the ops in order, one
+     * call per chunk (the table's loop, not the driver's, walks them: no
+     * indirect call per op); n is at most 31.
      *  - pipe_start computes what each op needs (hash, candidate buckets) into
      *    op->state and issues software prefetches for the lines its first
      *    step reads (for ownership when op->kind writes), without waiting for
@@ -178,7 +179,7 @@ struct cht_ops {
      *    while op->stage is 0, CHT_PIPE_AGAIN with op->stage set to 1 and
      *    the next line the op needs prefetched (a cuckoo key not in its first
      *    bucket, a probe run that goes on). The driver steps such an op once
-     *    more a batch later, and that step must complete it. A step that
+     *    more, W ops later at most, and that step must complete it. A step that
      *    completes an op linearizes it inside that call, exactly as the plain
      *    operation would (reading one candidate bucket under its seqlock and
      *    finding k there is a get's linearization point; an absent answer
@@ -189,10 +190,10 @@ struct cht_ops {
      *    seqlock and re-checks that the first bucket's version is still the
      *    one its first step saw).
      *  - The driver, not the table, keeps one thread's operations on one key
-     *    in program order: no batch it passes to pipe_step holds a key twice,
+     *    in program order: no call to pipe_step holds a key twice,
      *    nor a key an earlier unfinished op has. Except in a run whose ops
      *    are all gets (-u 0, YCSB C): nothing writes there, so no get can
-     *    tell in which order two gets of one key ran, and a batch may hold a
+     *    tell in which order two gets of one key ran, and a call may hold a
      *    key several times (as `chtbench check`'s stable check's batches do). */
     void  (*pipe_start)(void *t, struct cht_pipe_op *ops, unsigned n);
     void  (*pipe_step)(void *t, struct cht_pipe_op *ops, unsigned n);

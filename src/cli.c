@@ -954,11 +954,11 @@ static const struct cli_option run_options[O_COUNT] = {
     [O_PIPELINE] = { "pipeline", 0, CLI_ARG, "W|auto", set_pipeline, 0, 0, 0, 0, NULL, T_, "0", "0: off",
         "ops in flight 0.." STR(CHT_PIPELINE_MAX) " (0: off) or auto",
         "0.." STR(CHT_PIPELINE_MAX) " or `auto`; not with `--latency` or `--batch` (except `0`)",
-        "keep W ops in flight per thread: started (prefetched) in batches of W, stepped a batch later (tables with pipe hooks)",
-        "keep W operations (gets, inserts, removes, updates) in flight per thread: ops are drawn in batches of W, "
-        "started by the table's `pipe_start` hook (their lines prefetched) and stepped by `pipe_step` one batch "
-        "later; ops that need another line complete a batch after that; one thread's ops on one key complete in "
-        "program order "
+        "keep W ops in flight per thread: started (prefetched) in chunks, each stepped W ops after its start (tables with pipe hooks)",
+        "keep W operations (gets, inserts, removes, updates) in flight per thread: ops are drawn in k chunks "
+        "(k = W / 16, 1 below 32) that rotate: each turn one chunk is stepped by the table's `pipe_step` hook and "
+        "a new one is started by `pipe_start` (their lines prefetched), k turns before its step; ops that need "
+        "another line complete k turns after that; one thread's ops on one key complete in program order "
         "(\"Pipelined operations\"); "
         "tables without the hook run single ops (`pipeline_mode=fallback`); `auto`: single ops when the table is no "
         "larger than 4x the core's private cache (L2), else W = 32" },

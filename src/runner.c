@@ -133,8 +133,9 @@ struct shared {
     size_t table_bytes_after_prefill;
     struct memsnap mem_after_prefill;
     unsigned pipe_w;                         /* --pipeline: ops in flight (0: single ops), set before B3 */
+    unsigned pipe_chunks;                    /* ... cut into this many chunks (pipe_loop_for) */
     enum pipe_mode pipe_mode;
-    bool pipe_ordered;                       /* ... a batch's ops on one key complete in draw order */
+    bool pipe_ordered;                       /* ... ops on one key complete in draw order (clash tests) */
 };
 
 struct worker {
@@ -564,45 +565,59 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
 }
 
 /* --pipeline W (DRAMHiT's pipelining: Narayanan et al., EuroSys'23, §3-4),
- * in a loop of its own so the plain loop carries none of it. The loop runs
- * in laps over batches of W ops; the table sees one call per batch
- * (pipe_start, pipe_step), so no indirect call is made per op:
- *  A. last lap's parked ops complete: those that answered CHT_PIPE_AGAIN
- *     (their second line was prefetched then) in one pipe_step call, whose
- *     second steps must complete them; then the held ops (below) one by one,
- *     in draw order;
- *  B. the ops drawn in the last lap, by now (mostly) on cached lines, are
- *     stepped in draw order: most complete; those that answer "again" (a
+ * in a loop of its own so the plain loop carries none of it. W is cut into
+ * k chunks of about PIPE_CHUNK ops (k = 1 below 2 * PIPE_CHUNK), and the
+ * table sees one call per chunk (pipe_start, pipe_step), so no indirect call
+ * is made per op. The chunks rotate through a ring of k + 1 slots; each turn:
+ *  A. parked ops complete (those that answered CHT_PIPE_AGAIN, their second
+ *     line prefetched then) in one pipe_step call per list, whose second
+ *     steps must complete them: the ops parked k turns ago, then those
+ *     parked last turn as urgent (below); then the last turn's held ops
+ *     (below) one by one, in draw order;
+ *  B. the chunk drawn k turns ago, by now (mostly) on cached lines, is
+ *     stepped in draw order: most ops complete; those that answer "again" (a
  *     second cuckoo bucket, a probe run past two lines, a clht-lb overflow
- *     bucket) are parked for A, so their dependent miss overlaps W other ops
- *     instead of stalling one: ops complete out of order;
- *  C. W new ops are drawn and started (hashed, their first lines prefetched).
- * Program order per key: all ops drawn before the batch of B have completed
- * by then (A ran), so only ops of the batch itself can clash. An op whose
- * key an earlier op of its batch has (found as the batch is drawn: a
- * 1024-bit mask of key hashes, then an exact look) is held: not stepped in
- * B, so no call steps two ops of one key, but completed in the next lap's A
- * after the parked ops, all of which are earlier (only the first op of a key
- * in a batch is stepped), in draw order. So one thread's ops on one key
- * complete in the order they were drawn. YCSB-F's read-modify-write is held
- * the same way and runs as get + update. A run whose ops are all gets (-u 0,
- * YCSB C; not a trace) skips the clash test (pipe_ordered): nothing writes,
- * so no get can tell in which order two gets of one key ran; it runs a copy
- * of the loop of its own (`ordered` false: no values drawn, no clash test,
- * its gets counted as the ops completed): the ordered loop costs 31 more
- * instructions per op (callgrind, clht-lb, i = 1M, W = 16 or 32; 44-51
- * before its kinds were read from the ops and its counts indexed by kind
- * and outcome). Completed ops
- * are counted without a branch on their kind (struct pipe_count). Each completing
- * step linearizes its op inside that call (cht.h), so every op takes effect
- * between its draw and its completion. The stop flag is read once a lap; after it no op is
- * drawn and the parked ones complete, still timed. Excludes --latency and
- * --batch (cli.c); a filter runs single ops (pipe_choose). */
-struct pipe_lap {
-    struct cht_pipe_op batch[2][CHT_PIPELINE_MAX];   /* [b]: drawn in the last lap; [b ^ 1]: stepped in it */
-    uint8_t hold[2][CHT_PIPELINE_MAX];               /* indexes of each batch's held ops, in draw order */
-    uint8_t hold_kind[2][CHT_PIPELINE_MAX];          /* their enum op_kind (OP_RMW apart from OP_UPDATE) */
-    struct cht_pipe_op park[CHT_PIPELINE_MAX];       /* answered "again" in the last lap */
+ *     bucket) are parked for k turns, so their dependent miss overlaps W
+ *     other ops instead of stalling one: ops complete out of order;
+ *  C. a new chunk is drawn and started (hashed, its first lines prefetched)
+ *     into the slot A emptied.
+ * So W ops are on their way at every turn, W - W / k at least: the core's
+ * miss slots stay about as full all the time, where one batch of W started
+ * at once and stepped at once fills them in a burst and lets them drain
+ * while it is stepped (docs/measurements/pipeline.md "2026-12-02, 03:00").
+ * Program order per key: chunks are stepped in the order they were drawn.
+ * An op whose key an earlier op of its chunk has (found as the chunk is
+ * drawn: a 256-bit mask of key hashes, then an exact look) is held: not
+ * stepped in B, so no call steps two ops of one key, but completed in the
+ * next turn's A, after the parked ops, in draw order. A parked op is urgent,
+ * completed in the next turn's A, where a chunk stepped before k turns pass
+ * has its key (that chunk's mask folded to 64 bits, then an exact look), or
+ * where its own chunk has held ops; a chunk drawn after it is stepped k turns
+ * after it at the earliest. So every op on a key completes before any later op on that
+ * key is stepped: one thread's ops on one key complete in the order they
+ * were drawn. YCSB-F's read-modify-write is held and runs as get + update.
+ * A run whose ops are all gets (-u 0, YCSB C; not a trace) skips the clash
+ * tests (pipe_ordered): nothing writes, so no get can tell in which order two
+ * gets of one key ran; it runs a copy of the loop of its own (`ordered`
+ * false: no values drawn, no clash test, its gets counted as the ops
+ * completed). Completed ops are counted without a branch on their kind
+ * (struct pipe_count). Each completing step linearizes its op inside that
+ * call (cht.h), so every op takes effect between its draw and its
+ * completion. The stop flag is read once a turn; after it no op is drawn and
+ * those in flight complete, still timed. Excludes --latency and --batch
+ * (cli.c); a filter runs single ops (pipe_choose). */
+#define PIPE_CHUNK 16
+#define PIPE_CHUNK_CAP (2 * PIPE_CHUNK)                 /* W / k rounded up stays below 2 * PIPE_CHUNK */
+#define PIPE_RING (CHT_PIPELINE_MAX / PIPE_CHUNK + 1)   /* k + 1 slots */
+struct pipe_ring {
+    struct cht_pipe_op slot[PIPE_RING][PIPE_CHUNK_CAP];
+    uint8_t n[PIPE_RING], nh[PIPE_RING];            /* each slot's ops and held ops */
+    uint8_t hold[PIPE_RING][PIPE_CHUNK_CAP];        /* indexes of each chunk's held ops, in draw order */
+    uint8_t hold_kind[PIPE_RING][PIPE_CHUNK_CAP];   /* their enum op_kind (OP_RMW apart from OP_UPDATE) */
+    uint64_t bits[PIPE_RING];                       /* each slot's keys' pipe_key_bit()s (ordered runs) */
+    struct cht_pipe_op park[PIPE_RING][PIPE_CHUNK_CAP];   /* parked, by turn mod k */
+    uint8_t npark[PIPE_RING];
+    struct cht_pipe_op urgent[PIPE_CHUNK_CAP];      /* parked last turn, to complete in this one */
 };
 
 /* The pipelined loop's counts. A run that may write counts by enum op_kind
@@ -624,6 +639,18 @@ static __attribute__((noinline)) bool pipe_key_in(const struct cht_pipe_op *ops,
     for (unsigned j = 0; j < n; j++)
         any |= ops[j].key == k;
     return any;
+}
+
+/* a key's hash into a chunk's 256-bit key mask: bit x & 63 of word x >> 6 */
+static inline unsigned pipe_key_hash(cht_key_t k)
+{
+    return (unsigned)((k * 0x9e3779b97f4a7c15ull) >> 56);
+}
+
+/* its bit in a mask of 64 (the 256 folded) */
+static inline uint64_t pipe_key_bit(cht_key_t k)
+{
+    return 1ull << (pipe_key_hash(k) & 63);
 }
 
 /* counts a completed op as run_op would */
@@ -664,18 +691,28 @@ static inline __attribute__((always_inline)) unsigned pipe_okind(const struct pi
     return c->mixed ? op->kind & 3 : OP_GET;
 }
 
-/* B for ops[a..e) of the batch: one pipe_step call, then each op counted or parked */
-static inline __attribute__((always_inline)) unsigned
-pipe_step_run(struct pipe_lap *L, struct pipe_count *c, unsigned b, unsigned a, unsigned e, unsigned np,
-              const struct op_runner *run, void (*step)(void *, struct cht_pipe_op *, unsigned), struct opsrc *src,
-              const unsigned kind)
+/* A: parked ops[0..n) take their second steps (one call), which complete them */
+static inline __attribute__((always_inline)) void pipe_complete(struct pipe_count *c, struct cht_pipe_op *ops,
+                                                                unsigned n, const struct op_runner *run,
+                                                                void (*step)(void *, struct cht_pipe_op *, unsigned),
+                                                                struct opsrc *src, const unsigned kind)
 {
-    struct cht_pipe_op *ops = L->batch[b];
+    step(run->t, ops, n);
+    for (unsigned i = 0; i < n; i++)
+        pipe_tally(c, src, kind, pipe_okind(c, &ops[i]), ops[i].key, ops[i].result);
+}
+
+/* B for ops[a..e) of a chunk: one pipe_step call, then each op counted or parked */
+static inline __attribute__((always_inline)) unsigned
+pipe_step_run(struct cht_pipe_op *park, struct pipe_count *c, struct cht_pipe_op *ops, unsigned a, unsigned e,
+              unsigned np, const struct op_runner *run, void (*step)(void *, struct cht_pipe_op *, unsigned),
+              struct opsrc *src, const unsigned kind)
+{
     step(run->t, ops + a, e - a);
     for (unsigned i = a; i < e; i++) {
         const int r = ops[i].result;
         if (__builtin_expect(r == CHT_PIPE_AGAIN, 0))
-            L->park[np++] = ops[i];
+            park[np++] = ops[i];
         else
             pipe_tally(c, src, kind, pipe_okind(c, &ops[i]), ops[i].key, r);
     }
@@ -690,92 +727,143 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
     op_runner_init(&run, w);
     struct opsrc src = w->src;
     struct tally n = { 0 };
-    uint64_t remaining = loop_ops(w, false), done = 0;
+    uint64_t remaining = loop_ops(w, false), done = 0, drawn = 0;
     void (*start)(void *, struct cht_pipe_op *, unsigned) = s->ops->pipe_start;
     void (*step)(void *, struct cht_pipe_op *, unsigned) = s->ops->pipe_step;
-    const unsigned wn = s->pipe_w;
-    struct pipe_lap L;
+    /* k chunks: W / k ops each, the first W % k of them one more */
+    const unsigned k = s->pipe_chunks, chunk_lo = s->pipe_w / k, chunk_more = s->pipe_w % k;
+    struct pipe_ring R;
     struct pipe_count c = { .mixed = ordered };
-    /* drawn, parked and held in the last lap; held in the batch drawn in it */
-    unsigned nb = 0, np = 0, nh = 0, nh_drawn = 0, b = 0;
+    /* slots: cur is stepped this turn, prev was stepped last turn (its held
+     * ops complete in A) and takes the new chunk; chunks drawn so far mod k;
+     * the park list of this turn mod k; parked, and urgent, last turn */
+    unsigned cur = 0, prev = k, nth = 0, pk = 0, np, nu = 0;
+    memset(R.bits, 0, sizeof R.bits);
+    memset(R.npark, 0, sizeof R.npark);
+    memset(R.n, 0, sizeof R.n);
+    memset(R.nh, 0, sizeof R.nh);
 
     clock_start(w);
     for (;;) {
-        /* A: last lap's parked ops (second steps: they complete), then its held ops */
-        if (np) {
-            step(run.t, L.park, np);
-            for (unsigned i = 0; i < np; i++)
-                pipe_tally(&c, &src, kind, pipe_okind(&c, &L.park[i]), L.park[i].key, L.park[i].result);
+        /* A: the ops parked k turns ago and the urgent ones of the last turn
+         * (second steps: they complete), then the last turn's held ops */
+        if ((np = R.npark[pk])) {
+            pipe_complete(&c, R.park[pk], np, &run, step, &src, kind);
+            done += np;
         }
-        for (unsigned i = 0; i < nh; i++) {
-            struct cht_pipe_op *op = &L.batch[b ^ 1][L.hold[b ^ 1][i]];
-            const unsigned ok = L.hold_kind[b ^ 1][i];
-            int r;
-            if (ok == OP_RMW) {
-                cht_val_t v;
-                r = run.get(run.t, op->key, &v) && run.update(run.t, op->key, op->val);
-            } else {
-                do
-                    step(run.t, op, 1);
-                while ((r = op->result) == CHT_PIPE_AGAIN);
+        if (ordered && nu) {
+            pipe_complete(&c, R.urgent, nu, &run, step, &src, kind);
+            done += nu;
+        }
+        if (ordered) {
+            for (unsigned i = 0; i < R.nh[prev]; i++) {
+                struct cht_pipe_op *op = &R.slot[prev][R.hold[prev][i]];
+                const unsigned ok = R.hold_kind[prev][i];
+                int r;
+                if (ok == OP_RMW) {
+                    cht_val_t v;
+                    r = run.get(run.t, op->key, &v) && run.update(run.t, op->key, op->val);
+                } else {
+                    do
+                        step(run.t, op, 1);
+                    while ((r = op->result) == CHT_PIPE_AGAIN);
+                }
+                pipe_tally(&c, &src, kind, ok, op->key, r);
             }
-            pipe_tally(&c, &src, kind, ok, op->key, r);
+            done += R.nh[prev];
         }
-        done += np + nh;
-        /* B: last lap's draws are stepped, but for its held ops */
+        /* B: the chunk drawn k turns ago is stepped, but for its held ops */
+        const unsigned nb = R.n[cur], nh = ordered ? R.nh[cur] : 0;
+        struct cht_pipe_op *ops = R.slot[cur];
         np = 0;
-        nh = nh_drawn;
         if (__builtin_expect(!nh, 1)) {
             if (nb)
-                np = pipe_step_run(&L, &c, b, 0, nb, np, &run, step, &src, kind);
-        } else {                     /* the runs between held ops (hold[b] ascends) */
+                np = pipe_step_run(R.park[pk], &c, ops, 0, nb, 0, &run, step, &src, kind);
+        } else {                     /* the runs between held ops (hold[cur] ascends) */
             unsigned a = 0;
             for (unsigned j = 0; j <= nh; j++) {
-                const unsigned e = j < nh ? L.hold[b][j] : nb;
+                const unsigned e = j < nh ? R.hold[cur][j] : nb;
                 if (a < e)
-                    np = pipe_step_run(&L, &c, b, a, e, np, &run, step, &src, kind);
+                    np = pipe_step_run(R.park[pk], &c, ops, a, e, np, &run, step, &src, kind);
                 a = e + 1;
             }
         }
         done += nb - np - nh;
+        nu = 0;
+        if (ordered && np && k > 1) {
+            /* a parked op waits k turns unless a chunk stepped before then
+             * has its key, or its own chunk has held ops (maybe of its key) */
+            uint64_t ahead = 0;
+            unsigned sl = cur;
+            for (unsigned j = 1; j < k; j++) {
+                sl = sl == k ? 0 : sl + 1;
+                ahead |= R.bits[sl];
+            }
+            struct cht_pipe_op *park = R.park[pk];
+            unsigned keep = 0;
+            for (unsigned i = 0; i < np; i++) {
+                bool urgent = nh != 0;
+                if (!urgent && (ahead & pipe_key_bit(park[i].key))) {
+                    sl = cur;
+                    for (unsigned j = 1; j < k && !urgent; j++) {
+                        sl = sl == k ? 0 : sl + 1;
+                        urgent = pipe_key_in(R.slot[sl], R.n[sl], park[i].key);
+                    }
+                }
+                if (urgent)
+                    R.urgent[nu++] = park[i];
+                else if (keep++ != i)
+                    park[keep - 1] = park[i];
+            }
+            np = keep;
+        }
+        R.npark[pk] = (uint8_t)np;
+        pk = pk + 1 == k ? 0 : pk + 1;
         if (mode & LOOP_TL)
             __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
-        /* C: the next W ops are drawn and started, where last lap's held ops were.
-         * An op is held where an earlier op of its batch has its key, or is a
+        /* C: a new chunk into slot prev, whose held ops A completed. An op is
+         * held where an earlier op of its chunk has its key, or is a
          * read-modify-write */
-        b ^= 1;
-        nb = 0;
-        nh_drawn = 0;
+        unsigned nd = 0, nh_drawn = 0;
+        uint64_t seen[4] = { 0 };    /* a false clash (an exact look) for ~3% of ops in chunks of 16 */
         if (remaining && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
-            nb = remaining < wn ? (unsigned)remaining : wn;
-            remaining -= nb;
-            struct cht_pipe_op *ops = L.batch[b];
-            /* 1024 bits: a false clash (an exact look) for ~0.8% of ops at W = 16, 1.5% at 32 */
-            uint64_t mask[16] = { 0 };
-            for (unsigned i = 0; i < nb; i++) {
+            nd = chunk_lo + (nth < chunk_more);
+            nth = nth + 1 == k ? 0 : nth + 1;
+            if (nd > remaining)
+                nd = (unsigned)remaining;
+            remaining -= nd;
+            drawn += nd;
+            struct cht_pipe_op *in = R.slot[prev];
+            for (unsigned i = 0; i < nd; i++) {
                 struct op op = opsrc_next(&src, kind);
-                ops[i].key = op.key;
-                ops[i].stage = 0;
-                ops[i].kind = op.kind;   /* = enum cht_pipe_kind but for OP_RMW (held, below) */
+                in[i].key = op.key;
+                in[i].stage = 0;
+                in[i].kind = op.kind;    /* = enum cht_pipe_kind but for OP_RMW (held, below) */
                 if (!ordered) {          /* gets only: a get's val is the table's answer */
                     assert(op.kind == OP_GET);
                 } else {
-                    ops[i].val = run_val(op.key, run.vbits);
-                    const unsigned x = (unsigned)((op.key * 0x9e3779b97f4a7c15ull) >> 54);
-                    const uint64_t bit = 1ull << (x & 63), seen = mask[x >> 6] & bit;
-                    mask[x >> 6] |= bit;
-                    if (__builtin_expect(seen || op.kind == OP_RMW, 0) &&
-                        (op.kind == OP_RMW || pipe_key_in(ops, i, op.key))) {
-                        ops[i].kind = op.kind == OP_RMW ? CHT_PIPE_UPDATE : op.kind;
-                        L.hold_kind[b][nh_drawn] = (uint8_t)op.kind;
-                        L.hold[b][nh_drawn++] = (uint8_t)i;
+                    in[i].val = run_val(op.key, run.vbits);
+                    const unsigned x = pipe_key_hash(op.key);
+                    const uint64_t bit = 1ull << (x & 63), clash = seen[x >> 6] & bit;
+                    seen[x >> 6] |= bit;
+                    if (__builtin_expect(clash || op.kind == OP_RMW, 0) &&
+                        (op.kind == OP_RMW || pipe_key_in(in, i, op.key))) {
+                        in[i].kind = op.kind == OP_RMW ? CHT_PIPE_UPDATE : op.kind;
+                        R.hold_kind[prev][nh_drawn] = (uint8_t)op.kind;
+                        R.hold[prev][nh_drawn++] = (uint8_t)i;
                     }
                 }
             }
-            start(run.t, ops, nb);
-        } else if (!np && !nh) {
+            start(run.t, in, nd);
+        } else if (done == drawn) {
             break;
         }
+        R.n[prev] = (uint8_t)nd;
+        if (ordered)
+            R.bits[prev] = seen[0] | seen[1] | seen[2] | seen[3];
+        R.nh[prev] = (uint8_t)nh_drawn;
+        prev = cur;
+        cur = cur == k ? 0 : cur + 1;
     }
     clock_stop(w);
     if (mode & LOOP_TL) {
@@ -949,6 +1037,7 @@ static void pipe_choose(struct shared *s)
         s->pipe_w = cfg->pipeline;
     }
     s->pipe_mode = PIPE_HOOKS;
+    s->pipe_chunks = s->pipe_w >= 2 * PIPE_CHUNK ? s->pipe_w / PIPE_CHUNK : 1;
     s->pipe_ordered = s->p->trace || !op_mix_reads_only(&s->mix);
 }
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """test_pipeline.py - --pipeline W (docs/cli.md "Pipelined operations"): per
-thread, W ops drawn and started (the table's pipe_start) per lap, stepped
-(pipe_step) one lap later; ops whose step answers "again" (a second cuckoo
-bucket, a probe run past two lines, a clht-lb overflow bucket) complete in
-the next lap, out of order, and an op whose key an earlier op of its batch
+thread, W ops in flight in k chunks (k = W / 16, 1 below 32) that rotate: each
+turn one chunk is stepped (the table's pipe_step) and a new one drawn and
+started (pipe_start), k turns before its step; ops whose step answers "again"
+(a second cuckoo bucket, a probe run past two lines, a clht-lb overflow
+bucket) complete k turns later, out of order (sooner where a chunk stepped
+before then has their key), and an op whose key an earlier op of its chunk
 has is held and completes after it.
 
 What must hold, each an exact check:
@@ -17,9 +19,11 @@ What must hold, each an exact check:
  - program order: one thread on a 64-key range (nearly every window holds
    two ops on one key, and absent keys send cuckoo gets to a second step)
    gives exactly the outcome counts of the same run without --pipeline, for
-   every W, from the key buffer and from in-loop draws, uniform and Zipf, and
-   for YCSB A and F (update, read-modify-write); without the rule that holds
-   an op behind an earlier one on its key these counts differ; gets only
+   W = 7 and 31 (one chunk), 47 (two of 24 and 23) and 64 (four), from the key
+   buffer and from in-loop draws, uniform and Zipf, and for YCSB A and F
+   (update, read-modify-write); without the rule that holds an op behind an
+   earlier one on its key, or the one that completes a parked op early where
+   a chunk stepped before its turn has its key, these counts differ; gets only
    (-u 0, YCSB C), where nothing writes and that rule is skipped, give the
    same counts with one key several times in a batch;
  - stress: 4 threads (more than the CPUs) on a 64-key range, half updates,
@@ -97,7 +101,7 @@ for table in HOOKS:
         ok_base = base_p.returncode == 0 and len(base) == 1 and clean(base[0])
         check(ok_base, f"{table} {name}: the single-op run passes" +
               ("" if ok_base else f" (exit {base_p.returncode}: {base_p.stderr.strip()[-200:]})"))
-        for w in (7, 64):
+        for w in (7, 31, 47, 64):
             p, recs = run("--table", table, "-n", "1", "--verify", "full", "--pipeline", str(w), *args)
             r = recs[0] if len(recs) == 1 else {}
             same = ok_base and all(r.get(c) == base[0].get(c) for c in COUNTS)
