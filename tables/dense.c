@@ -55,6 +55,12 @@
 #include "cht_atomic.h"
 #include "cht_hash.h"
 #include "table_support.h"
+#if defined(__x86_64__) && !CHT_UNDER_TSAN
+#include <immintrin.h>
+#define DN_X86_SIMD 1       /* --pipeline's key compares in SSE2, or AVX2 where the CPU has it */
+#else
+#define DN_X86_SIMD 0       /* (TSan: the scalar compares, whose atomic loads it can check) */
+#endif
 
 #define DN_EMPTY     0ull
 #define DN_TOMB      UINT64_MAX
@@ -78,6 +84,7 @@ struct dn_table {
     uint64_t mask;
     unsigned threads;
     bool prefetch;
+    bool avx2;                      /* --pipeline: dn_match8_avx2 (option simd, and the CPU has it) */
     enum cht_hash_kind hash;
     uint64_t full_failures;         /* atomic */
     struct dn_word *keylock;        /* DN_KEYLOCKS: 0 free, 1 held */
@@ -90,6 +97,7 @@ static __thread unsigned dn_tid;
 static const struct cht_option_spec dn_options[] = {
     CHT_HASH_OPTION,
     { "prefetch", "0|1: prefetch the home slot and its seqlock before probing (default 1)" },
+    { "simd", "0|1: --pipeline compares a probe's 8 keys with AVX2 where the CPU has it (default 1; 0: SSE2)" },
     { NULL, NULL },
 };
 
@@ -271,51 +279,146 @@ static inline __attribute__((always_inline)) void dn_pipe_start_one(void *tp, st
     }
 }
 
+/* The keys of two lines of four slots (l0's, then l1's) against k: bit 2j of
+ * the result is set where the j-th slot holds k, of *empty where it is empty
+ * (odd bits clear). SSE2 compares each key's two 32-bit halves, as cuckoo's
+ * ck_match4_val does. Plain loads: each key is an aligned 8-byte element,
+ * read whole, and the order of the reads does not matter to the scan (a key
+ * present throughout the step is found in whatever order its run is read:
+ * dn_get_from). */
+static inline __attribute__((always_inline)) unsigned dn_match8_sse2(const struct dn_slot *l0,
+                                                                    const struct dn_slot *l1, cht_key_t k,
+                                                                    unsigned *empty)
+{
+#if DN_X86_SIMD
+    _Static_assert(sizeof(struct dn_slot) == 16 && sizeof(cht_key_t) == 8, "a slot is a key and a value");
+    const __m128i *a = (const __m128i *)l0, *b = (const __m128i *)l1;
+    const __m128i kk = _mm_set1_epi64x((long long)k), z = _mm_setzero_si128();
+    const __m128i a01 = _mm_unpacklo_epi64(_mm_load_si128(&a[0]), _mm_load_si128(&a[1]));
+    const __m128i a23 = _mm_unpacklo_epi64(_mm_load_si128(&a[2]), _mm_load_si128(&a[3]));
+    const __m128i b01 = _mm_unpacklo_epi64(_mm_load_si128(&b[0]), _mm_load_si128(&b[1]));
+    const __m128i b23 = _mm_unpacklo_epi64(_mm_load_si128(&b[2]), _mm_load_si128(&b[3]));
+#define DN_BITS(x, y) ((unsigned)_mm_movemask_ps(_mm_castsi128_ps(x)) | \
+                       (unsigned)_mm_movemask_ps(_mm_castsi128_ps(y)) << 4)
+    const unsigned e = DN_BITS(_mm_cmpeq_epi32(a01, kk), _mm_cmpeq_epi32(a23, kk)) |
+                       DN_BITS(_mm_cmpeq_epi32(b01, kk), _mm_cmpeq_epi32(b23, kk)) << 8;
+    const unsigned z0 = DN_BITS(_mm_cmpeq_epi32(a01, z), _mm_cmpeq_epi32(a23, z)) |
+                        DN_BITS(_mm_cmpeq_epi32(b01, z), _mm_cmpeq_epi32(b23, z)) << 8;
+#undef DN_BITS
+    *empty = z0 & z0 >> 1 & 0x5555u;
+    return e & e >> 1 & 0x5555u;
+#else
+    unsigned eq = 0, em = 0;
+    for (unsigned j = 0; j < 4; j++) {
+        cht_key_t x = __atomic_load_n(&l0[j].key, __ATOMIC_ACQUIRE), y = __atomic_load_n(&l1[j].key, __ATOMIC_ACQUIRE);
+        eq |= (unsigned)(x == k) << 2 * j | (unsigned)(y == k) << (2 * j + 8);
+        em |= (unsigned)(x == DN_EMPTY) << 2 * j | (unsigned)(y == DN_EMPTY) << (2 * j + 8);
+    }
+    *empty = em;
+    return eq;
+#endif
+}
+
+#if DN_X86_SIMD
+/* dn_match8_sse2's answer with AVX2, one bit a slot (bit j): four 64-bit
+ * compares at a time, each line's keys put in slot order (unpack gives
+ * slots 0, 2, 1, 3; the permute 0, 1, 2, 3). */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) unsigned
+dn_match8_avx2(const struct dn_slot *l0, const struct dn_slot *l1, cht_key_t k, unsigned *empty)
+{
+    const __m256i kk = _mm256_set1_epi64x((long long)k), z = _mm256_setzero_si256();
+    const __m256i *a = (const __m256i *)l0, *b = (const __m256i *)l1;
+    const __m256i x = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(_mm256_load_si256(&a[0]),
+                                                                     _mm256_load_si256(&a[1])), 0xd8);
+    const __m256i y = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(_mm256_load_si256(&b[0]),
+                                                                     _mm256_load_si256(&b[1])), 0xd8);
+#define DN_BITS(x, y) ((unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(x)) | \
+                       (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(y)) << 4)
+    *empty = DN_BITS(_mm256_cmpeq_epi64(x, z), _mm256_cmpeq_epi64(y, z));
+    return DN_BITS(_mm256_cmpeq_epi64(x, kk), _mm256_cmpeq_epi64(y, kk));
+#undef DN_BITS
+}
+#endif
+
+typedef unsigned dn_match8_fn(const struct dn_slot *, const struct dn_slot *, cht_key_t, unsigned *);
+
 /* A get's first step scans the two lines from home's (8 slots) without a
  * branch on what it finds: the first slot from home holding k or empty
  * decides, as in dn_get's scan; k's value is read under its region's
  * seqlock whether or not it is needed (the lines are cached). A run that
  * goes on past the two lines prefetches the third and comes back to scan on
  * from there (dn_get_from); a hit a writer got in the way of runs the whole
- * dn_get. Writers run the ordinary operation. */
-static inline __attribute__((always_inline)) int dn_pipe_step_one(void *tp, struct cht_pipe_op *op)
+ * dn_get. Writers run the ordinary operation. v: t's fields, in registers
+ * (the acquire loads would reload t's); match8 answers in `per` bits a slot. */
+static inline __attribute__((always_inline)) int dn_pipe_step_one(struct dn_table *t, const struct dn_table *v,
+                                                                 struct cht_pipe_op *op, dn_match8_fn *match8,
+                                                                 const unsigned per)
 {
-    struct dn_table *t = tp;
     const cht_key_t k = op->key;
     if (__builtin_expect(op->kind != CHT_PIPE_GET, 0))
-        return cht_pipe_write(tp, op, dn_insert, dn_remove, dn_update);
-    const uint64_t mask = t->mask, home = op->state[0] & mask, line = home & ~3ull;
+        return cht_pipe_write(t, op, dn_insert, dn_remove, dn_update);
+    const uint64_t mask = v->mask, home = op->state[0] & mask, line = home & ~3ull;
     if (op->stage != 0)     /* on from the third line */
         return dn_get_from(t, k, home, 8 - (home & 3), &op->val);
-    /* (at least 16 slots: the two lines differ; locals, as the acquire loads would reload t's fields) */
-    const struct dn_slot *l0 = &t->slot[line], *l1 = &t->slot[(line + 4) & mask];
-    unsigned eq = 0, empty = 0;
-#pragma GCC unroll 4
-    for (unsigned j = 0; j < 4; j++) {
-        cht_key_t x = __atomic_load_n(&l0[j].key, __ATOMIC_ACQUIRE), y = __atomic_load_n(&l1[j].key, __ATOMIC_ACQUIRE);
-        eq |= (unsigned)(x == k) << j | (unsigned)(y == k) << (j + 4);
-        empty |= (unsigned)(x == DN_EMPTY) << j | (unsigned)(y == DN_EMPTY) << (j + 4);
-    }
-    const unsigned from_home = 0xffu << (home & 3);
-    const unsigned pos = (unsigned)__builtin_ctz(((eq | empty) & from_home) | 0x100u);   /* 8: undecided */
-    const unsigned hit = (eq >> pos) & 1, decided = pos < 8;
-    const uint64_t i = (line + (pos & 7)) & mask;
-    struct dn_word *r = region_of(t, i);
+    /* (at least 16 slots: the two lines differ) */
+    const struct dn_slot *l0 = &v->slot[line], *l1 = &v->slot[(line + 4) & mask];
+    unsigned empty;
+    const unsigned eq = match8(l0, l1, k, &empty);
+    const unsigned from_home = ((1u << 8 * per) - 1) << per * (home & 3);
+    const unsigned at = (unsigned)__builtin_ctz(((eq | empty) & from_home) | 1u << 8 * per);  /* 8 per: undecided */
+    const unsigned hit = (eq >> at) & 1, decided = at < 8 * per;
+    const uint64_t i = (line + (at / per & 7)) & mask;
+    struct dn_word *r = &v->region[(i >> DN_REGION_SHIFT) & (DN_REGIONS - 1)];
     uint64_t v1 = __atomic_load_n(&r->v, __ATOMIC_ACQUIRE);
-    cht_key_t k2 = key_at(t, i);
-    cht_val_t val = __atomic_load_n(&t->slot[i].val, __ATOMIC_ACQUIRE);
+    cht_key_t k2 = __atomic_load_n(&v->slot[i].key, __ATOMIC_ACQUIRE);
+    cht_val_t val = __atomic_load_n(&v->slot[i].val, __ATOMIC_ACQUIRE);
     /* the acquire loads above keep this re-read after them */
     uint64_t v2 = __atomic_load_n(&r->v, __ATOMIC_RELAXED);
     if (__builtin_expect(hit & ((v1 & 1) | (v1 != v2) | (k2 != k)), 0))
-        return dn_get(tp, k, &op->val);         /* a writer was in the way */
+        return dn_get(t, k, &op->val);         /* a writer was in the way */
     /* undecided: the third line (else line again: cached, the prefetch costs nothing) */
     const uint64_t next = (line + (8 & (0u - (unsigned)!decided))) & mask;
-    __builtin_prefetch(&t->slot[next]);
+    __builtin_prefetch(&v->slot[next]);
     op->val = val;
     return decided ? (int)hit : CHT_PIPE_AGAIN;
 }
 
-CHT_PIPE_BATCH_HOOKS(dn_pipe_start, dn_pipe_step, dn_pipe_start_one, dn_pipe_step_one)
+static inline __attribute__((always_inline)) void dn_pipe_steps(struct dn_table *t, struct cht_pipe_op *ops,
+                                                               unsigned n, dn_match8_fn *match8, const unsigned per)
+{
+    const struct dn_table v = *t;   /* one array for the table's lifetime: its fields never change */
+    for (unsigned i = 0; i < n; i++) {
+        int r = dn_pipe_step_one(t, &v, &ops[i], match8, per);
+        ops[i].result = r;
+        ops[i].stage |= r == CHT_PIPE_AGAIN;
+    }
+}
+
+#if DN_X86_SIMD
+__attribute__((target("avx2"))) static void dn_pipe_step_avx2(struct dn_table *t, struct cht_pipe_op *ops,
+                                                              unsigned n)
+{
+    dn_pipe_steps(t, ops, n, dn_match8_avx2, 1);
+}
+#endif
+
+static void dn_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
+{
+    struct dn_table *t = tp;
+#if DN_X86_SIMD
+    if (t->avx2) {
+        dn_pipe_step_avx2(t, ops, n);
+        return;
+    }
+#endif
+    dn_pipe_steps(t, ops, n, dn_match8_sse2, 2);
+}
+
+static void dn_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        dn_pipe_start_one(tp, &ops[i]);
+}
 
 static bool dn_insert(void *tp, cht_key_t k, cht_val_t v)
 {
@@ -402,9 +505,10 @@ static bool dn_update(void *tp, cht_key_t k, cht_val_t v)
 static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
 {
     unsigned hash = CHT_HASH_DEFAULT;
-    uint64_t prefetch = 1;
+    uint64_t prefetch = 1, simd = 1;
     if (!cht_option_enum(cfg->options, "dense", "hash", cht_hash_names, &hash, err, len) ||
-        !cht_option_uint(cfg->options, "dense", "prefetch", 0, 1, &prefetch, err, len))
+        !cht_option_uint(cfg->options, "dense", "prefetch", 0, 1, &prefetch, err, len) ||
+        !cht_option_uint(cfg->options, "dense", "simd", 0, 1, &simd, err, len))
         return NULL;
     uint64_t cap = cht_initial_units(cfg, 1, DN_MIN_SLOTS, 1ull << 58, "slots", err, len);
     if (!cap || !cht_capacity_holds_initial(cfg, cap, err, len))
@@ -417,6 +521,9 @@ static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
     t->mask = cap - 1;
     t->hash = hash;
     t->prefetch = prefetch;
+#if DN_X86_SIMD
+    t->avx2 = simd && __builtin_cpu_supports("avx2");
+#endif
     t->threads = cfg->max_threads ? cfg->max_threads : 1;
     bool fits = cap * sizeof(struct dn_slot) <= cht_phys_bytes();   /* else fail cleanly */
     t->raw = fits ? calloc(1, cap * sizeof(struct dn_slot) + CHT_CACHE_LINE) : NULL;

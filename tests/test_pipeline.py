@@ -44,8 +44,9 @@ import sys
 BIN = sys.argv[1]
 from checks import check, finish  # noqa: E402 (tests/checks.py)
 
-# cuckoo:away=0: the two-step get without the away bits (every miss in the first bucket takes a second step)
-HOOKS = ["clht-lb", "cuckoo", "cuckoo:away=0", "dense"]
+# cuckoo:away=0: the two-step get without the away bits (every miss in the first bucket takes a second step);
+# dense:simd=0: dense's key compares in SSE2 (dense: AVX2 where the CPU has it)
+HOOKS = ["clht-lb", "cuckoo", "cuckoo:away=0", "dense", "dense:simd=0"]
 FALLBACK = ["chain", "cuckoo-filter"]
 OPS_DONE = ["get_suc", "get_fail", "ins_suc", "ins_fail", "rem_suc", "rem_fail", "upd_suc", "upd_fail"]
 COUNTS = OPS_DONE + ["final_size", "verify_found"]

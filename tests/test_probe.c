@@ -13,6 +13,14 @@
  *                         every candidate; 8 ways = 2 lines a bucket),
  *                         chain-bounded (identity hash: head, then nodes that
  *                         straddle lines), hopscotch (an empty home: 1).
+ *   test_probe pipe       dense's pipelined get (cht.h pipe_start/pipe_step)
+ *                         on constructed runs, with its AVX2 compares and
+ *                         with simd=0 (SSE2): hits and misses from each home
+ *                         position of a line, runs into the second line, past
+ *                         it (a second step), across a tombstone, wrapped
+ *                         around, and keys that share k's low or high 32 bits
+ *                         (found only where all 64 are k's); every answer and
+ *                         value as get() gives it.
  */
 #include <pthread.h>
 #include "cht.h"
@@ -237,10 +245,60 @@ static void lines_hopscotch(void)
     o->destroy(t);
 }
 
+/* ---------------- dense's pipelined get ---------------- */
+
+static void pipe_dense(const char *spec)
+{
+    const struct cht_ops *o;
+    void *t = make(spec, 64, 1.0, 1, &o);      /* 64 slots, home = k mod 64, 4 per line */
+    const cht_key_t hi = (cht_key_t)1 << 32;
+    /* (home: slots) 3: 3, 67, 131 in slots 3..5; 8: hi + 8; 12: 5 hi + 12; 20: tombstone, 84 in 21;
+     * 24: twelve keys in 24..35 (past two lines); 63: 63, 127 wrapped to slot 0; 0: 3 hi (low half 0,
+     * as an empty slot's) in slot 1, 64 in slot 2 */
+    const cht_key_t put[] = { 3, 67, 131, hi + 8, 5 * hi + 12, 20, 84, 63, 127, 3 * hi, 64 };
+    for (size_t i = 0; i < sizeof put / sizeof put[0]; i++)
+        CHECK(o->insert(t, put[i], put[i] ^ 0xabc), "%s: insert %llx", spec, (unsigned long long)put[i]);
+    for (cht_key_t j = 0; j < 12; j++)
+        CHECK(o->insert(t, 24 + 64 * j, j), "%s: insert %llu", spec, (unsigned long long)(24 + 64 * j));
+    CHECK(o->remove(t, 20), "%s: remove 20", spec);
+    const struct { cht_key_t k; int first; } q[] = {
+        { 3, 1 }, { 67, 1 }, { 131, 1 }, { 195, 0 },       /* home 3: slot 3, then into line 1, miss at 6 */
+        { 1, 0 }, { 2, 0 }, { 4, 0 },                       /* empty homes; 4: a miss past 67 and 131 (slot 6 empty) */
+        { 8, 0 }, { hi + 8, 1 }, { 2 * hi + 8, 0 },         /* k's low half, another high half */
+        { 5 * hi + 12, 1 }, { 5 * hi + 76, 0 }, { 12, 0 },  /* k's high half, another low half */
+        { 84, 1 }, { 148, 0 }, { 20, 0 },                   /* past the tombstone in 20 */
+        { 24, 1 }, { 24 + 64 * 7, 1 }, { 24 + 64 * 8, CHT_PIPE_AGAIN }, { 24 + 64 * 11, CHT_PIPE_AGAIN },
+        { 24 + 64 * 12, CHT_PIPE_AGAIN },                   /* past lines 24..31: a second step */
+        { 63, 1 }, { 127, 1 }, { 191, CHT_PIPE_AGAIN },     /* wrapped: line 60, then line 0 (full) */
+        { 3 * hi, 1 }, { 64, 1 }, { 128, 0 },               /* past a key whose low half is 0 */
+    };
+    enum { N = sizeof q / sizeof q[0] };
+    _Static_assert(N <= 31, "one pipe_step call takes at most 31 ops");
+    struct cht_pipe_op op[N];
+    for (unsigned i = 0; i < N; i++)
+        op[i] = (struct cht_pipe_op){ .key = q[i].k, .kind = CHT_PIPE_GET };
+    o->pipe_start(t, op, N);
+    o->pipe_step(t, op, N);
+    for (unsigned i = 0; i < N; i++) {
+        CHECK(op[i].result == q[i].first, "%s: key %llx first step %d, expected %d", spec,
+              (unsigned long long)q[i].k, op[i].result, q[i].first);
+        if (op[i].result == CHT_PIPE_AGAIN) {
+            CHECK(op[i].stage == 1, "%s: key %llx again with stage %u", spec, (unsigned long long)q[i].k, op[i].stage);
+            o->pipe_step(t, &op[i], 1);
+        }
+        cht_val_t v = 0;
+        const bool found = o->get(t, q[i].k, &v);
+        CHECK(op[i].result == (int)found && (!found || op[i].val == v), "%s: key %llx pipelined %d val %llx, get %d val %llx",
+              spec, (unsigned long long)q[i].k, op[i].result, (unsigned long long)op[i].val, found,
+              (unsigned long long)v);
+    }
+    o->destroy(t);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: %s capacity|lines\n", argv[0]);
+        fprintf(stderr, "usage: %s capacity|lines|pipe\n", argv[0]);
         return 2;
     }
     if (strcmp(argv[1], "capacity") == 0) {
@@ -252,8 +310,13 @@ int main(int argc, char **argv)
         lines_hopscotch();
         if (!failures)
             printf("PASS lines: dense, cuckoo, chain-bounded, hopscotch\n");
+    } else if (strcmp(argv[1], "pipe") == 0) {
+        pipe_dense("dense:hash=identity");
+        pipe_dense("dense:hash=identity,simd=0");
+        if (!failures)
+            printf("PASS pipe: dense's pipelined get, AVX2 where the CPU has it and SSE2\n");
     } else {
-        fprintf(stderr, "usage: %s capacity|lines\n", argv[0]);
+        fprintf(stderr, "usage: %s capacity|lines|pipe\n", argv[0]);
         return 2;
     }
     if (failures) {
