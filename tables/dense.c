@@ -376,9 +376,8 @@ static inline __attribute__((always_inline)) int dn_pipe_step_one(struct dn_tabl
     uint64_t v2 = __atomic_load_n(&r->v, __ATOMIC_RELAXED);
     if (__builtin_expect(hit & ((v1 & 1) | (v1 != v2) | (k2 != k)), 0))
         return dn_get(t, k, &op->val);         /* a writer was in the way */
-    /* undecided: the third line (else line again: cached, the prefetch costs nothing) */
-    const uint64_t next = (line + (8 & (0u - (unsigned)!decided))) & mask;
-    __builtin_prefetch(&v->slot[next]);
+    if (__builtin_expect(!decided, 0))       /* the third line (about one get in ten at density 0.5) */
+        __builtin_prefetch(&v->slot[(line + 8) & mask]);
     op->val = val;
     return decided ? (int)hit : CHT_PIPE_AGAIN;
 }
