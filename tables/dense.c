@@ -282,7 +282,8 @@ static inline __attribute__((always_inline)) void dn_pipe_start_one(void *tp, st
 /* The keys of two lines of four slots (l0's, then l1's) against k: bit 2j of
  * the result is set where the j-th slot holds k, of *empty where it is empty
  * (odd bits clear). SSE2 compares each key's two 32-bit halves, as cuckoo's
- * ck_match4_val does. Plain loads: each key is an aligned 8-byte element,
+ * ck_match4_val does (off x86-64 and under TSan: a loop of acquire loads,
+ * the same answer). Plain loads: each key is an aligned 8-byte element,
  * read whole, and the order of the reads does not matter to the scan (a key
  * present throughout the step is found in whatever order its run is read:
  * dn_get_from). */
@@ -342,15 +343,24 @@ dn_match8_avx2(const struct dn_slot *l0, const struct dn_slot *l1, cht_key_t k, 
 
 typedef unsigned dn_match8_fn(const struct dn_slot *, const struct dn_slot *, cht_key_t, unsigned *);
 
+/* What a step reads of the table, in registers for a whole call: the acquire
+ * loads would make the compiler reload them from t for every op. One array for
+ * the table's lifetime: these never change. */
+struct dn_view {
+    const struct dn_slot *slot;
+    uint64_t mask;
+    struct dn_word *region;
+};
+
 /* A get's first step scans the two lines from home's (8 slots) without a
  * branch on what it finds: the first slot from home holding k or empty
  * decides, as in dn_get's scan; k's value is read under its region's
  * seqlock whether or not it is needed (the lines are cached). A run that
  * goes on past the two lines prefetches the third and comes back to scan on
  * from there (dn_get_from); a hit a writer got in the way of runs the whole
- * dn_get. Writers run the ordinary operation. v: t's fields, in registers
- * (the acquire loads would reload t's); match8 answers in `per` bits a slot. */
-static inline __attribute__((always_inline)) int dn_pipe_step_one(struct dn_table *t, const struct dn_table *v,
+ * dn_get. Writers run the ordinary operation. match8 answers in `per` bits
+ * a slot. */
+static inline __attribute__((always_inline)) int dn_pipe_step_one(struct dn_table *t, const struct dn_view *v,
                                                                  struct cht_pipe_op *op, dn_match8_fn *match8,
                                                                  const unsigned per)
 {
@@ -385,7 +395,7 @@ static inline __attribute__((always_inline)) int dn_pipe_step_one(struct dn_tabl
 static inline __attribute__((always_inline)) void dn_pipe_steps(struct dn_table *t, struct cht_pipe_op *ops,
                                                                unsigned n, dn_match8_fn *match8, const unsigned per)
 {
-    const struct dn_table v = *t;   /* one array for the table's lifetime: its fields never change */
+    const struct dn_view v = { t->slot, t->mask, t->region };
     for (unsigned i = 0; i < n; i++) {
         int r = dn_pipe_step_one(t, &v, &ops[i], match8, per);
         ops[i].result = r;
