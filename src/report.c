@@ -135,7 +135,7 @@ static const struct col_decl table_cols[] = {
     JSON_ONLY("get_batch", "text", "", "", "`table` (the table has its own batched lookup), `single gets` (`--batch` > 1 on a table without one: the driver issues the gets one by one), `-` (no batching)"),
     COL("keybuf", "int", "", "", "ops drawn before the run per thread (`--keybuf`, docs/cli.md \"What is timed\"); 0: drawn in the loop"),
     JSON_ONLY("keybuf_bytes", "int", "bytes", "", "memory of those buffers, all threads"),
-    JSON_ONLY("keybuf_wrapped", "0/1", "", "", "a thread's timed loop went round its buffer (the stream repeats its sample)"),
+    JSON_ONLY("keybuf_wrapped", "0/1", "", "", "a thread's timed loop went round its buffer (the stream repeats its sample; uniform dense keys with writes shifted each round)"),
     JSON_ONLY("keygen_ns", "float", "ns", "", "the generator's cost per draw, measured while filling the buffers; empty when drawn in the loop"),
     COL("ceiling_mops", "float", "Mops/s", "", "`--ceiling`: how many independent cache-line misses per second (millions) this many threads complete at the table's size (`table_bytes_after_prefill` rounded up to m × 2^e / 8, m = 8..15: at most 12.5% more, in the table's pages: transparent huge pages when `--hugepages thp` put at least half of the table on them, else 4 KiB; the best k of `--bench memory` in three passes on one buffer); measured once per machine, size, thread count and pages and cached in `results/ceiling-v2-HOST.csv`; empty without `--ceiling`"),
     COL("ceiling_frac", "float", "share", "", "`mops / ceiling_mops`: how close the table gets to one independent miss per operation at the machine's limit"),

@@ -160,6 +160,7 @@ struct worker {
     uint64_t t_start, t_end;
     uint64_t cpu_ns;             /* CPU time this thread spent in its timed loop (CLOCK_THREAD_CPUTIME_ID) */
     struct opsrc src;            /* this thread's op source (the warm-up's, then the timed loop's) */
+    struct opsrc_rounds rounds;  /* its OPSRC_SHIFT state */
     bool prefill_full;           /* an insert of a fresh key was refused */
     char pin_error[160];         /* pin_apply failed: why */
     struct lat_buf lat;          /* --latency */
@@ -278,9 +279,13 @@ static unsigned source_kind(const struct worker *w, bool warm)
 {
     const struct bench_config *cfg = w->s->p->cfg;
     unsigned kind;
-    if (w->opbuf && (cfg->workload || w->s->p->trace || !warm))
+    if (w->opbuf && (cfg->workload || w->s->p->trace || !warm)) {
         kind = OPSRC_BUFFER;
-    else
+        /* uniform dense keys with writes: each round of the buffer shifted (opsource.h) */
+        if (!w->s->p->trace && drawn_kind(w->s->p) == OPSRC_UNIFORM && !cfg->keys_sparse &&
+            !op_mix_reads_only(&w->s->mix))
+            kind |= OPSRC_SHIFT;
+    } else
         kind = drawn_kind(w->s->p) | (warm && cfg->keys_sparse ? OPSRC_MAP : 0);
     return kind | (cfg->workload == WL_YCSB_D ? OPSRC_LATEST : 0);
 }
@@ -289,7 +294,7 @@ static void source_init(struct worker *w, uint64_t seed)
 {
     struct shared *s = w->s;
     uint64_t len = s->p->trace ? UINT64_MAX : s->p->opbuf_len;
-    opsrc_init(&w->src, s->p->keys, &s->mix, seed, w->tid, w->opbuf, len, &s->hot_base, &s->ycsb);
+    opsrc_init(&w->src, s->p->keys, &s->mix, seed, w->tid, w->opbuf, len, &s->hot_base, &s->ycsb, &w->rounds);
 }
 
 /* This thread's ops, drawn off the clock (and NUMA-local): --keybuf, or its share of a --trace. */
@@ -315,7 +320,7 @@ static void opbuf_prepare(struct worker *w)
             return;
         }
         struct opsrc fill;
-        opsrc_init(&fill, p->keys, &w->s->mix, cfg->seed + p->rep, w->tid, NULL, 0, NULL, NULL);
+        opsrc_init(&fill, p->keys, &w->s->mix, cfg->seed + p->rep, w->tid, NULL, 0, NULL, NULL, NULL);
         uint64_t t0 = now_ns();
         opsrc_fill(&fill, drawn_kind(p) | (cfg->keys_sparse ? OPSRC_MAP : 0), w->opbuf, p->opbuf_len,
                    &runner_interrupted);
@@ -388,15 +393,16 @@ static inline __attribute__((always_inline)) unsigned run_op(const struct op_run
                                                              struct opsrc *src, const unsigned kind,
                                                              const int mode, struct op op)
 {
-    const cht_key_t k = op.key;
     bool ok;
     if (op.kind == OP_GET) {
         cht_val_t v;
-        ok = r->get(r->t, k, &v);
+        ok = r->get(r->t, op.key, &v);
         n->gs += ok;
         n->gf += !ok;
         return GET_SUC + !ok;
     }
+    op.key = opsrc_write_key(src, kind, op.key);
+    const cht_key_t k = op.key;
     if ((mode & LOOP_APPROX) && (op.kind == OP_INSERT || op.kind == OP_REMOVE))
         return run_filter_op(r, n, op);
     if (op.kind == OP_INSERT) {
@@ -474,13 +480,77 @@ static inline __attribute__((always_inline)) void loop_finish(struct worker *w, 
     count[UPD_FAIL] = n->uf;
 }
 
+/* A timed loop's state besides the source and the tally: LOOP_BATCH's queue,
+ * LOOP_LAT's countdown, LOOP_TL's op count (timed_loop_run's, by pointer) */
+struct loop_vars {
+    void (*get_batch)(void *, const cht_key_t *, size_t, cht_val_t *, bool *);
+    cht_key_t *bkeys;
+    cht_val_t *bvals;
+    bool *bfound;
+    unsigned batch, nb;
+    uint64_t every, overhead, countdown, done;
+};
+
+/* Up to `remaining` ops of timed_loop_for's loop, until the stop flag:
+ * returns the ops it did not run. Inlined, its pointers are the caller's
+ * locals (in registers). */
+static inline __attribute__((always_inline)) uint64_t
+timed_loop_run(struct worker *w, const struct op_runner *run, struct opsrc *src, struct tally *n,
+               struct loop_vars *v, uint64_t remaining, const int *stop, const unsigned kind, const int mode)
+{
+    struct lat_buf *lb = &w->lat;
+    for (; remaining && !__atomic_load_n(stop, __ATOMIC_RELAXED); remaining--) {
+        struct op op = opsrc_next(src, kind);
+        bool sample = false;
+        uint64_t t0 = 0;
+        unsigned store;
+        if (mode & LOOP_LAT) {
+            sample = --v->countdown == 0;
+            if (sample) {
+                v->countdown = v->every;
+                t0 = lat_stamp_begin();
+            }
+        }
+        if ((mode & LOOP_BATCH) && op.kind == OP_GET) {
+            v->bkeys[v->nb++] = op.key;
+            if (v->nb == v->batch) {
+                v->get_batch(run->t, v->bkeys, v->nb, v->bvals, v->bfound);
+                for (unsigned i = 0; i < v->nb; i++) {
+                    n->gs += v->bfound[i];
+                    n->gf += !v->bfound[i];
+                }
+                v->nb = 0;
+            }
+            store = GET_SUC;
+        } else {
+            store = run_op(run, n, src, kind, mode, op);
+        }
+        if (mode & LOOP_LAT) {
+            if (sample) {
+                uint64_t d = lat_stamp_end() - t0;
+                lat_record(lb, store, d > v->overhead ? d - v->overhead : 0);
+            }
+        } else {
+            (void)store;
+        }
+        if (mode & LOOP_TL) {
+            if ((++v->done & 1023) == 0)
+                __atomic_store_n(&w->progress, v->done, __ATOMIC_RELAXED);
+        }
+    }
+    return remaining;
+}
+
 /* The timed phase (and the warm-up): ops from the source, dispatched to the
  * table, outcomes counted. Instantiated once per source kind and measurement
  * mode (both constants inside), so the plain loop keeps its source's state
  * in registers and calls nothing but the table. LOOP_LAT: TSC stamps around
  * every EVERY-th op into the thread's preallocated buffers; LOOP_TL: the op
  * count published to the worker's own cache line every 1024 ops; LOOP_BATCH:
- * gets queue up to `batch` keys, then one get_batch call. */
+ * gets queue up to `batch` keys, then one get_batch call. OPSRC_SHIFT: the
+ * buffer's first round runs as a plain buffer's loop (its writes' keys are
+ * as drawn), the rounds after it in a loop that shifts them, so that a run
+ * that never goes round its buffer pays nothing for the shift. */
 static inline __attribute__((always_inline)) void timed_loop_for(struct worker *w, const unsigned kind,
                                                                  const int mode, const bool warm)
 {
@@ -492,65 +562,31 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     struct tally n = { 0 };
     uint64_t remaining = loop_ops(w, warm);
     const int *stop = warm ? &s->warm_stop : &s->stop;
-    /* LOOP_BATCH */
-    void (*get_batch)(void *, const cht_key_t *, size_t, cht_val_t *, bool *) =
-        s->ops->get_batch ? s->ops->get_batch : batch_fallback;
-    const unsigned batch = (mode & LOOP_BATCH) ? cfg->batch : 1;
     cht_key_t bkeys[(mode & LOOP_BATCH) ? CHT_BATCH_MAX : 1];
     cht_val_t bvals[(mode & LOOP_BATCH) ? CHT_BATCH_MAX : 1];
     bool bfound[(mode & LOOP_BATCH) ? CHT_BATCH_MAX : 1];
-    unsigned nb = 0;
-    /* LOOP_LAT */
-    const uint64_t every = cfg->latency_every, overhead = s->p->lat_clock ? s->p->lat_clock->overhead_cycles : 0;
-    uint64_t countdown = every;
-    struct lat_buf *lb = &w->lat;
-    /* LOOP_TL */
-    uint64_t done = 0;
+    struct loop_vars v = {
+        .get_batch = s->ops->get_batch ? s->ops->get_batch : batch_fallback,
+        .bkeys = bkeys, .bvals = bvals, .bfound = bfound,
+        .batch = (mode & LOOP_BATCH) ? cfg->batch : 1,
+        .every = cfg->latency_every, .countdown = cfg->latency_every,
+        .overhead = s->p->lat_clock ? s->p->lat_clock->overhead_cycles : 0,
+    };
 
     if (!warm)
         clock_start(w);
-    for (; remaining && !__atomic_load_n(stop, __ATOMIC_RELAXED); remaining--) {
-        struct op op = opsrc_next(&src, kind);
-        bool sample = false;
-        uint64_t t0 = 0;
-        unsigned store;
-        if (mode & LOOP_LAT) {
-            sample = --countdown == 0;
-            if (sample) {
-                countdown = every;
-                t0 = lat_stamp_begin();
-            }
-        }
-        if ((mode & LOOP_BATCH) && op.kind == OP_GET) {
-            bkeys[nb++] = op.key;
-            if (nb == batch) {
-                get_batch(run.t, bkeys, nb, bvals, bfound);
-                for (unsigned i = 0; i < nb; i++) {
-                    n.gs += bfound[i];
-                    n.gf += !bfound[i];
-                }
-                nb = 0;
-            }
-            store = GET_SUC;
-        } else {
-            store = run_op(&run, &n, &src, kind, mode, op);
-        }
-        if (mode & LOOP_LAT) {
-            if (sample) {
-                uint64_t d = lat_stamp_end() - t0;
-                lat_record(lb, store, d > overhead ? d - overhead : 0);
-            }
-        } else {
-            (void)store;
-        }
-        if (mode & LOOP_TL) {
-            if ((++done & 1023) == 0)
-                __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
-        }
+    if (kind & OPSRC_SHIFT) {
+        const uint64_t round = src.mask - (src.pos & src.mask) + 1;     /* the first round's ops left */
+        const uint64_t first = remaining < round ? remaining : round;
+        remaining -= first - timed_loop_run(w, &run, &src, &n, &v, first, stop, kind & ~OPSRC_SHIFT, mode);
+        if (remaining && !__atomic_load_n(stop, __ATOMIC_RELAXED))
+            timed_loop_run(w, &run, &src, &n, &v, remaining, stop, kind, mode);
+    } else {
+        timed_loop_run(w, &run, &src, &n, &v, remaining, stop, kind, mode);
     }
-    if ((mode & LOOP_BATCH) && nb) {         /* the last, partial batch: inside the timed phase */
-        get_batch(run.t, bkeys, nb, bvals, bfound);
-        for (unsigned i = 0; i < nb; i++) {
+    if ((mode & LOOP_BATCH) && v.nb) {       /* the last, partial batch: inside the timed phase */
+        v.get_batch(run.t, bkeys, v.nb, bvals, bfound);
+        for (unsigned i = 0; i < v.nb; i++) {
             n.gs += bfound[i];
             n.gf += !bfound[i];
         }
@@ -558,7 +594,7 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     if (!warm)
         clock_stop(w);
     if (mode & LOOP_TL) {
-        __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
+        __atomic_store_n(&w->progress, v.done, __ATOMIC_RELAXED);
         __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
     }
     loop_finish(w, &src, &n, warm);
@@ -719,6 +755,44 @@ pipe_step_run(struct cht_pipe_op *park, struct pipe_count *c, struct cht_pipe_op
     return np;
 }
 
+/* C's draw: nd ops from src into in (slot `slot` of the ring), their keys'
+ * bits into seen; returns how many it holds (their places in R's hold lists).
+ * An op is held where an earlier op of its chunk has its key, or is a
+ * read-modify-write. */
+static inline __attribute__((always_inline)) unsigned pipe_draw(struct pipe_ring *R, unsigned slot,
+                                                                struct cht_pipe_op *in, unsigned nd,
+                                                                struct opsrc *src, uint64_t seen[4],
+                                                                uint64_t vbits, const unsigned kind,
+                                                                const bool ordered)
+{
+    unsigned nh = 0;
+    for (unsigned i = 0; i < nd; i++) {
+        struct op op = opsrc_next(src, kind);
+        if (kind & OPSRC_SHIFT) {   /* a select, not a branch on the kind (a coin toss at -u 50) */
+            const cht_key_t wkey = opsrc_write_key(src, kind, op.key);
+            op.key = op.kind == OP_GET ? op.key : wkey;
+        }
+        in[i].key = op.key;
+        in[i].stage = 0;
+        in[i].kind = op.kind;    /* = enum cht_pipe_kind but for OP_RMW (held, below) */
+        if (!ordered) {          /* gets only: a get's val is the table's answer */
+            assert(op.kind == OP_GET);
+        } else {
+            in[i].val = run_val(op.key, vbits);
+            const unsigned x = pipe_key_hash(op.key);
+            const uint64_t bit = 1ull << (x & 63), clash = seen[x >> 6] & bit;
+            seen[x >> 6] |= bit;
+            if (__builtin_expect(clash || op.kind == OP_RMW, 0) &&
+                (op.kind == OP_RMW || pipe_key_in(in, i, op.key))) {
+                in[i].kind = op.kind == OP_RMW ? CHT_PIPE_UPDATE : op.kind;
+                R->hold_kind[slot][nh] = (uint8_t)op.kind;
+                R->hold[slot][nh++] = (uint8_t)i;
+            }
+        }
+    }
+    return nh;
+}
+
 static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w, const unsigned kind,
                                                                 const int mode, const bool ordered)
 {
@@ -821,9 +895,7 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
         pk = pk + 1 == k ? 0 : pk + 1;
         if (mode & LOOP_TL)
             __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
-        /* C: a new chunk into slot prev, whose held ops A completed. An op is
-         * held where an earlier op of its chunk has its key, or is a
-         * read-modify-write */
+        /* C: a new chunk into slot prev, whose held ops A completed (pipe_draw) */
         unsigned nd = 0, nh_drawn = 0;
         uint64_t seen[4] = { 0 };    /* a false clash (an exact look) for ~3% of ops in chunks of 16 */
         if (remaining && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
@@ -834,26 +906,12 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
             remaining -= nd;
             drawn += nd;
             struct cht_pipe_op *in = R.slot[prev];
-            for (unsigned i = 0; i < nd; i++) {
-                struct op op = opsrc_next(&src, kind);
-                in[i].key = op.key;
-                in[i].stage = 0;
-                in[i].kind = op.kind;    /* = enum cht_pipe_kind but for OP_RMW (held, below) */
-                if (!ordered) {          /* gets only: a get's val is the table's answer */
-                    assert(op.kind == OP_GET);
-                } else {
-                    in[i].val = run_val(op.key, run.vbits);
-                    const unsigned x = pipe_key_hash(op.key);
-                    const uint64_t bit = 1ull << (x & 63), clash = seen[x >> 6] & bit;
-                    seen[x >> 6] |= bit;
-                    if (__builtin_expect(clash || op.kind == OP_RMW, 0) &&
-                        (op.kind == OP_RMW || pipe_key_in(in, i, op.key))) {
-                        in[i].kind = op.kind == OP_RMW ? CHT_PIPE_UPDATE : op.kind;
-                        R.hold_kind[prev][nh_drawn] = (uint8_t)op.kind;
-                        R.hold[prev][nh_drawn++] = (uint8_t)i;
-                    }
-                }
-            }
+            /* OPSRC_SHIFT: a chunk in the buffer's first round draws as a plain
+             * buffer's (its writes' keys as drawn), one past it shifts them */
+            if ((kind & OPSRC_SHIFT) && __builtin_expect(src.pos + nd > src.mask + 1, 0))
+                nh_drawn = pipe_draw(&R, prev, in, nd, &src, seen, run.vbits, kind, ordered);
+            else
+                nh_drawn = pipe_draw(&R, prev, in, nd, &src, seen, run.vbits, kind & ~OPSRC_SHIFT, ordered);
             start(run.t, in, nd);
         } else if (done == drawn) {
             break;
@@ -877,7 +935,8 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
 }
 
 /* One instantiation of LOOP(kind) per source kind a run can have; OPSRC_MAP
- * only where WARM (the timed loop reads mapped keys from its buffer). */
+ * only where WARM (the timed loop reads mapped keys from its buffer),
+ * OPSRC_SHIFT only where not (the warm-up draws its own). */
 #define FOR_SOURCE(kindv, WARM, LOOP)                                                       \
     do {                                                                                    \
         switch (kindv) {                                                                    \
@@ -885,6 +944,7 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
         case OPSRC_KEYGEN: LOOP(OPSRC_KEYGEN); break;                                       \
         case OPSRC_HOTSPOT: LOOP(OPSRC_HOTSPOT); break;                                     \
         case OPSRC_BUFFER: LOOP(OPSRC_BUFFER); break;                                       \
+        case OPSRC_BUFFER | OPSRC_SHIFT: if (!WARM) LOOP(OPSRC_BUFFER | OPSRC_SHIFT); break;\
         case OPSRC_KEYGEN | OPSRC_LATEST: LOOP(OPSRC_KEYGEN | OPSRC_LATEST); break;         \
         case OPSRC_BUFFER | OPSRC_LATEST: LOOP(OPSRC_BUFFER | OPSRC_LATEST); break;         \
         case OPSRC_UNIFORM | OPSRC_MAP: if (WARM) LOOP(OPSRC_UNIFORM | OPSRC_MAP); break;   \

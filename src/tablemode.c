@@ -372,8 +372,10 @@ static int table_run(struct run_context *ctx, const struct mode_cell *c, unsigne
         bool thp = cfg->hugepages && r->mem_after_prefill.thp_ok && r->mem_after_prefill.thp >= bytes / 2;
         r->ceiling_mops = bytes ? membench_ceiling(bytes, c->threads, thp, ctx->topo, c->plan) : 0;
     }
-    /* uniform keys: a buffer of >= 16 draws per key is sized to be cycled through */
-    if (r->opbuf_wrapped && !st->wrap_noted && (cfg->workload || cfg->dist.dist != KEYGEN_UNIFORM)) {
+    /* uniform keys: gets re-read a sample as good as a new one, and writes on
+     * dense keys get a shifted one each round (OPSRC_SHIFT); not sparse keys' */
+    if (r->opbuf_wrapped && !st->wrap_noted &&
+        (cfg->workload || cfg->dist.dist != KEYGEN_UNIFORM || (cfg->keys_sparse && cfg->update > 0))) {
         st->wrap_noted = true;
         fprintf(stderr, "chtbench: note: the %llu ops per thread drawn before the run ran out and were re-read "
                 "(keybuf_wrapped=1): the stream repeats its sample; give --keybuf (up to 2^28) or --ops for an exact "

@@ -842,7 +842,7 @@ static void test_ycsb_streams(void)
         struct op_mix m;
         op_mix_ycsb(names[w], &m);
         struct opsrc src;
-        opsrc_init(&src, &g, &m, 42, w, NULL, 0, NULL, NULL);
+        opsrc_init(&src, &g, &m, 42, w, NULL, 0, NULL, NULL, NULL);
         static const int no = 0;
         uint64_t got = opsrc_fill(&src, OPSRC_KEYGEN, buf, n, &no), cnt[5] = { 0 }, bad_key = 0;
         for (uint64_t j = 0; j < n; j++) {
@@ -885,9 +885,9 @@ static void test_buffered_equals_drawn(void)
         struct keygen g;
         must_init(&g, cases[i].d, 0.99, false, 3000, 1);
         struct opsrc fill, drawn, read;
-        opsrc_init(&fill, &g, &m, 9, 2, NULL, 0, NULL, NULL);
-        opsrc_init(&drawn, &g, &m, 9, 2, NULL, 0, NULL, NULL);
-        opsrc_init(&read, &g, &m, 1234, 5, buf, n, NULL, NULL);   /* a buffer: its seed is not used */
+        opsrc_init(&fill, &g, &m, 9, 2, NULL, 0, NULL, NULL, NULL);
+        opsrc_init(&drawn, &g, &m, 9, 2, NULL, 0, NULL, NULL, NULL);
+        opsrc_init(&read, &g, &m, 1234, 5, buf, n, NULL, NULL, NULL);   /* a buffer: its seed is not used */
         opsrc_fill(&fill, cases[i].kind, buf, n, &no);
         uint64_t diff = 0, kinds[5] = { 0 };
         for (uint64_t j = 0; j < n; j++) {
@@ -911,14 +911,78 @@ static void test_buffered_equals_drawn(void)
     uint64_t trace[3] = { opbuf_entry(OP_UPDATE, 7), opbuf_entry(OP_GET, 1ull << 61), opbuf_entry(OP_REMOVE, 1) };
     struct opsrc t;
     struct op_mix none = op_mix_basic(0, 0);
-    opsrc_init(&t, NULL, &none, 0, 0, trace, UINT64_MAX, NULL, NULL);
+    opsrc_init(&t, NULL, &none, 0, 0, trace, UINT64_MAX, NULL, NULL, NULL);
     struct op a = opsrc_next(&t, OPSRC_BUFFER), b = opsrc_next(&t, OPSRC_BUFFER), c = opsrc_next(&t, OPSRC_BUFFER);
     check(a.kind == OP_UPDATE && a.key == 7 && b.kind == OP_GET && b.key == 1ull << 61 && c.kind == OP_REMOVE &&
           c.key == 1 && t.pos == 3, "op buffer: a trace share", "update 7, get 2^61, remove 1, in order");
     static const int stop = 1;
     struct opsrc f;
-    opsrc_init(&f, NULL, &m, 0, 0, NULL, 0, NULL, NULL);
+    opsrc_init(&f, NULL, &m, 0, 0, NULL, 0, NULL, NULL, NULL);
     check(opsrc_fill(&f, OPSRC_UNIFORM, buf, n, &stop) == 0, "op buffer: fill stops when interrupted", "0 written");
+    free(buf);
+}
+
+/* OPSRC_SHIFT: a buffer's first round is read as it is; in each later round
+ * every write's key (opsrc_write_key) has one shift s in [0, r), the same
+ * for all writes of the round: 1 + ((k - 1 + s) mod r) for the buffer's key
+ * k; gets keep their keys, the op kinds are unchanged. Rounds draw their
+ * shifts (not all 0, not all equal); r = 1 keeps key 1; without the flag a
+ * write keeps its key. */
+static void test_buffer_shift_rounds(void)
+{
+    const uint64_t n = 1024, r = 3000, nrounds = 6;
+    uint64_t *buf = xcalloc(n, sizeof *buf);
+    static const int no = 0;
+    struct op_mix m = op_mix_basic(25, 25);
+    struct keygen g;
+    must_init(&g, KEYGEN_UNIFORM, 0, false, r, 1);
+    struct opsrc fill, read;
+    struct opsrc_rounds rounds;
+    opsrc_init(&fill, &g, &m, 9, 2, NULL, 0, NULL, NULL, NULL);
+    opsrc_fill(&fill, OPSRC_UNIFORM, buf, n, &no);
+    opsrc_init(&read, &g, &m, 77, 3, buf, n, NULL, NULL, &rounds);
+    uint64_t bad = 0, gets_moved = 0, writes = 0, shift[6], distinct = 0;
+    for (uint64_t p = 0; p < nrounds; p++) {
+        shift[p] = UINT64_MAX;
+        for (uint64_t j = 0; j < n; j++) {
+            const unsigned kind = OPSRC_BUFFER | OPSRC_SHIFT;
+            struct op o = opsrc_next(&read, kind);
+            const uint64_t k = (buf[j] & OPBUF_KEY_MASK) + 1;
+            bad += o.key != k || o.kind != (enum op_kind)(buf[j] >> OPBUF_OP_SHIFT);
+            if (o.kind == OP_GET) {
+                gets_moved += o.key != k;
+                continue;
+            }
+            const uint64_t w = opsrc_write_key(&read, kind, o.key), s = (w + r - k) % r;
+            writes++;
+            if (shift[p] == UINT64_MAX)
+                shift[p] = s;
+            bad += w < 1 || w > r || s != shift[p];
+        }
+        bool fresh = true;
+        for (uint64_t q = 0; q < p; q++)
+            fresh &= shift[q] != shift[p];
+        distinct += fresh;
+    }
+    check(!bad && !gets_moved && writes > n && shift[0] == 0 && distinct == nrounds && read.pos == n * nrounds,
+          "op buffer: rounds shifted",
+          "%llu of %llu ops off their key, kind or round's shift; %llu gets moved; round 0 shift %llu; "
+          "%llu distinct shifts of %llu", (unsigned long long)bad, (unsigned long long)(n * nrounds),
+          (unsigned long long)gets_moved, (unsigned long long)shift[0], (unsigned long long)distinct,
+          (unsigned long long)nrounds);
+    struct keygen one;
+    must_init(&one, KEYGEN_UNIFORM, 0, false, 1, 1);
+    for (uint64_t j = 0; j < 4; j++)
+        buf[j] = opbuf_entry(OP_INSERT, 1);
+    opsrc_init(&read, &one, &m, 5, 0, buf, 4, NULL, NULL, &rounds);
+    uint64_t off = 0;
+    for (uint64_t j = 0; j < 12; j++)
+        off += opsrc_write_key(&read, OPSRC_BUFFER | OPSRC_SHIFT, opsrc_next(&read, OPSRC_BUFFER | OPSRC_SHIFT).key) != 1;
+    check(!off, "op buffer: rounds shifted, r = 1", "%llu of 12 keys not 1", (unsigned long long)off);
+    opsrc_init(&read, &g, &m, 77, 3, buf, 2, NULL, NULL, NULL);
+    for (uint64_t j = 0; j < 10; j++)
+        off += opsrc_write_key(&read, OPSRC_BUFFER, opsrc_next(&read, OPSRC_BUFFER).key) != 1;
+    check(!off, "op buffer: no OPSRC_SHIFT, no shift", "%llu of 10 keys not 1", (unsigned long long)off);
     free(buf);
 }
 
@@ -937,7 +1001,7 @@ static void test_ycsb_latest(void)
                           opbuf_entry(OP_GET, 200), opbuf_entry(OP_INSERT, 3), opbuf_entry(OP_INSERT, 9) };
     struct op_mix none = op_mix_basic(0, 0);
     struct opsrc s;
-    opsrc_init(&s, NULL, &none, 0, 0, script, UINT64_MAX, NULL, y);
+    opsrc_init(&s, NULL, &none, 0, 0, script, UINT64_MAX, NULL, y, NULL);
     const unsigned D = OPSRC_BUFFER | OPSRC_LATEST;
     struct op i1 = opsrc_next(&s, D), g1 = opsrc_next(&s, D), g5 = opsrc_next(&s, D), g200 = opsrc_next(&s, D);
     bool ok = i1.kind == OP_INSERT && i1.key == 101 && g1.key == 100 && g5.key == 96 && g200.key == 1;
@@ -956,7 +1020,7 @@ static void test_ycsb_latest(void)
     struct op_mix m;
     op_mix_ycsb("ycsb-d", &m);
     ycsb_latest_init(y, 1000);
-    opsrc_init(&s, &g, &m, 17, 0, NULL, 0, NULL, y);
+    opsrc_init(&s, &g, &m, 17, 0, NULL, 0, NULL, y, NULL);
     struct cht_rng order;
     cht_rng_seed(&order, 5, 0);
     uint64_t flight[8], nflight = 0, reads = 0, inserts = 0, bad = 0;
@@ -1031,6 +1095,7 @@ int main(void)
     test_op_mix();
     test_ycsb_streams();
     test_buffered_equals_drawn();
+    test_buffer_shift_rounds();
     test_ycsb_latest();
     test_ycsb_latest_threads();
 

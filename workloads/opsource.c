@@ -41,7 +41,7 @@ void ycsb_latest_init(struct ycsb_latest *y, uint64_t range)
 
 void opsrc_init(struct opsrc *s, const struct keygen *keys, const struct op_mix *mix, uint64_t seed,
                 uint64_t stream, const uint64_t *buf, uint64_t len, const uint64_t *hot_base,
-                struct ycsb_latest *latest)
+                struct ycsb_latest *latest, struct opsrc_rounds *rounds)
 {
     memset(s, 0, sizeof *s);
     cht_rng_seed(&s->rng, seed, stream);
@@ -51,6 +51,22 @@ void opsrc_init(struct opsrc *s, const struct keygen *keys, const struct op_mix 
     s->buf = buf;
     s->mask = len == UINT64_MAX ? UINT64_MAX : len - 1;
     s->latest = latest;
+    s->rounds = rounds;
+    if (rounds)     /* round 0: its writes as drawn */
+        *rounds = (struct opsrc_rounds){ .range = keys ? keys->range : 0,
+                                         .seed = seed ^ (stream * 0x9e3779b97f4a7c15ull) };
+}
+
+cht_key_t opsrc_shifted_key(struct opsrc_rounds *R, uint64_t round, cht_key_t key)
+{
+    if (__builtin_expect(round != R->round, 0)) {
+        struct cht_rng rng;
+        cht_rng_seed(&rng, R->seed, round);
+        R->round = round;
+        R->shift = round && R->range ? cht_rng_below(cht_rng_next(&rng), R->range) : 0;
+    }
+    const uint64_t k = key + R->shift;      /* in [1, 2r) */
+    return k > R->range ? k - R->range : k;
 }
 
 /* one instantiation per drawn kind: opsrc_next's switch folds in each */

@@ -25,6 +25,21 @@
  *                   becomes the r-th newest *acknowledged* key (struct ycsb_latest).
  *   OPSRC_MAP       --keys sparse on drawn keys (when filling a buffer, and in
  *                   the untimed warm-up: the timed loop reads mapped keys).
+ *   OPSRC_SHIFT     OPSRC_BUFFER of dense uniform keys with writes: each time
+ *                   the loop goes round its buffer, it draws a new shift, and
+ *                   the key of every write (not get) of that round moves on
+ *                   by it, modulo the range (opsrc_write_key: a bijection of
+ *                   [1, r], so the writes stay uniform; a drawn shift, not a
+ *                   fixed step, so that no two rounds pair the same keys at a
+ *                   fixed lag). A round that re-read the same keys would
+ *                   insert the keys its last round inserted and remove those
+ *                   it removed: where the range holds more keys than a round
+ *                   writes (i = 16M, a 2^24-op buffer), nearly every write
+ *                   after the first round fails, and the cheap failing writes
+ *                   inflate the throughput. Gets re-read their keys as they
+ *                   were (a get changes nothing, and the writes keep the
+ *                   table's state random), which keeps the shift's work off
+ *                   the gets and out of the loop's registers.
  *
  * A buffer entry packs (op << OPBUF_OP_SHIFT) | (key - 1): 3 bits of op over
  * 61 bits of key, the trace format's entry (trace.h) with OP_RMW added.
@@ -147,6 +162,13 @@ enum opsrc_kind {
     OPSRC_BASE = 3,                /* mask: the kind without its flags */
     OPSRC_LATEST = 4,
     OPSRC_MAP = 8,
+    OPSRC_SHIFT = 16,
+};
+
+/* OPSRC_SHIFT: the shift of the writes of round `round` (pos & ~mask) */
+struct opsrc_rounds {
+    uint64_t round, shift;
+    uint64_t range, seed;          /* the keys' range r; the shifts' seed */
 };
 
 struct opsrc {
@@ -157,15 +179,23 @@ struct opsrc {
     const uint64_t *buf;           /* OPSRC_BUFFER */
     uint64_t mask;                 /* ... index mask: length - 1 (a power of two; it cycles), or all ones */
     uint64_t pos;                  /* ... entries read */
+    struct opsrc_rounds *rounds;   /* OPSRC_SHIFT: the writes' shifts (in memory: the loop keeps them out of its registers) */
     struct ycsb_latest *latest;    /* OPSRC_LATEST */
 };
 
 /* A source that draws (seeded with stream `stream` of `seed`) or reads buf
  * (when buf is not NULL: len entries, a power of two that is cycled, or
- * UINT64_MAX for a trace share read once). */
+ * UINT64_MAX for a trace share read once). rounds: OPSRC_SHIFT's state,
+ * which opsrc_init sets up (NULL without OPSRC_SHIFT). */
 void opsrc_init(struct opsrc *s, const struct keygen *keys, const struct op_mix *mix, uint64_t seed,
                 uint64_t stream, const uint64_t *buf, uint64_t len, const uint64_t *hot_base,
-                struct ycsb_latest *latest);
+                struct ycsb_latest *latest, struct opsrc_rounds *rounds);
+
+/* OPSRC_SHIFT: key shifted by round `round`'s shift (the round that starts
+ * at entry `round`: 0 for the first, else drawn from (R->seed, round)),
+ * modulo the range. Out of line: a call on the writes' path leaves the
+ * loop's registers as they were for its gets. */
+cht_key_t opsrc_shifted_key(struct opsrc_rounds *R, uint64_t round, cht_key_t key);
 
 /* The next operation. `kind` must be a constant: the switch folds away. */
 static inline __attribute__((always_inline)) struct op opsrc_next(struct opsrc *s, const unsigned kind)
@@ -204,6 +234,18 @@ static inline __attribute__((always_inline)) struct op opsrc_next(struct opsrc *
     if (kind & OPSRC_LATEST)
         op.key = op.kind == OP_INSERT ? ycsb_claim(s->latest) : ycsb_latest_key(s->latest, op.key);
     return op;
+}
+
+/* The key a write (insert, remove, update) of the op just read runs on:
+ * under OPSRC_SHIFT and past the buffer's first round its key moved by its
+ * round's shift, modulo the range; else its own key. Call it after
+ * opsrc_next, before the next call. */
+static inline __attribute__((always_inline)) cht_key_t opsrc_write_key(struct opsrc *s, const unsigned kind,
+                                                                      cht_key_t key)
+{
+    if (!(kind & OPSRC_SHIFT) || __builtin_expect(s->pos <= s->mask + 1, 1))
+        return key;                 /* the first round: as drawn */
+    return opsrc_shifted_key(s->rounds, (s->pos - 1) & ~s->mask, key);
 }
 
 /* After the table ran op (ok: its outcome): OPSRC_LATEST acknowledges an insert. */
