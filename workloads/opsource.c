@@ -57,16 +57,12 @@ void opsrc_init(struct opsrc *s, const struct keygen *keys, const struct op_mix 
                                          .seed = seed ^ (stream * 0x9e3779b97f4a7c15ull) };
 }
 
-cht_key_t opsrc_shifted_key(struct opsrc_rounds *R, uint64_t round, cht_key_t key)
+void opsrc_round_begin(struct opsrc_rounds *R, uint64_t round)
 {
-    if (__builtin_expect(round != R->round, 0)) {
-        struct cht_rng rng;
-        cht_rng_seed(&rng, R->seed, round);
-        R->round = round;
-        R->shift = round && R->range ? cht_rng_below(cht_rng_next(&rng), R->range) : 0;
-    }
-    const uint64_t k = key + R->shift;      /* in [1, 2r) */
-    return k > R->range ? k - R->range : k;
+    struct cht_rng rng;
+    cht_rng_seed(&rng, R->seed, round);
+    R->round = round;
+    R->shift = round && R->range ? cht_rng_below(cht_rng_next(&rng), R->range) : 0;
 }
 
 /* one instantiation per drawn kind: opsrc_next's switch folds in each */

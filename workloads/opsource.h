@@ -191,11 +191,10 @@ void opsrc_init(struct opsrc *s, const struct keygen *keys, const struct op_mix 
                 uint64_t stream, const uint64_t *buf, uint64_t len, const uint64_t *hot_base,
                 struct ycsb_latest *latest, struct opsrc_rounds *rounds);
 
-/* OPSRC_SHIFT: key shifted by round `round`'s shift (the round that starts
- * at entry `round`: 0 for the first, else drawn from (R->seed, round)),
- * modulo the range. Out of line: a call on the writes' path leaves the
- * loop's registers as they were for its gets. */
-cht_key_t opsrc_shifted_key(struct opsrc_rounds *R, uint64_t round, cht_key_t key);
+/* OPSRC_SHIFT: round `round` (the one that starts at entry `round`, not
+ * the first) begins: its shift drawn from (R->seed, round). Out of line:
+ * once a round. */
+void opsrc_round_begin(struct opsrc_rounds *R, uint64_t round);
 
 /* The next operation. `kind` must be a constant: the switch folds away. */
 static inline __attribute__((always_inline)) struct op opsrc_next(struct opsrc *s, const unsigned kind)
@@ -243,9 +242,14 @@ static inline __attribute__((always_inline)) struct op opsrc_next(struct opsrc *
 static inline __attribute__((always_inline)) cht_key_t opsrc_write_key(struct opsrc *s, const unsigned kind,
                                                                       cht_key_t key)
 {
-    if (!(kind & OPSRC_SHIFT) || __builtin_expect(s->pos <= s->mask + 1, 1))
-        return key;                 /* the first round: as drawn */
-    return opsrc_shifted_key(s->rounds, (s->pos - 1) & ~s->mask, key);
+    if (!(kind & OPSRC_SHIFT))
+        return key;
+    struct opsrc_rounds *R = s->rounds;     /* round 0's shift is 0: its keys as drawn */
+    const uint64_t round = (s->pos - 1) & ~s->mask;
+    if (__builtin_expect(round != R->round, 0))
+        opsrc_round_begin(R, round);
+    const uint64_t k = key + R->shift;      /* in [1, 2r) */
+    return k > R->range ? k - R->range : k;
 }
 
 /* After the table ran op (ok: its outcome): OPSRC_LATEST acknowledges an insert. */
