@@ -62,7 +62,7 @@ void opsrc_round_begin(struct opsrc_rounds *R, uint64_t round)
     struct cht_rng rng;
     cht_rng_seed(&rng, R->seed, round);
     R->round = round;
-    R->shift = round && R->range ? cht_rng_below(cht_rng_next(&rng), R->range) : 0;
+    R->shift = cht_rng_below(cht_rng_next(&rng), R->range);    /* in [0, r); 0 for r = 0 */
 }
 
 /* one instantiation per drawn kind: opsrc_next's switch folds in each */
