@@ -171,6 +171,9 @@ struct opsrc_rounds {
     uint64_t range, seed;          /* the keys' range r; the shifts' seed */
 };
 
+/* opsrc_next changes rng and pos only (the rest is set up once or reached
+ * through a pointer): the pipelined draw (runner.c pipe_draw) works on a
+ * copy and writes those two back, so a field it changes must be added there. */
 struct opsrc {
     struct cht_rng rng;            /* drawn kinds: this thread's stream */
     const struct keygen *keys;     /* drawn kinds: keys in [1, keys->range] */
