@@ -612,7 +612,7 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
  *     (below) one by one, in draw order;
  *  B. the chunk drawn k turns ago, by now (mostly) on cached lines, is
  *     stepped in draw order: most ops complete; those that answer "again" (a
- *     second cuckoo bucket, a probe run past two lines, a clht-lb overflow
+ *     second cuckoo bucket, a dense run past its first lines, a clht-lb overflow
  *     bucket) are parked for k turns, so their dependent miss overlaps W
  *     other ops instead of stalling one: ops complete out of order;
  *  C. a new chunk is drawn and started (hashed, its first lines prefetched)

@@ -68,6 +68,7 @@
 #define DN_REGIONS   4096u          /* power of two */
 #define DN_REGION_SHIFT 3           /* 8 slots = two cache lines per region */
 #define DN_MIN_SLOTS 16u
+#define DN_ONE_LINE_L2S 16u         /* option lines=0: one line where the slots exceed 16 L2 caches */
 
 struct dn_slot {
     cht_key_t key;
@@ -84,7 +85,8 @@ struct dn_table {
     uint64_t mask;
     unsigned threads;
     bool prefetch;
-    bool avx2;                      /* --pipeline: dn_match8_avx2 (option simd, and the CPU has it) */
+    bool avx2;                      /* --pipeline: AVX2 compares (option simd, and the CPU has it) */
+    bool one_line;                  /* --pipeline: a get starts on its home line only (option lines) */
     enum cht_hash_kind hash;
     uint64_t full_failures;         /* atomic */
     struct dn_word *keylock;        /* DN_KEYLOCKS: 0 free, 1 held */
@@ -97,7 +99,9 @@ static __thread unsigned dn_tid;
 static const struct cht_option_spec dn_options[] = {
     CHT_HASH_OPTION,
     { "prefetch", "0|1: prefetch the home slot and its seqlock before probing (default 1)" },
-    { "simd", "0|1: --pipeline compares a probe's 8 keys with AVX2 where the CPU has it (default 1; 0: SSE2)" },
+    { "simd", "0|1: --pipeline compares a probe's keys with AVX2 where the CPU has it (default 1; 0: SSE2)" },
+    { "lines", "0|1|2: lines a --pipeline get prefetches at start and scans in its first step (default 0: 1 where "
+               "the slots take more than 16 times the core's L2 cache, else 2)" },
     { NULL, NULL },
 };
 
@@ -255,38 +259,91 @@ static bool dn_remove(void *tp, cht_key_t k);
 static bool dn_update(void *tp, cht_key_t k, cht_val_t v);
 
 /* --pipeline (cht.h pipe_start/pipe_step). Start: the hash into the op's
- * state; k's home line and the line after it (a run from home is 1.5 slots
- * on average for a hit and 2.5 for a miss at the default density, and the
- * second line shares the first's 4 KiB page but for one line in 64, so it
- * costs no second page walk) and the home region's seqlock word; a writer
- * also takes k's key lock first, so that line is prefetched for ownership.
- * One array for the table's lifetime: nothing here can be freed. */
+ * state; a get's home line, the line after it where the get takes two (a run
+ * from home is 1.5 slots on average for a hit and 2.5 for a miss at the
+ * default density, so most runs end in the home line, one in five goes on)
+ * and the home region's seqlock word. One line or two (option lines): where
+ * the table is far larger than the caches, its gets' misses fill the core's
+ * miss slots, and a second line for every get ran 1.44x slower than one line
+ * and a second step for the one get in five that needs it (i = 16M, W = 32);
+ * where it is cached, the second steps cost more than the lines (0.75x at
+ * i = 16K) (docs/measurements/pipeline.md "2026-12-02, 16:45"). A writer takes
+ * k's key lock first and scans its whole run under it, so its start
+ * prefetches for ownership the home line, the next, the region word and the
+ * key lock. One array for the table's lifetime: nothing here can be freed. */
 static inline __attribute__((always_inline)) void dn_pipe_start_one(void *tp, struct cht_pipe_op *op)
 {
     struct dn_table *t = tp;
     uint64_t h = cht_hash(t->hash, op->key), line = h & t->mask & ~3ull;
-    const struct dn_slot *s = &t->slot[line], *next = &t->slot[(line + 4) & t->mask];
+    const struct dn_slot *s = &t->slot[line];
     op->state[0] = h;
     if (op->kind != CHT_PIPE_GET) {   /* (the rw argument of __builtin_prefetch must be a constant) */
         __builtin_prefetch(s, 1);
-        __builtin_prefetch(next, 1);
+        __builtin_prefetch(&t->slot[(line + 4) & t->mask], 1);
         __builtin_prefetch(region_of(t, line), 1);
         __builtin_prefetch(&t->keylock[h & (DN_KEYLOCKS - 1)], 1);
     } else {
         __builtin_prefetch(s);
-        __builtin_prefetch(next);
+        if (!t->one_line)
+            __builtin_prefetch(&t->slot[(line + 4) & t->mask]);
         __builtin_prefetch(region_of(t, line));
     }
 }
 
-/* The keys of two lines of four slots (l0's, then l1's) against k: bit 2j of
- * the result is set where the j-th slot holds k, of *empty where it is empty
- * (odd bits clear). SSE2 compares each key's two 32-bit halves, as cuckoo's
- * ck_match4_val does (off x86-64 and under TSan: a loop of acquire loads,
- * the same answer). Plain loads: each key is an aligned 8-byte element,
- * read whole, and the order of the reads does not matter to the scan (a key
- * present throughout the step is found in whatever order its run is read:
- * dn_get_from). */
+/* The keys of a line's four slots against k: bit 2j of the result is set
+ * where the j-th slot holds k, of *empty where it is empty (odd bits clear).
+ * SSE2 compares each key's two 32-bit halves, as cuckoo's ck_match4_val does
+ * (off x86-64 and under TSan: a loop of acquire loads, the same answer).
+ * Plain loads: each key is an aligned 8-byte element, read whole, and the
+ * order of the reads does not matter to the scan (a key present throughout
+ * the step is found in whatever order its run is read: dn_get_from). */
+static inline __attribute__((always_inline)) unsigned dn_match4_sse2(const struct dn_slot *l, cht_key_t k,
+                                                                    unsigned *empty)
+{
+#if DN_X86_SIMD
+    _Static_assert(sizeof(struct dn_slot) == 16 && sizeof(cht_key_t) == 8, "a slot is a key and a value");
+    const __m128i *a = (const __m128i *)l;
+    const __m128i kk = _mm_set1_epi64x((long long)k), z = _mm_setzero_si128();
+    const __m128i a01 = _mm_unpacklo_epi64(_mm_load_si128(&a[0]), _mm_load_si128(&a[1]));
+    const __m128i a23 = _mm_unpacklo_epi64(_mm_load_si128(&a[2]), _mm_load_si128(&a[3]));
+#define DN_BITS(x, y) ((unsigned)_mm_movemask_ps(_mm_castsi128_ps(x)) | \
+                       (unsigned)_mm_movemask_ps(_mm_castsi128_ps(y)) << 4)
+    const unsigned e = DN_BITS(_mm_cmpeq_epi32(a01, kk), _mm_cmpeq_epi32(a23, kk));
+    const unsigned z0 = DN_BITS(_mm_cmpeq_epi32(a01, z), _mm_cmpeq_epi32(a23, z));
+#undef DN_BITS
+    *empty = z0 & z0 >> 1 & 0x55u;
+    return e & e >> 1 & 0x55u;
+#else
+    unsigned eq = 0, em = 0;
+    for (unsigned j = 0; j < 4; j++) {
+        cht_key_t x = __atomic_load_n(&l[j].key, __ATOMIC_ACQUIRE);
+        eq |= (unsigned)(x == k) << 2 * j;
+        em |= (unsigned)(x == DN_EMPTY) << 2 * j;
+    }
+    *empty = em;
+    return eq;
+#endif
+}
+
+#if DN_X86_SIMD
+/* dn_match4_sse2's answer with AVX2, one bit a slot (bit j): the four keys
+ * compared at once, put in slot order (unpack gives slots 0, 2, 1, 3; the
+ * permute 0, 1, 2, 3). */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) unsigned
+dn_match4_avx2(const struct dn_slot *l, cht_key_t k, unsigned *empty)
+{
+    const __m256i kk = _mm256_set1_epi64x((long long)k), z = _mm256_setzero_si256();
+    const __m256i *a = (const __m256i *)l;
+    const __m256i x = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(_mm256_load_si256(&a[0]),
+                                                                     _mm256_load_si256(&a[1])), 0xd8);
+    *empty = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(x, z)));
+    return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(x, kk)));
+}
+#endif
+
+/* The keys of two lines of four slots (l0's, then l1's) against k, as
+ * dn_match4_sse2 does for one: bit 2j of the result is set where the j-th
+ * slot holds k, of *empty where it is empty (odd bits clear). */
 static inline __attribute__((always_inline)) unsigned dn_match8_sse2(const struct dn_slot *l0,
                                                                     const struct dn_slot *l1, cht_key_t k,
                                                                     unsigned *empty)
@@ -341,6 +398,7 @@ dn_match8_avx2(const struct dn_slot *l0, const struct dn_slot *l1, cht_key_t k, 
 }
 #endif
 
+typedef unsigned dn_match4_fn(const struct dn_slot *, cht_key_t, unsigned *);
 typedef unsigned dn_match8_fn(const struct dn_slot *, const struct dn_slot *, cht_key_t, unsigned *);
 
 /* What a step reads of the table, in registers for a whole call: the acquire
@@ -352,32 +410,35 @@ struct dn_view {
     struct dn_word *region;
 };
 
-/* A get's first step scans the two lines from home's (8 slots) without a
- * branch on what it finds: the first slot from home holding k or empty
- * decides, as in dn_get's scan; k's value is read under its region's
+/* A get's first step scans its nl lines (1 or 2, option lines) from home
+ * without a branch on what it finds: the first slot from home holding k or
+ * empty decides, as in dn_get's scan; k's value is read under its region's
  * seqlock whether or not it is needed (the lines are cached). A run that
- * goes on past the two lines prefetches the third and comes back to scan on
+ * goes on past them (about one get in five past one line at density 0.5,
+ * one in ten past two) prefetches the next line and comes back to scan on
  * from there (dn_get_from); a hit a writer got in the way of runs the whole
- * dn_get. Writers run the ordinary operation. match8 answers in `per` bits
- * a slot. */
+ * dn_get. Writers run the ordinary operation. The match functions answer in
+ * `per` bits a slot. */
 static inline __attribute__((always_inline)) int dn_pipe_step_one(struct dn_table *t, const struct dn_view *v,
-                                                                 struct cht_pipe_op *op, dn_match8_fn *match8,
-                                                                 const unsigned per)
+                                                                 struct cht_pipe_op *op, dn_match4_fn *match4,
+                                                                 dn_match8_fn *match8, const unsigned per,
+                                                                 const unsigned nl)
 {
     const cht_key_t k = op->key;
     if (__builtin_expect(op->kind != CHT_PIPE_GET, 0))
         return cht_pipe_write(t, op, dn_insert, dn_remove, dn_update);
     const uint64_t mask = v->mask, home = op->state[0] & mask, line = home & ~3ull;
-    if (op->stage != 0)     /* on from the third line */
-        return dn_get_from(t, k, home, 8 - (home & 3), &op->val);
-    /* (at least 16 slots: the two lines differ) */
-    const struct dn_slot *l0 = &v->slot[line], *l1 = &v->slot[(line + 4) & mask];
+    const unsigned slots = 4 * nl;
+    if (op->stage != 0)     /* on from the line after the first step's */
+        return dn_get_from(t, k, home, slots - (home & 3), &op->val);
+    /* (at least 16 slots: two lines differ) */
     unsigned empty;
-    const unsigned eq = match8(l0, l1, k, &empty);
-    const unsigned from_home = ((1u << 8 * per) - 1) << per * (home & 3);
-    const unsigned at = (unsigned)__builtin_ctz(((eq | empty) & from_home) | 1u << 8 * per);  /* 8 per: undecided */
-    const unsigned hit = (eq >> at) & 1, decided = at < 8 * per;
-    const uint64_t i = (line + (at / per & 7)) & mask;
+    const unsigned eq = nl == 1 ? match4(&v->slot[line], k, &empty)
+                                : match8(&v->slot[line], &v->slot[(line + 4) & mask], k, &empty);
+    const unsigned from_home = ((1u << slots * per) - 1) << per * (home & 3);
+    const unsigned at = (unsigned)__builtin_ctz(((eq | empty) & from_home) | 1u << slots * per);  /* undecided */
+    const unsigned hit = (eq >> at) & 1, decided = at < slots * per;
+    const uint64_t i = (line + (at / per & (slots - 1))) & mask;
     struct dn_word *r = &v->region[(i >> DN_REGION_SHIFT) & (DN_REGIONS - 1)];
     uint64_t v1 = __atomic_load_n(&r->v, __ATOMIC_ACQUIRE);
     cht_key_t k2 = __atomic_load_n(&v->slot[i].key, __ATOMIC_ACQUIRE);
@@ -386,18 +447,20 @@ static inline __attribute__((always_inline)) int dn_pipe_step_one(struct dn_tabl
     uint64_t v2 = __atomic_load_n(&r->v, __ATOMIC_RELAXED);
     if (__builtin_expect(hit & ((v1 & 1) | (v1 != v2) | (k2 != k)), 0))
         return dn_get(t, k, &op->val);         /* a writer was in the way */
-    if (__builtin_expect(!decided, 0))       /* the third line (about one get in ten at density 0.5) */
-        __builtin_prefetch(&v->slot[(line + 8) & mask]);
+    if (nl == 1 ? !decided : __builtin_expect(!decided, 0))
+        __builtin_prefetch(&v->slot[(line + slots) & mask]);
     op->val = val;
     return decided ? (int)hit : CHT_PIPE_AGAIN;
 }
 
 static inline __attribute__((always_inline)) void dn_pipe_steps(struct dn_table *t, struct cht_pipe_op *ops,
-                                                               unsigned n, dn_match8_fn *match8, const unsigned per)
+                                                               unsigned n, dn_match4_fn *match4,
+                                                               dn_match8_fn *match8, const unsigned per,
+                                                               const unsigned nl)
 {
     const struct dn_view v = { t->slot, t->mask, t->region };
     for (unsigned i = 0; i < n; i++) {
-        int r = dn_pipe_step_one(t, &v, &ops[i], match8, per);
+        int r = dn_pipe_step_one(t, &v, &ops[i], match4, match8, per, nl);
         ops[i].result = r;
         ops[i].stage |= r == CHT_PIPE_AGAIN;
     }
@@ -407,7 +470,10 @@ static inline __attribute__((always_inline)) void dn_pipe_steps(struct dn_table 
 __attribute__((target("avx2"))) static void dn_pipe_step_avx2(struct dn_table *t, struct cht_pipe_op *ops,
                                                               unsigned n)
 {
-    dn_pipe_steps(t, ops, n, dn_match8_avx2, 1);
+    if (t->one_line)
+        dn_pipe_steps(t, ops, n, dn_match4_avx2, dn_match8_avx2, 1, 1);
+    else
+        dn_pipe_steps(t, ops, n, dn_match4_avx2, dn_match8_avx2, 1, 2);
 }
 #endif
 
@@ -420,7 +486,10 @@ static void dn_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
         return;
     }
 #endif
-    dn_pipe_steps(t, ops, n, dn_match8_sse2, 2);
+    if (t->one_line)
+        dn_pipe_steps(t, ops, n, dn_match4_sse2, dn_match8_sse2, 2, 1);
+    else
+        dn_pipe_steps(t, ops, n, dn_match4_sse2, dn_match8_sse2, 2, 2);
 }
 
 static void dn_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
@@ -511,13 +580,21 @@ static bool dn_update(void *tp, cht_key_t k, cht_val_t v)
     return dn_write_present(tp, k, false, v);
 }
 
+/* the core's L2 cache (1 MiB where the system does not say) */
+static uint64_t dn_l2_bytes(void)
+{
+    long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return v > 0 ? (uint64_t)v : 1u << 20;
+}
+
 static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
 {
     unsigned hash = CHT_HASH_DEFAULT;
-    uint64_t prefetch = 1, simd = 1;
+    uint64_t prefetch = 1, simd = 1, lines = 0;
     if (!cht_option_enum(cfg->options, "dense", "hash", cht_hash_names, &hash, err, len) ||
         !cht_option_uint(cfg->options, "dense", "prefetch", 0, 1, &prefetch, err, len) ||
-        !cht_option_uint(cfg->options, "dense", "simd", 0, 1, &simd, err, len))
+        !cht_option_uint(cfg->options, "dense", "simd", 0, 1, &simd, err, len) ||
+        !cht_option_uint(cfg->options, "dense", "lines", 0, 2, &lines, err, len))
         return NULL;
     uint64_t cap = cht_initial_units(cfg, 1, DN_MIN_SLOTS, 1ull << 58, "slots", err, len);
     if (!cap || !cht_capacity_holds_initial(cfg, cap, err, len))
@@ -533,6 +610,7 @@ static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
 #if DN_X86_SIMD
     t->avx2 = simd && __builtin_cpu_supports("avx2");
 #endif
+    t->one_line = lines ? lines == 1 : cap * sizeof(struct dn_slot) > DN_ONE_LINE_L2S * dn_l2_bytes();
     t->threads = cfg->max_threads ? cfg->max_threads : 1;
     bool fits = cap * sizeof(struct dn_slot) <= cht_phys_bytes();   /* else fail cleanly */
     t->raw = fits ? calloc(1, cap * sizeof(struct dn_slot) + CHT_CACHE_LINE) : NULL;

@@ -3,7 +3,7 @@
 thread, W ops in flight in k chunks (k = W / 16, 1 below 32) that rotate: each
 turn one chunk is stepped (the table's pipe_step) and a new one drawn and
 started (pipe_start), k turns before its step; ops whose step answers "again"
-(a second cuckoo bucket, a probe run past two lines, a clht-lb overflow
+(a second cuckoo bucket, a dense run past its first lines, a clht-lb overflow
 bucket) complete k turns later, out of order (sooner where a chunk stepped
 before then has their key), and an op whose key an earlier op of its chunk
 has is held and completes after it.
@@ -45,8 +45,9 @@ BIN = sys.argv[1]
 from checks import check, finish  # noqa: E402 (tests/checks.py)
 
 # cuckoo:away=0: the two-step get without the away bits (every miss in the first bucket takes a second step);
-# dense:simd=0: dense's key compares in SSE2 (dense: AVX2 where the CPU has it)
-HOOKS = ["clht-lb", "cuckoo", "cuckoo:away=0", "dense", "dense:simd=0"]
+# dense:simd=0: dense's key compares in SSE2 (dense: AVX2 where the CPU has it); dense:lines=1: a get's
+# first step on its home line only (dense at these sizes: two lines)
+HOOKS = ["clht-lb", "cuckoo", "cuckoo:away=0", "dense", "dense:simd=0", "dense:lines=1"]
 FALLBACK = ["chain", "cuckoo-filter"]
 OPS_DONE = ["get_suc", "get_fail", "ins_suc", "ins_fail", "rem_suc", "rem_fail", "upd_suc", "upd_fail"]
 COUNTS = OPS_DONE + ["final_size", "verify_found"]

@@ -15,7 +15,9 @@
  *                         straddle lines), hopscotch (an empty home: 1).
  *   test_probe pipe       dense's pipelined get (cht.h pipe_start/pipe_step)
  *                         on constructed runs, with its AVX2 compares and
- *                         with simd=0 (SSE2): hits and misses from each home
+ *                         with simd=0 (SSE2), its first step on two lines
+ *                         (lines=2, and 0 at this size) and on the home
+ *                         line only (lines=1): hits and misses from each home
  *                         position of a line, runs into the second line, past
  *                         it (a second step), across a tombstone, wrapped
  *                         around, and keys that share k's low or high 32 bits
@@ -250,7 +252,7 @@ static void lines_hopscotch(void)
 
 /* ---------------- dense's pipelined get ---------------- */
 
-static void pipe_dense(const char *spec)
+static void pipe_dense(const char *spec, bool one_line)
 {
     const struct cht_ops *o;
     void *t = make(spec, 64, 1.0, 1, &o);      /* 64 slots, home = k mod 64, 4 per line */
@@ -264,16 +266,18 @@ static void pipe_dense(const char *spec)
     for (cht_key_t j = 0; j < 12; j++)
         CHECK(o->insert(t, 24 + 64 * j, j), "%s: insert %llu", spec, (unsigned long long)(24 + 64 * j));
     CHECK(o->remove(t, 20), "%s: remove 20", spec);
-    const struct { cht_key_t k; int first; } q[] = {
-        { 3, 1 }, { 67, 1 }, { 131, 1 }, { 195, 0 },       /* home 3: slot 3, then into line 1, miss at 6 */
-        { 1, 0 }, { 2, 0 }, { 4, 0 },                       /* empty homes; 4: a miss past 67 and 131 (slot 6 empty) */
-        { 8, 0 }, { hi + 8, 1 }, { 2 * hi + 8, 0 },         /* k's low half, another high half */
-        { 5 * hi + 12, 1 }, { 5 * hi + 76, 0 }, { 12, 0 },  /* k's high half, another low half */
-        { 84, 1 }, { 148, 0 }, { 20, 0 },                   /* past the tombstone in 20 */
-        { 24, 1 }, { 24 + 64 * 7, 1 }, { 24 + 64 * 8, CHT_PIPE_AGAIN }, { 24 + 64 * 11, CHT_PIPE_AGAIN },
-        { 24 + 64 * 12, CHT_PIPE_AGAIN },                   /* past lines 24..31: a second step */
-        { 63, 1 }, { 127, 1 }, { 191, CHT_PIPE_AGAIN },     /* wrapped: line 60, then line 0 (full) */
-        { 3 * hi, 1 }, { 64, 1 }, { 128, 0 },               /* past a key whose low half is 0 */
+    /* first: the first step's answer with two lines (lines=2), one: with the home line only (lines=1) */
+    const int A = CHT_PIPE_AGAIN;
+    const struct { cht_key_t k; int first, one; } q[] = {
+        { 3, 1, 1 }, { 67, 1, A }, { 131, 1, A }, { 195, 0, A },   /* home 3: slot 3, then into line 1, miss at 6 */
+        { 1, 0, A }, { 2, 0, A }, { 4, 0, 0 },              /* homes in line 0's full run; 4: past 67 and 131 */
+        { 8, 0, 0 }, { hi + 8, 1, 1 }, { 2 * hi + 8, 0, 0 },   /* k's low half, another high half */
+        { 5 * hi + 12, 1, 1 }, { 5 * hi + 76, 0, 0 }, { 12, 0, 0 },  /* k's high half, another low half */
+        { 84, 1, 1 }, { 148, 0, 0 }, { 20, 0, 0 },          /* past the tombstone in 20 */
+        { 24, 1, 1 }, { 24 + 64 * 7, 1, A }, { 24 + 64 * 8, A, A }, { 24 + 64 * 11, A, A },
+        { 24 + 64 * 12, A, A },                             /* past lines 24..31: a second step */
+        { 63, 1, 1 }, { 127, 1, A }, { 191, A, A },         /* wrapped: line 60, then line 0 (full) */
+        { 3 * hi, 1, 1 }, { 64, 1, 1 }, { 128, 0, A },      /* past a key whose low half is 0 */
     };
     enum { N = sizeof q / sizeof q[0] };
     _Static_assert(N <= 31, "one pipe_step call takes at most 31 ops");
@@ -283,8 +287,9 @@ static void pipe_dense(const char *spec)
     o->pipe_start(t, op, N);
     o->pipe_step(t, op, N);
     for (unsigned i = 0; i < N; i++) {
-        CHECK(op[i].result == q[i].first, "%s: key %llx first step %d, expected %d", spec,
-              (unsigned long long)q[i].k, op[i].result, q[i].first);
+        const int want = one_line ? q[i].one : q[i].first;
+        CHECK(op[i].result == want, "%s: key %llx first step %d, expected %d", spec,
+              (unsigned long long)q[i].k, op[i].result, want);
         if (op[i].result == CHT_PIPE_AGAIN) {
             CHECK(op[i].stage == 1, "%s: key %llx again with stage %u", spec, (unsigned long long)q[i].k, op[i].stage);
             o->pipe_step(t, &op[i], 1);
@@ -362,8 +367,11 @@ int main(int argc, char **argv)
         if (!failures)
             printf("PASS lines: dense, cuckoo, chain-bounded, hopscotch\n");
     } else if (strcmp(argv[1], "pipe") == 0) {
-        pipe_dense("dense:hash=identity");
-        pipe_dense("dense:hash=identity,simd=0");
+        pipe_dense("dense:hash=identity", false);              /* lines=0: 2 at this size */
+        pipe_dense("dense:hash=identity,simd=0", false);
+        pipe_dense("dense:hash=identity,lines=1", true);
+        pipe_dense("dense:hash=identity,lines=1,simd=0", true);
+        pipe_dense("dense:hash=identity,lines=2,simd=0", false);
         pipe_clht();
         if (!failures)
             printf("PASS pipe: dense's pipelined get, AVX2 where the CPU has it and SSE2; clht-lb's pipelined writes\n");
