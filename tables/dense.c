@@ -264,13 +264,14 @@ static bool dn_update(void *tp, cht_key_t k, cht_val_t v);
  * default density, so most runs end in the home line, one in five goes on)
  * and the home region's seqlock word. One line or two (option lines): where
  * the table is far larger than the caches, its gets' misses fill the core's
- * miss slots, and a second line for every get ran 1.44x slower than one line
- * and a second step for the one get in five that needs it (i = 16M, W = 32);
- * where it is cached, the second steps cost more than the lines (0.75x at
- * i = 16K) (docs/measurements/pipeline.md "2026-12-02, 16:45"). A writer takes
- * k's key lock first and scans its whole run under it, so its start
- * prefetches for ownership the home line, the next, the region word and the
- * key lock. One array for the table's lifetime: nothing here can be freed. */
+ * miss slots, and one line, with a second step for the one get in five that
+ * needs it, ran 1.44x as fast as two lines for every get (i = 16M, W = 32);
+ * where it is cached, the second steps cost more than the lines save
+ * (0.75-0.78x at i = 1K-64K) (docs/measurements/pipeline.md "2026-12-02,
+ * 16:45"). A writer takes k's key lock first and scans its whole run under
+ * it, so its start prefetches for ownership the home line, the next, the
+ * region word and the key lock. One array for the table's lifetime: nothing
+ * here can be freed. */
 static inline __attribute__((always_inline)) void dn_pipe_start_one(void *tp, struct cht_pipe_op *op)
 {
     struct dn_table *t = tp;
