@@ -58,6 +58,7 @@
 #include "trace.h"
 #include "marker.h"
 #include "util.h"
+#include "table_support.h"     /* cht_private_cache_bytes */
 
 /* SIGINT/SIGTERM: the handler raises the current run's stop flag (workers
  * check it on every op) and records the signal; main finishes cleanly. */
@@ -1046,41 +1047,6 @@ static void timed_loop(struct worker *w)
  * ~33. docs/measurements/pipeline.md */
 #define PIPE_AUTO_W 32
 
-/* the largest private cache's bytes (L1 or L2, from sysfs as lscpu reads it;
- * else glibc's sysconf, which derives it from CPUID; 0: unknown) */
-static uint64_t private_cache_bytes(void)
-{
-    uint64_t best = 0;
-    for (int i = 0; i < 8; i++) {
-        char path[96], buf[32];
-        unsigned level = 0;
-        uint64_t n = 0;
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            break;
-        if (fscanf(f, "%u", &level) != 1)
-            level = 0;
-        fclose(f);
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        if ((f = fopen(path, "r"))) {
-            if (fgets(buf, sizeof buf, f)) {
-                char *end;
-                n = strtoull(buf, &end, 10);
-                n *= *end == 'K' ? 1024 : *end == 'M' ? 1024 * 1024 : 1;
-            }
-            fclose(f);
-        }
-        if (level >= 1 && level <= 2 && n > best)
-            best = n;
-    }
-    if (!best) {
-        long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
-        best = v > 0 ? (uint64_t)v : 0;
-    }
-    return best;
-}
-
 /* Thread 0, after the prefill, before the start barrier (off the clock):
  * the W every worker's timed loop uses. Filters (a shadow) and tables
  * without the pipe hooks run single ops; the row says which (report.c). */
@@ -1096,7 +1062,7 @@ static void pipe_choose(struct shared *s)
         return;
     }
     if (cfg->pipeline_auto) {
-        uint64_t l2 = private_cache_bytes();
+        uint64_t l2 = cht_private_cache_bytes();
         if (l2 && s->table_bytes_after_prefill <= PIPE_AUTO_L2_FACTOR * l2) {
             s->pipe_mode = PIPE_PLAIN;
             return;

@@ -581,13 +581,6 @@ static bool dn_update(void *tp, cht_key_t k, cht_val_t v)
     return dn_write_present(tp, k, false, v);
 }
 
-/* the core's L2 cache (1 MiB where the system does not say) */
-static uint64_t dn_l2_bytes(void)
-{
-    long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return v > 0 ? (uint64_t)v : 1u << 20;
-}
-
 static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
 {
     unsigned hash = CHT_HASH_DEFAULT;
@@ -611,7 +604,12 @@ static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
 #if DN_X86_SIMD
     t->avx2 = simd && __builtin_cpu_supports("avx2");
 #endif
-    t->one_line = lines ? lines == 1 : cap * sizeof(struct dn_slot) > DN_ONE_LINE_L2S * dn_l2_bytes();
+    if (lines) {
+        t->one_line = lines == 1;
+    } else {    /* 1 MiB where the system does not say */
+        const uint64_t l2 = cht_private_cache_bytes();
+        t->one_line = cap * sizeof(struct dn_slot) > DN_ONE_LINE_L2S * (l2 ? l2 : 1u << 20);
+    }
     t->threads = cfg->max_threads ? cfg->max_threads : 1;
     bool fits = cap * sizeof(struct dn_slot) <= cht_phys_bytes();   /* else fail cleanly */
     t->raw = fits ? calloc(1, cap * sizeof(struct dn_slot) + CHT_CACHE_LINE) : NULL;

@@ -14,6 +14,7 @@
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -90,6 +91,43 @@ static inline size_t cht_phys_bytes(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : SIZE_MAX;
+}
+
+/* The largest private cache's bytes of CPU 0 (L1 or L2, from sysfs as lscpu
+ * reads it; else glibc's sysconf, which derives it from CPUID; 0: unknown):
+ * what a table's working set is measured against (the driver's --pipeline
+ * auto, dense's lines=0). Not for a hot path: it reads files. */
+static inline uint64_t cht_private_cache_bytes(void)
+{
+    uint64_t best = 0;
+    for (int i = 0; i < 8; i++) {
+        char path[96], buf[32];
+        unsigned level = 0;
+        uint64_t n = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            break;
+        if (fscanf(f, "%u", &level) != 1)
+            level = 0;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if ((f = fopen(path, "r"))) {
+            if (fgets(buf, sizeof buf, f)) {
+                char *end;
+                n = strtoull(buf, &end, 10);
+                n *= *end == 'K' ? 1024 : *end == 'M' ? 1024 * 1024 : 1;
+            }
+            fclose(f);
+        }
+        if (level >= 1 && level <= 2 && n > best)
+            best = n;
+    }
+    if (!best) {
+        long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        best = v > 0 ? (uint64_t)v : 0;
+    }
+    return best;
 }
 
 /* bytes zeroed, CHT_CACHE_LINE-aligned; NULL when out of memory. Free with free(). */
