@@ -342,65 +342,19 @@ dn_match4_avx2(const struct dn_slot *l, cht_key_t k, unsigned *empty)
 }
 #endif
 
-/* The keys of two lines of four slots (l0's, then l1's) against k, as
- * dn_match4_sse2 does for one: bit 2j of the result is set where the j-th
- * slot holds k, of *empty where it is empty (odd bits clear). */
-static inline __attribute__((always_inline)) unsigned dn_match8_sse2(const struct dn_slot *l0,
-                                                                    const struct dn_slot *l1, cht_key_t k,
-                                                                    unsigned *empty)
-{
-#if DN_X86_SIMD
-    _Static_assert(sizeof(struct dn_slot) == 16 && sizeof(cht_key_t) == 8, "a slot is a key and a value");
-    const __m128i *a = (const __m128i *)l0, *b = (const __m128i *)l1;
-    const __m128i kk = _mm_set1_epi64x((long long)k), z = _mm_setzero_si128();
-    const __m128i a01 = _mm_unpacklo_epi64(_mm_load_si128(&a[0]), _mm_load_si128(&a[1]));
-    const __m128i a23 = _mm_unpacklo_epi64(_mm_load_si128(&a[2]), _mm_load_si128(&a[3]));
-    const __m128i b01 = _mm_unpacklo_epi64(_mm_load_si128(&b[0]), _mm_load_si128(&b[1]));
-    const __m128i b23 = _mm_unpacklo_epi64(_mm_load_si128(&b[2]), _mm_load_si128(&b[3]));
-#define DN_BITS(x, y) ((unsigned)_mm_movemask_ps(_mm_castsi128_ps(x)) | \
-                       (unsigned)_mm_movemask_ps(_mm_castsi128_ps(y)) << 4)
-    const unsigned e = DN_BITS(_mm_cmpeq_epi32(a01, kk), _mm_cmpeq_epi32(a23, kk)) |
-                       DN_BITS(_mm_cmpeq_epi32(b01, kk), _mm_cmpeq_epi32(b23, kk)) << 8;
-    const unsigned z0 = DN_BITS(_mm_cmpeq_epi32(a01, z), _mm_cmpeq_epi32(a23, z)) |
-                        DN_BITS(_mm_cmpeq_epi32(b01, z), _mm_cmpeq_epi32(b23, z)) << 8;
-#undef DN_BITS
-    *empty = z0 & z0 >> 1 & 0x5555u;
-    return e & e >> 1 & 0x5555u;
-#else
-    unsigned eq = 0, em = 0;
-    for (unsigned j = 0; j < 4; j++) {
-        cht_key_t x = __atomic_load_n(&l0[j].key, __ATOMIC_ACQUIRE), y = __atomic_load_n(&l1[j].key, __ATOMIC_ACQUIRE);
-        eq |= (unsigned)(x == k) << 2 * j | (unsigned)(y == k) << (2 * j + 8);
-        em |= (unsigned)(x == DN_EMPTY) << 2 * j | (unsigned)(y == DN_EMPTY) << (2 * j + 8);
-    }
-    *empty = em;
-    return eq;
-#endif
-}
-
-#if DN_X86_SIMD
-/* dn_match8_sse2's answer with AVX2, one bit a slot (bit j): four 64-bit
- * compares at a time, each line's keys put in slot order (unpack gives
- * slots 0, 2, 1, 3; the permute 0, 1, 2, 3). */
-__attribute__((target("avx2"))) static inline __attribute__((always_inline)) unsigned
-dn_match8_avx2(const struct dn_slot *l0, const struct dn_slot *l1, cht_key_t k, unsigned *empty)
-{
-    const __m256i kk = _mm256_set1_epi64x((long long)k), z = _mm256_setzero_si256();
-    const __m256i *a = (const __m256i *)l0, *b = (const __m256i *)l1;
-    const __m256i x = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(_mm256_load_si256(&a[0]),
-                                                                     _mm256_load_si256(&a[1])), 0xd8);
-    const __m256i y = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(_mm256_load_si256(&b[0]),
-                                                                     _mm256_load_si256(&b[1])), 0xd8);
-#define DN_BITS(x, y) ((unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(x)) | \
-                       (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(y)) << 4)
-    *empty = DN_BITS(_mm256_cmpeq_epi64(x, z), _mm256_cmpeq_epi64(y, z));
-    return DN_BITS(_mm256_cmpeq_epi64(x, kk), _mm256_cmpeq_epi64(y, kk));
-#undef DN_BITS
-}
-#endif
-
 typedef unsigned dn_match4_fn(const struct dn_slot *, cht_key_t, unsigned *);
-typedef unsigned dn_match8_fn(const struct dn_slot *, const struct dn_slot *, cht_key_t, unsigned *);
+
+/* The keys of two lines of four slots (l0's, then l1's) against k: l0's
+ * answer (match4's) in the low bits, l1's above it, 4 per bits a line. */
+static inline __attribute__((always_inline)) unsigned dn_match8(const struct dn_slot *l0, const struct dn_slot *l1,
+                                                               cht_key_t k, unsigned *empty,
+                                                               dn_match4_fn *match4, const unsigned per)
+{
+    unsigned e0, e1;
+    const unsigned eq = match4(l0, k, &e0) | match4(l1, k, &e1) << 4 * per;
+    *empty = e0 | e1 << 4 * per;
+    return eq;
+}
 
 /* What a step reads of the table, in registers for a whole call: the acquire
  * loads would make the compiler reload them from t for every op. One array for
@@ -422,8 +376,7 @@ struct dn_view {
  * `per` bits a slot. */
 static inline __attribute__((always_inline)) int dn_pipe_step_one(struct dn_table *t, const struct dn_view *v,
                                                                  struct cht_pipe_op *op, dn_match4_fn *match4,
-                                                                 dn_match8_fn *match8, const unsigned per,
-                                                                 const unsigned nl)
+                                                                 const unsigned per, const unsigned nl)
 {
     const cht_key_t k = op->key;
     if (__builtin_expect(op->kind != CHT_PIPE_GET, 0))
@@ -435,7 +388,7 @@ static inline __attribute__((always_inline)) int dn_pipe_step_one(struct dn_tabl
     /* (at least 16 slots: two lines differ) */
     unsigned empty;
     const unsigned eq = nl == 1 ? match4(&v->slot[line], k, &empty)
-                                : match8(&v->slot[line], &v->slot[(line + 4) & mask], k, &empty);
+                                : dn_match8(&v->slot[line], &v->slot[(line + 4) & mask], k, &empty, match4, per);
     const unsigned from_home = ((1u << slots * per) - 1) << per * (home & 3);
     const unsigned at = (unsigned)__builtin_ctz(((eq | empty) & from_home) | 1u << slots * per);  /* undecided */
     const unsigned hit = (eq >> at) & 1, decided = at < slots * per;
@@ -456,12 +409,11 @@ static inline __attribute__((always_inline)) int dn_pipe_step_one(struct dn_tabl
 
 static inline __attribute__((always_inline)) void dn_pipe_steps(struct dn_table *t, struct cht_pipe_op *ops,
                                                                unsigned n, dn_match4_fn *match4,
-                                                               dn_match8_fn *match8, const unsigned per,
-                                                               const unsigned nl)
+                                                               const unsigned per, const unsigned nl)
 {
     const struct dn_view v = { t->slot, t->mask, t->region };
     for (unsigned i = 0; i < n; i++) {
-        int r = dn_pipe_step_one(t, &v, &ops[i], match4, match8, per, nl);
+        int r = dn_pipe_step_one(t, &v, &ops[i], match4, per, nl);
         ops[i].result = r;
         ops[i].stage |= r == CHT_PIPE_AGAIN;
     }
@@ -472,9 +424,9 @@ __attribute__((target("avx2"))) static void dn_pipe_step_avx2(struct dn_table *t
                                                               unsigned n)
 {
     if (t->one_line)
-        dn_pipe_steps(t, ops, n, dn_match4_avx2, dn_match8_avx2, 1, 1);
+        dn_pipe_steps(t, ops, n, dn_match4_avx2, 1, 1);
     else
-        dn_pipe_steps(t, ops, n, dn_match4_avx2, dn_match8_avx2, 1, 2);
+        dn_pipe_steps(t, ops, n, dn_match4_avx2, 1, 2);
 }
 #endif
 
@@ -488,9 +440,9 @@ static void dn_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
     }
 #endif
     if (t->one_line)
-        dn_pipe_steps(t, ops, n, dn_match4_sse2, dn_match8_sse2, 2, 1);
+        dn_pipe_steps(t, ops, n, dn_match4_sse2, 2, 1);
     else
-        dn_pipe_steps(t, ops, n, dn_match4_sse2, dn_match8_sse2, 2, 2);
+        dn_pipe_steps(t, ops, n, dn_match4_sse2, 2, 2);
 }
 
 static void dn_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
