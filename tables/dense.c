@@ -372,7 +372,7 @@ struct dn_view {
  * goes on past them (about one get in five past one line at density 0.5,
  * one in ten past two) prefetches the next line and comes back to scan on
  * from there (dn_get_from); a hit a writer got in the way of runs the whole
- * dn_get. Writers run the ordinary operation. The match functions answer in
+ * dn_get. Writers run the ordinary operation. match4 answers in
  * `per` bits a slot. */
 static inline __attribute__((always_inline)) int dn_pipe_step_one(struct dn_table *t, const struct dn_view *v,
                                                                  struct cht_pipe_op *op, dn_match4_fn *match4,
