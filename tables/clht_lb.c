@@ -642,17 +642,43 @@ static inline __attribute__((always_inline)) void lb_pipe_start_one(void *tp, st
     reclaim_end(h->rc, lb_tid);
 }
 
+/* A write's first step: true where its key is not in the head bucket and the
+ * head has an overflow bucket, which the ordinary operation would then read
+ * (lb_search before the lock: an insert's whole chain, a remove's up to its
+ * key), a dependent miss. That bucket is prefetched, for ownership, and the
+ * op comes back for the ordinary operation a turn later. Loads only: the op
+ * has not taken effect, and its second step is the whole operation. */
+static inline __attribute__((always_inline)) bool lb_pipe_write_chained(struct clht_lb *h,
+                                                                       const struct cht_pipe_op *op)
+{
+    const cht_key_t k = op->key;
+    reclaim_begin(h->rc, lb_tid);
+    const struct lb_table *T = LD(&h->cur, ACQUIRE);
+    const struct lb_bucket *b = &T->b[op->state[0] & T->mask];
+    const struct lb_bucket *next = LD(&b->next, ACQUIRE);
+    const bool chained = next && LD(&b->key[0], RELAXED) != k && LD(&b->key[1], RELAXED) != k &&
+                         LD(&b->key[2], RELAXED) != k;
+    if (chained)
+        __builtin_prefetch(next, 1);
+    reclaim_end(h->rc, lb_tid);
+    return chained;
+}
+
 /* A get's first step searches the head bucket only: a hit, or a miss with no
  * overflow bucket, ends it exactly as lb_search would; a miss with an
  * overflow bucket prefetches that one and comes back for the whole search
  * (the head is still cached), so the chain's dependent miss overlaps other
- * ops instead of stalling this one. Writers run the ordinary operation. */
+ * ops instead of stalling this one. Writers run the ordinary operation, in
+ * a second step where the chain goes past the head (lb_pipe_write_chained). */
 static inline __attribute__((always_inline)) int lb_pipe_step_one(void *tp, struct cht_pipe_op *op)
 {
     struct clht_lb *h = tp;
     const cht_key_t k = op->key;
-    if (__builtin_expect(op->kind != CHT_PIPE_GET, 0))
+    if (__builtin_expect(op->kind != CHT_PIPE_GET, 0)) {
+        if (op->stage == 0 && lb_pipe_write_chained(h, op))
+            return CHT_PIPE_AGAIN;
         return cht_pipe_write(tp, op, lb_insert, lb_remove, lb_update);
+    }
     const uint64_t hv = op->state[0];
     int r;
     reclaim_begin(h->rc, lb_tid);

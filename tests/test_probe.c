@@ -25,7 +25,10 @@
  *                         value as get() gives it. clht-lb's pipelined writes
  *                         on one bucket with an overflow bucket: inserts and
  *                         removes of keys in the head, in the overflow and in
- *                         neither, each answer, size() and get() after it.
+ *                         neither, each answer, size() and get() after it,
+ *                         and whether its first step answered "again" (a
+ *                         write or get whose key is not in the head, with
+ *                         an overflow bucket to read).
  */
 #include <pthread.h>
 #include "cht.h"
@@ -303,13 +306,15 @@ static void pipe_dense(const char *spec, bool one_line)
     o->destroy(t);
 }
 
-/* one pipelined op through pipe_start and pipe_step (a second step where it answers again) */
-static int pipe_one(const struct cht_ops *o, void *t, uint32_t kind, cht_key_t k, cht_val_t v)
+/* one pipelined op through pipe_start and pipe_step (a second step where it
+ * answers again, *again then true) */
+static int pipe_one(const struct cht_ops *o, void *t, uint32_t kind, cht_key_t k, cht_val_t v, bool *again)
 {
     struct cht_pipe_op op = { .key = k, .val = v, .kind = kind };
     o->pipe_start(t, &op, 1);
     o->pipe_step(t, &op, 1);
-    if (op.result == CHT_PIPE_AGAIN)
+    *again = op.result == CHT_PIPE_AGAIN;
+    if (*again)
         o->pipe_step(t, &op, 1);
     return op.result;
 }
@@ -323,27 +328,32 @@ static void pipe_clht(void)
     const cht_key_t nb = st.buckets, b = 1;     /* keys b + j nb share bucket b (identity hash) */
     CHECK(nb >= 4 && (nb & (nb - 1)) == 0, "clht-lb: %llu buckets", (unsigned long long)nb);
     /* head: keys 0..2 of bucket b; key 3 in its overflow bucket */
-    for (cht_key_t j = 0; j < 4; j++)
-        CHECK(pipe_one(o, t, CHT_PIPE_INSERT, b + j * nb, 100 + j) == 1, "clht-lb: pipelined insert %llu",
-              (unsigned long long)j);
-    const struct { uint32_t kind; cht_key_t j; int want; size_t size; } step[] = {
-        { CHT_PIPE_INSERT, 0, 0, 4 }, { CHT_PIPE_INSERT, 3, 0, 4 },   /* present: in the head, in the overflow */
-        { CHT_PIPE_REMOVE, 7, 0, 4 },                                  /* absent, the head full, a chain */
-        { CHT_PIPE_REMOVE, 3, 1, 3 }, { CHT_PIPE_REMOVE, 3, 0, 3 },   /* in the overflow, then gone */
-        { CHT_PIPE_REMOVE, 1, 1, 2 }, { CHT_PIPE_GET, 1, 0, 2 },      /* in the head */
-        { CHT_PIPE_INSERT, 5, 1, 3 }, { CHT_PIPE_GET, 5, 1, 3 },      /* into the head's free slot */
-        { CHT_PIPE_INSERT, 6, 1, 4 }, { CHT_PIPE_GET, 6, 1, 4 },      /* the head full: into the overflow */
-        { CHT_PIPE_GET, 0, 1, 4 }, { CHT_PIPE_GET, 2, 1, 4 },
+    bool again;
+    for (cht_key_t j = 0; j < 4; j++) {     /* no overflow bucket yet: one step each */
+        CHECK(pipe_one(o, t, CHT_PIPE_INSERT, b + j * nb, 100 + j, &again) == 1 && !again,
+              "clht-lb: pipelined insert %llu (again %d)", (unsigned long long)j, again);
+    }
+    /* again: the first step found the key outside the head with an overflow
+     * bucket to read (lb_pipe_write_chained for writes) */
+    const struct { uint32_t kind; cht_key_t j; int want; size_t size; bool again; } step[] = {
+        { CHT_PIPE_INSERT, 0, 0, 4, false }, { CHT_PIPE_INSERT, 3, 0, 4, true },  /* present: in the head, in the overflow */
+        { CHT_PIPE_REMOVE, 7, 0, 4, true },                                       /* absent, the head full, a chain */
+        { CHT_PIPE_REMOVE, 3, 1, 3, true }, { CHT_PIPE_REMOVE, 3, 0, 3, true },   /* in the overflow, then gone */
+        { CHT_PIPE_REMOVE, 1, 1, 2, false }, { CHT_PIPE_GET, 1, 0, 2, true },     /* in the head */
+        { CHT_PIPE_INSERT, 5, 1, 3, true }, { CHT_PIPE_GET, 5, 1, 3, false },     /* into the head's free slot */
+        { CHT_PIPE_INSERT, 6, 1, 4, true }, { CHT_PIPE_GET, 6, 1, 4, true },      /* the head full: into the overflow */
+        { CHT_PIPE_GET, 0, 1, 4, false }, { CHT_PIPE_GET, 2, 1, 4, false },
     };
     for (size_t i = 0; i < sizeof step / sizeof step[0]; i++) {
         const cht_key_t k = b + step[i].j * nb;
-        const int r = pipe_one(o, t, step[i].kind, k, 200 + step[i].j);
+        const int r = pipe_one(o, t, step[i].kind, k, 200 + step[i].j, &again);
         cht_val_t v = 0;
         const bool found = o->get(t, k, &v);
-        CHECK(r == step[i].want && o->size(t) == step[i].size, "clht-lb: pipelined %s of key %llu answered %d "
-              "(expected %d), size %zu (expected %zu)", step[i].kind == CHT_PIPE_INSERT ? "insert" :
+        CHECK(r == step[i].want && o->size(t) == step[i].size && again == step[i].again,
+              "clht-lb: pipelined %s of key %llu answered %d (expected %d) in %d steps (expected %d), size %zu "
+              "(expected %zu)", step[i].kind == CHT_PIPE_INSERT ? "insert" :
               step[i].kind == CHT_PIPE_REMOVE ? "remove" : "get", (unsigned long long)step[i].j, r, step[i].want,
-              o->size(t), step[i].size);
+              1 + again, 1 + step[i].again, o->size(t), step[i].size);
         const bool present = step[i].kind == CHT_PIPE_REMOVE ? false : step[i].kind == CHT_PIPE_INSERT || r == 1;
         CHECK(found == present, "clht-lb: after the %zu-th op key %llu %s", i, (unsigned long long)step[i].j,
               found ? "found" : "missing");
