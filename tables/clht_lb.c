@@ -132,6 +132,7 @@ struct lb_table {
     size_t retired_bytes;
     struct ebr_node retire;
     uint32_t frozen;            /* lock=NAME only: set by the resizer (atomic) */
+    bool write_steps;           /* --pipeline: a write past a chained head takes two steps (option write_steps) */
     alignas(64) uint64_t overflow;  /* overflow buckets linked (atomic; rare) */
     uint64_t thresh;            /* resize when overflow passes it (atomic) */
 };
@@ -151,6 +152,7 @@ struct clht_lb {
     uint64_t full_failures;     /* inserts refused: out of memory for an overflow bucket */
     size_t retired_bytes;       /* old tables waiting for reclamation */
     bool hugepages;             /* cht_config.hugepages, for the tables a resize maps */
+    unsigned write_steps;       /* option write_steps: 0 by the table's size, 1 or 2 */
 };
 
 static __thread unsigned lb_tid __attribute__((tls_model("initial-exec")));
@@ -158,6 +160,9 @@ static __thread unsigned lb_tid __attribute__((tls_model("initial-exec")));
 static const struct cht_option_spec lb_options[] = {
     { "lock", "any lock from --list=locks as the chain locks (2048 stripes; default: TTAS in the bucket)" },
     CHT_HASH_OPTION,
+    { "write_steps", "0|1|2: steps a --pipeline write takes where its key is not in its head bucket and an overflow "
+                     "bucket follows (default 0: 2 where the buckets take more than 16 times the core's L2 cache, "
+                     "else 1)" },
     { NULL, NULL },
 };
 
@@ -172,7 +177,7 @@ static inline void spin_wait(unsigned *spins)
 /* Buckets per table are capped at 2^34 (1 TiB): anything larger is refused. */
 #define LB_MAX_BUCKETS (1ull << 34)
 
-static struct lb_table *table_new(size_t nb, bool huge)
+static struct lb_table *table_new(size_t nb, bool huge, unsigned write_steps)
 {
     if (nb == 0 || nb > LB_MAX_BUCKETS)
         return NULL;
@@ -189,6 +194,7 @@ static struct lb_table *table_new(size_t nb, bool huge)
     T->nb = nb;
     T->mask = nb - 1;
     T->thresh = nb / 2 ? nb / 2 : 1;
+    T->write_steps = write_steps ? write_steps == 2 : cht_pipe_out_of_caches(bytes);
     return T;
 }
 
@@ -396,7 +402,9 @@ static void lb_destroy(void *tp);
 static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
 {
     unsigned hash = CHT_HASH_DEFAULT;
-    if (!cht_option_enum(cfg->options, "clht-lb", "hash", cht_hash_names, &hash, err, len))
+    uint64_t write_steps = 0;
+    if (!cht_option_enum(cfg->options, "clht-lb", "hash", cht_hash_names, &hash, err, len) ||
+        !cht_option_uint(cfg->options, "clht-lb", "write_steps", 0, 2, &write_steps, err, len))
         return NULL;
     uint64_t nb = cht_initial_buckets(cfg, LB_SLOTS, LB_MAX_BUCKETS, err, len);
     if (!nb)
@@ -409,11 +417,12 @@ static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
         return NULL;
     }
     h->hash = hash;
+    h->write_steps = (unsigned)write_steps;
     h->nthreads = threads;
     h->count = cht_thread_counters_new(threads);
     h->rc = reclaim_create(threads);
     h->hugepages = cfg->hugepages;
-    struct lb_table *T = table_new(nb, h->hugepages);
+    struct lb_table *T = table_new(nb, h->hugepages, h->write_steps);
     if (!h->count || !h->rc || !T) {
         snprintf(err, len, "out of memory (%llu buckets of 64 bytes)", (unsigned long long)nb);
         free(h->count);
@@ -489,7 +498,7 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     uint64_t nb = cht_pow2_at_least((n * 2 + 2) / 3, 1);   /* 1.5 keys per bucket */
     if (nb < T->nb)
         nb = T->nb;
-    struct lb_table *N = table_new(nb, h->hugepages);
+    struct lb_table *N = table_new(nb, h->hugepages, h->write_steps);
     union lb_aux *aux = N ? calloc(nb, sizeof *aux) : NULL;
     if (!aux)
         goto fail;
@@ -647,7 +656,10 @@ static inline __attribute__((always_inline)) void lb_pipe_start_one(void *tp, st
  * (lb_search before the lock: an insert's whole chain, a remove's up to its
  * key), a dependent miss. That bucket is prefetched, for ownership, and the
  * op comes back for the ordinary operation a turn later. Loads only: the op
- * has not taken effect, and its second step is the whole operation. */
+ * has not taken effect, and its second step is the whole operation. Only
+ * where the buckets lie out of the caches (T->write_steps): there it spares
+ * a miss (2.2-2.6% of the writes at i = 16M, -u 50 1.04x; i = 1M 1.14x),
+ * in them the extra step costs more (i = 64K 0.92x; pipeline.md). */
 static inline __attribute__((always_inline)) bool lb_pipe_write_chained(struct clht_lb *h,
                                                                        const struct cht_pipe_op *op)
 {
@@ -656,7 +668,7 @@ static inline __attribute__((always_inline)) bool lb_pipe_write_chained(struct c
     const struct lb_table *T = LD(&h->cur, ACQUIRE);
     const struct lb_bucket *b = &T->b[op->state[0] & T->mask];
     const struct lb_bucket *next = LD(&b->next, ACQUIRE);
-    const bool chained = next && LD(&b->key[0], RELAXED) != k && LD(&b->key[1], RELAXED) != k &&
+    const bool chained = T->write_steps && next && LD(&b->key[0], RELAXED) != k && LD(&b->key[1], RELAXED) != k &&
                          LD(&b->key[2], RELAXED) != k;
     if (chained)
         __builtin_prefetch(next, 1);

@@ -68,7 +68,6 @@
 #define DN_REGIONS   4096u          /* power of two */
 #define DN_REGION_SHIFT 3           /* 8 slots = two cache lines per region */
 #define DN_MIN_SLOTS 16u
-#define DN_ONE_LINE_L2S 16u         /* option lines=0: one line where the slots exceed 16 L2 caches */
 
 struct dn_slot {
     cht_key_t key;
@@ -556,12 +555,7 @@ static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
 #if DN_X86_SIMD
     t->avx2 = simd && __builtin_cpu_supports("avx2");
 #endif
-    if (lines) {
-        t->one_line = lines == 1;
-    } else {    /* 1 MiB where the system does not say */
-        const uint64_t l2 = cht_private_cache_bytes();
-        t->one_line = cap * sizeof(struct dn_slot) > DN_ONE_LINE_L2S * (l2 ? l2 : 1u << 20);
-    }
+    t->one_line = lines ? lines == 1 : cht_pipe_out_of_caches(cap * sizeof(struct dn_slot));
     t->threads = cfg->max_threads ? cfg->max_threads : 1;
     bool fits = cap * sizeof(struct dn_slot) <= cht_phys_bytes();   /* else fail cleanly */
     t->raw = fits ? calloc(1, cap * sizeof(struct dn_slot) + CHT_CACHE_LINE) : NULL;

@@ -46,8 +46,9 @@ from checks import check, finish  # noqa: E402 (tests/checks.py)
 
 # cuckoo:away=0: the two-step get without the away bits (every miss in the first bucket takes a second step);
 # dense:simd=0: dense's key compares in SSE2 (dense: AVX2 where the CPU has it); dense:lines=1: a get's
-# first step on its home line only (dense at these sizes: two lines)
-HOOKS = ["clht-lb", "cuckoo", "cuckoo:away=0", "dense", "dense:simd=0", "dense:lines=1"]
+# first step on its home line only (dense at these sizes: two lines); clht-lb:write_steps=2: a write past a
+# chained head in two steps (clht-lb at these sizes: one)
+HOOKS = ["clht-lb", "clht-lb:write_steps=2", "cuckoo", "cuckoo:away=0", "dense", "dense:simd=0", "dense:lines=1"]
 FALLBACK = ["chain", "cuckoo-filter"]
 OPS_DONE = ["get_suc", "get_fail", "ins_suc", "ins_fail", "rem_suc", "rem_fail", "upd_suc", "upd_fail"]
 COUNTS = OPS_DONE + ["final_size", "verify_found"]
@@ -127,6 +128,14 @@ for table in HOOKS:
         r = recs[0] if len(recs) == 1 else {}
         check(p.returncode == 0 and clean(r) and r.get("pipeline_w") == w and r.get("total_ops", 0) > 0,
               f"{table} -n 4 -r 64 -u 50 --pipeline {w} -d 300: final check ok: {desc(r)}")
+
+# clht-lb's two-step writes on long chains: --density 8 puts ~8 keys on a bucket of 3 (and resizes)
+for w in (7, 64):
+    p, recs = run("--table", "clht-lb:write_steps=2", "-n", "4", "-u", "50", "-i", "32", "-r", "64", "--density", "8",
+                  "-d", "300", "--pipeline", str(w), "--verify", "full")
+    r = recs[0] if len(recs) == 1 else {}
+    check(p.returncode == 0 and clean(r) and r.get("pipeline_w") == w and r.get("total_ops", 0) > 0,
+          f"clht-lb:write_steps=2 -n 4 -r 64 --density 8 -u 50 --pipeline {w} -d 300: final check ok: {desc(r)}")
 
 # 3. --ops below W: the ops drawn all run
 for table in HOOKS:
