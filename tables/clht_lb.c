@@ -626,9 +626,9 @@ static void lb_get_batch(void *tp, const cht_key_t *keys, size_t n, cht_val_t *v
     reclaim_end(h->rc, lb_tid);
 }
 
-static bool lb_insert(void *tp, cht_key_t k, cht_val_t v);
-static bool lb_remove(void *tp, cht_key_t k);
-static bool lb_update(void *tp, cht_key_t k, cht_val_t v);
+static inline bool lb_insert_hashed(struct clht_lb *h, cht_key_t k, cht_val_t v, uint64_t hv);
+static inline bool lb_remove_hashed(struct clht_lb *h, cht_key_t k, uint64_t hv);
+static inline bool lb_update_hashed(struct clht_lb *h, cht_key_t k, cht_val_t v, uint64_t hv);
 
 /* --pipeline (cht.h pipe_start/pipe_step). Start: the hash into the op's
  * state and a prefetch of k's bucket line, where every op on k starts (its
@@ -680,8 +680,9 @@ static inline __attribute__((always_inline)) bool lb_pipe_write_chained(struct c
  * overflow bucket, ends it exactly as lb_search would; a miss with an
  * overflow bucket prefetches that one and comes back for the whole search
  * (the head is still cached), so the chain's dependent miss overlaps other
- * ops instead of stalling this one. Writers run the ordinary operation, in
- * a second step where the chain goes past the head (lb_pipe_write_chained). */
+ * ops instead of stalling this one. Writers run the ordinary operation with
+ * the start's hash, in a second step where the chain goes past the head
+ * (lb_pipe_write_chained). */
 static inline __attribute__((always_inline)) int lb_pipe_step_one(void *tp, struct cht_pipe_op *op)
 {
     struct clht_lb *h = tp;
@@ -689,7 +690,11 @@ static inline __attribute__((always_inline)) int lb_pipe_step_one(void *tp, stru
     if (__builtin_expect(op->kind != CHT_PIPE_GET, 0)) {
         if (op->stage == 0 && lb_pipe_write_chained(h, op))
             return CHT_PIPE_AGAIN;
-        return cht_pipe_write(tp, op, lb_insert, lb_remove, lb_update);
+        if (op->kind == CHT_PIPE_INSERT)
+            return lb_insert_hashed(h, k, op->val, op->state[0]);
+        if (op->kind == CHT_PIPE_REMOVE)
+            return lb_remove_hashed(h, k, op->state[0]);
+        return lb_update_hashed(h, k, op->val, op->state[0]);
     }
     const uint64_t hv = op->state[0];
     int r;
@@ -719,11 +724,10 @@ static inline __attribute__((always_inline)) int lb_pipe_step_one(void *tp, stru
 CHT_PIPE_BATCH_HOOKS(lb_pipe_start, lb_pipe_step, lb_pipe_start_one, lb_pipe_step_one)
 
 static inline __attribute__((always_inline)) bool
-lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
+lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext, const uint64_t hv)
 {
     unsigned tid = lb_tid;
     void *ctx = ext ? lbx_ctx(h) : NULL;
-    uint64_t hv = cht_hash(h->hash, k);
     bool ok = false, grow = false;
     struct lb_table *T;
     reclaim_begin(h->rc, tid);
@@ -784,11 +788,10 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
 }
 
 static inline __attribute__((always_inline)) bool
-lb_remove_impl(struct clht_lb *h, cht_key_t k, const bool ext)
+lb_remove_impl(struct clht_lb *h, cht_key_t k, const bool ext, const uint64_t hv)
 {
     unsigned tid = lb_tid;
     void *ctx = ext ? lbx_ctx(h) : NULL;
-    uint64_t hv = cht_hash(h->hash, k);
     bool ok = false;
     reclaim_begin(h->rc, tid);
     for (;;) {
@@ -822,11 +825,10 @@ lb_remove_impl(struct clht_lb *h, cht_key_t k, const bool ext)
 }
 
 static inline __attribute__((always_inline)) bool
-lb_update_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
+lb_update_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext, const uint64_t hv)
 {
     unsigned tid = lb_tid;
     void *ctx = ext ? lbx_ctx(h) : NULL;
-    uint64_t hv = cht_hash(h->hash, k);
     bool ok = false;
     reclaim_begin(h->rc, tid);
     for (;;) {
@@ -850,49 +852,68 @@ lb_update_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext)
     return ok;
 }
 
-static __attribute__((noinline)) bool lb_insert_ext(struct clht_lb *h, cht_key_t k, cht_val_t v)
+/* The writes with k's hash hv: the ordinary operation's, or a pipelined op's
+ * from its start (lb_pipe_start_one), so its step does not hash k again */
+static __attribute__((noinline)) bool lb_insert_ext(struct clht_lb *h, cht_key_t k, cht_val_t v, uint64_t hv)
 {
-    return lb_insert_impl(h, k, v, true);
+    return lb_insert_impl(h, k, v, true, hv);
+}
+
+static inline __attribute__((always_inline)) bool lb_insert_hashed(struct clht_lb *h, cht_key_t k, cht_val_t v,
+                                                                   uint64_t hv)
+{
+    if (reclaim_due())
+        lb_quiescent(h);
+    if (__builtin_expect(h->locks.lk != NULL, 0))
+        return lb_insert_ext(h, k, v, hv);
+    return lb_insert_impl(h, k, v, false, hv);
+}
+
+static __attribute__((noinline)) bool lb_remove_ext(struct clht_lb *h, cht_key_t k, uint64_t hv)
+{
+    return lb_remove_impl(h, k, true, hv);
+}
+
+static inline __attribute__((always_inline)) bool lb_remove_hashed(struct clht_lb *h, cht_key_t k, uint64_t hv)
+{
+    if (reclaim_due())
+        lb_quiescent(h);
+    if (__builtin_expect(h->locks.lk != NULL, 0))
+        return lb_remove_ext(h, k, hv);
+    return lb_remove_impl(h, k, false, hv);
+}
+
+static __attribute__((noinline)) bool lb_update_ext(struct clht_lb *h, cht_key_t k, cht_val_t v, uint64_t hv)
+{
+    return lb_update_impl(h, k, v, true, hv);
+}
+
+static inline __attribute__((always_inline)) bool lb_update_hashed(struct clht_lb *h, cht_key_t k, cht_val_t v,
+                                                                   uint64_t hv)
+{
+    if (reclaim_due())
+        lb_quiescent(h);
+    if (__builtin_expect(h->locks.lk != NULL, 0))
+        return lb_update_ext(h, k, v, hv);
+    return lb_update_impl(h, k, v, false, hv);
 }
 
 static bool lb_insert(void *tp, cht_key_t k, cht_val_t v)
 {
     struct clht_lb *h = tp;
-    if (reclaim_due())
-        lb_quiescent(h);
-    if (__builtin_expect(h->locks.lk != NULL, 0))
-        return lb_insert_ext(h, k, v);
-    return lb_insert_impl(h, k, v, false);
-}
-
-static __attribute__((noinline)) bool lb_remove_ext(struct clht_lb *h, cht_key_t k)
-{
-    return lb_remove_impl(h, k, true);
+    return lb_insert_hashed(h, k, v, cht_hash(h->hash, k));
 }
 
 static bool lb_remove(void *tp, cht_key_t k)
 {
     struct clht_lb *h = tp;
-    if (reclaim_due())
-        lb_quiescent(h);
-    if (__builtin_expect(h->locks.lk != NULL, 0))
-        return lb_remove_ext(h, k);
-    return lb_remove_impl(h, k, false);
-}
-
-static __attribute__((noinline)) bool lb_update_ext(struct clht_lb *h, cht_key_t k, cht_val_t v)
-{
-    return lb_update_impl(h, k, v, true);
+    return lb_remove_hashed(h, k, cht_hash(h->hash, k));
 }
 
 static bool lb_update(void *tp, cht_key_t k, cht_val_t v)
 {
     struct clht_lb *h = tp;
-    if (reclaim_due())
-        lb_quiescent(h);
-    if (__builtin_expect(h->locks.lk != NULL, 0))
-        return lb_update_ext(h, k, v);
-    return lb_update_impl(h, k, v, false);
+    return lb_update_hashed(h, k, v, cht_hash(h->hash, k));
 }
 
 static size_t lb_size(void *tp)
