@@ -253,9 +253,9 @@ static void dn_get_batch(void *tp, const cht_key_t *keys, size_t n, cht_val_t *v
         found[i] = dn_get(tp, keys[i], &vals[i]);
 }
 
-static bool dn_insert(void *tp, cht_key_t k, cht_val_t v);
-static bool dn_remove(void *tp, cht_key_t k);
-static bool dn_update(void *tp, cht_key_t k, cht_val_t v);
+static inline bool dn_insert_hashed(struct dn_table *t, cht_key_t k, cht_val_t v, uint64_t h);
+static inline bool dn_remove_hashed(struct dn_table *t, cht_key_t k, uint64_t h);
+static inline bool dn_write_present(struct dn_table *t, cht_key_t k, uint64_t h, bool remove, cht_val_t v);
 
 /* --pipeline (cht.h pipe_start/pipe_step). Start: the hash into the op's
  * state; a get's home line, the line after it where the get takes two (a run
@@ -378,8 +378,13 @@ static inline __attribute__((always_inline)) int dn_pipe_step_one(struct dn_tabl
                                                                  const unsigned per, const unsigned nl)
 {
     const cht_key_t k = op->key;
-    if (__builtin_expect(op->kind != CHT_PIPE_GET, 0))
-        return cht_pipe_write(t, op, dn_insert, dn_remove, dn_update);
+    if (__builtin_expect(op->kind != CHT_PIPE_GET, 0)) {     /* the ordinary write, with the start's hash */
+        if (op->kind == CHT_PIPE_INSERT)
+            return dn_insert_hashed(t, k, op->val, op->state[0]);
+        if (op->kind == CHT_PIPE_REMOVE)
+            return dn_remove_hashed(t, k, op->state[0]);
+        return dn_write_present(t, k, op->state[0], false, op->val);
+    }
     const uint64_t mask = v->mask, home = op->state[0] & mask, line = home & ~3ull;
     const unsigned slots = 4 * nl;
     if (op->stage != 0)     /* on from the line after the first step's */
@@ -450,10 +455,12 @@ static void dn_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
         dn_pipe_start_one(tp, &ops[i]);
 }
 
-static bool dn_insert(void *tp, cht_key_t k, cht_val_t v)
+/* The writes with k's hash h: the ordinary operation's, or a pipelined op's
+ * from its start (dn_pipe_start_one), so its step does not hash k again */
+static inline __attribute__((always_inline)) bool dn_insert_hashed(struct dn_table *t, cht_key_t k, cht_val_t v,
+                                                                   uint64_t h)
 {
-    struct dn_table *t = tp;
-    uint64_t h = cht_hash(t->hash, k), home = h & t->mask;
+    uint64_t home = h & t->mask;
     struct dn_word *kl = &t->keylock[h & (DN_KEYLOCKS - 1)];
     keylock_lock(kl);
     /* 1: the whole run, for k and for the first reusable slot */
@@ -499,9 +506,9 @@ static bool dn_insert(void *tp, cht_key_t k, cht_val_t v)
 /* Finds k under its key lock and, if present, writes its slot under the
  * slot's region lock: the key becomes a tombstone (remove) or the value v
  * replaces the old one (update). Returns whether k was present. */
-static bool dn_write_present(struct dn_table *t, cht_key_t k, bool remove, cht_val_t v)
+static inline __attribute__((always_inline)) bool dn_write_present(struct dn_table *t, cht_key_t k, uint64_t h,
+                                                                   bool remove, cht_val_t v)
 {
-    uint64_t h = cht_hash(t->hash, k);
     struct dn_word *kl = &t->keylock[h & (DN_KEYLOCKS - 1)];
     keylock_lock(kl);
     int64_t i = dn_find(t, h & t->mask, k);
@@ -518,18 +525,30 @@ static bool dn_write_present(struct dn_table *t, cht_key_t k, bool remove, cht_v
     return i >= 0;
 }
 
-static bool dn_remove(void *tp, cht_key_t k)
+static inline __attribute__((always_inline)) bool dn_remove_hashed(struct dn_table *t, cht_key_t k, uint64_t h)
 {
-    struct dn_table *t = tp;
-    bool found = dn_write_present(t, k, true, 0);
+    bool found = dn_write_present(t, k, h, true, 0);
     if (found)
         dn_count(t, -1);
     return found;
 }
 
+static bool dn_insert(void *tp, cht_key_t k, cht_val_t v)
+{
+    struct dn_table *t = tp;
+    return dn_insert_hashed(t, k, v, cht_hash(t->hash, k));
+}
+
+static bool dn_remove(void *tp, cht_key_t k)
+{
+    struct dn_table *t = tp;
+    return dn_remove_hashed(t, k, cht_hash(t->hash, k));
+}
+
 static bool dn_update(void *tp, cht_key_t k, cht_val_t v)
 {
-    return dn_write_present(tp, k, false, v);
+    struct dn_table *t = tp;
+    return dn_write_present(t, k, cht_hash(t->hash, k), false, v);
 }
 
 static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
