@@ -152,7 +152,7 @@ struct clht_lb {
     uint64_t full_failures;     /* inserts refused: out of memory for an overflow bucket */
     size_t retired_bytes;       /* old tables waiting for reclamation */
     bool hugepages;             /* cht_config.hugepages, for the tables a resize maps */
-    unsigned write_steps;       /* option write_steps: 0 by the table's size, 1 or 2 */
+    uint64_t two_step_bytes;    /* option write_steps: a table of more bytes takes two (0: always, max: never) */
 };
 
 static __thread unsigned lb_tid __attribute__((tls_model("initial-exec")));
@@ -177,7 +177,7 @@ static inline void spin_wait(unsigned *spins)
 /* Buckets per table are capped at 2^34 (1 TiB): anything larger is refused. */
 #define LB_MAX_BUCKETS (1ull << 34)
 
-static struct lb_table *table_new(size_t nb, bool huge, unsigned write_steps)
+static struct lb_table *table_new(size_t nb, bool huge, uint64_t two_step_bytes)
 {
     if (nb == 0 || nb > LB_MAX_BUCKETS)
         return NULL;
@@ -194,7 +194,7 @@ static struct lb_table *table_new(size_t nb, bool huge, unsigned write_steps)
     T->nb = nb;
     T->mask = nb - 1;
     T->thresh = nb / 2 ? nb / 2 : 1;
-    T->write_steps = write_steps ? write_steps == 2 : cht_pipe_out_of_caches(bytes);
+    T->write_steps = bytes > two_step_bytes;
     return T;
 }
 
@@ -417,12 +417,12 @@ static void *lb_create(const struct cht_config *cfg, char *err, size_t len)
         return NULL;
     }
     h->hash = hash;
-    h->write_steps = (unsigned)write_steps;
+    h->two_step_bytes = write_steps == 2 ? 0 : write_steps == 1 ? UINT64_MAX : cht_pipe_far_bytes();
     h->nthreads = threads;
     h->count = cht_thread_counters_new(threads);
     h->rc = reclaim_create(threads);
     h->hugepages = cfg->hugepages;
-    struct lb_table *T = table_new(nb, h->hugepages, h->write_steps);
+    struct lb_table *T = table_new(nb, h->hugepages, h->two_step_bytes);
     if (!h->count || !h->rc || !T) {
         snprintf(err, len, "out of memory (%llu buckets of 64 bytes)", (unsigned long long)nb);
         free(h->count);
@@ -498,7 +498,7 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     uint64_t nb = cht_pow2_at_least((n * 2 + 2) / 3, 1);   /* 1.5 keys per bucket */
     if (nb < T->nb)
         nb = T->nb;
-    struct lb_table *N = table_new(nb, h->hugepages, h->write_steps);
+    struct lb_table *N = table_new(nb, h->hugepages, h->two_step_bytes);
     union lb_aux *aux = N ? calloc(nb, sizeof *aux) : NULL;
     if (!aux)
         goto fail;

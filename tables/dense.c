@@ -574,7 +574,7 @@ static void *dn_create(const struct cht_config *cfg, char *err, size_t len)
 #if DN_X86_SIMD
     t->avx2 = simd && __builtin_cpu_supports("avx2");
 #endif
-    t->one_line = lines ? lines == 1 : cht_pipe_out_of_caches(cap * sizeof(struct dn_slot));
+    t->one_line = lines ? lines == 1 : cap * sizeof(struct dn_slot) > cht_pipe_far_bytes();
     t->threads = cfg->max_threads ? cfg->max_threads : 1;
     bool fits = cap * sizeof(struct dn_slot) <= cht_phys_bytes();   /* else fail cleanly */
     t->raw = fits ? calloc(1, cap * sizeof(struct dn_slot) + CHT_CACHE_LINE) : NULL;

@@ -130,20 +130,19 @@ static inline uint64_t cht_private_cache_bytes(void)
     return best;
 }
 
-/* --pipeline: whether `bytes` of a table lie far enough out of the core's
- * private caches that a pipelined op's dependent line is worth a step of
- * its own (prefetched in one step, read in the next, a turn later) rather
- * than a read in the same step: more than 16 L2 caches (1 MiB where the
- * system does not say). In the caches the extra step costs more than the
- * line. Measured crossovers with a 1 MiB L2: dense's one-line get between
- * 16 and 32 MB of slots, clht-lb's write past a chained head between 8 and
- * 16 MB of buckets (docs/measurements/pipeline.md). Reads files: for create
- * and resize, not a hot path. */
+/* --pipeline: the bytes above which a table lies far enough out of the
+ * core's private caches that a pipelined op's dependent line is worth a
+ * step of its own (prefetched in one step, read in the next, a turn later)
+ * rather than a read in the same step: 16 L2 caches (1 MiB where the system
+ * does not say). In the caches the extra step costs more than the line.
+ * Measured crossovers with a 1 MiB L2: dense's one-line get between 16 and
+ * 32 MB of slots, clht-lb's write past a chained head between 8 and 16 MB of
+ * buckets (docs/measurements/pipeline.md). Reads files: call it at create. */
 #define CHT_PIPE_FAR_L2S 16u
-static inline bool cht_pipe_out_of_caches(uint64_t bytes)
+static inline uint64_t cht_pipe_far_bytes(void)
 {
     const uint64_t l2 = cht_private_cache_bytes();
-    return bytes > CHT_PIPE_FAR_L2S * (l2 ? l2 : 1u << 20);
+    return CHT_PIPE_FAR_L2S * (l2 ? l2 : 1u << 20);
 }
 
 /* bytes zeroed, CHT_CACHE_LINE-aligned; NULL when out of memory. Free with free(). */
