@@ -8,7 +8,7 @@
  * they started in. At exit the two counts and their ratio B/A go to stderr:
  * both paths ran on the same table, in alternating slices of the same
  * seconds, so a host's slow stretches fall on both alike. ABSLICE_AA=1 makes
- * both slices run path A, the control (0.98-1.00 on the noisy guest where
+ * both slices run path A, the control (0.98-1.02 on the noisy guest where
  * run-against-run medians moved by 30%).
  *
  * Use: in an experiment copy of a table's file,
