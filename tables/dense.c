@@ -364,15 +364,46 @@ struct dn_view {
     struct dn_word *region;
 };
 
-/* A get's first step scans its nl lines (1 or 2, option lines) from home
- * without a branch on what it finds: the first slot from home holding k or
- * empty decides, as in dn_get's scan; k's value is read under its region's
- * seqlock whether or not it is needed (the lines are cached). A run that
- * goes on past them (about one get in five past one line at density 0.5,
- * one in ten past two) prefetches the next two lines and comes back to scan
- * on from there (dn_get_from); a hit a writer got in the way of runs the whole
- * dn_get. Writers run the ordinary operation. match4 answers in
- * `per` bits a slot. */
+#define DN_RACED (-2)     /* dn_scan_lines: k's slot changed while its value was read */
+
+/* Scans the nl lines (1 or 2) from `line` for k, from the slot `from` of the
+ * first, without a branch on what it finds: the first slot holding k or empty
+ * decides, as in dn_get_from's scan; k's value is read under its region's
+ * seqlock whether or not it is needed (the lines are cached). 1 with *val: k
+ * there; 0: an empty slot first; CHT_PIPE_AGAIN: neither in these lines;
+ * DN_RACED: a writer got in the way of a hit. match4 answers in `per` bits a
+ * slot. (At least 16 slots: the lines differ.) */
+static inline __attribute__((always_inline)) int dn_scan_lines(const struct dn_view *v, cht_key_t k, uint64_t line,
+                                                              unsigned from, cht_val_t *val, dn_match4_fn *match4,
+                                                              const unsigned per, const unsigned nl)
+{
+    const uint64_t mask = v->mask;
+    const unsigned slots = 4 * nl;
+    unsigned empty;
+    const unsigned eq = nl == 1 ? match4(&v->slot[line], k, &empty)
+                                : dn_match8(&v->slot[line], &v->slot[(line + 4) & mask], k, &empty, match4, per);
+    const unsigned wanted = ((1u << slots * per) - 1) << per * from;
+    const unsigned at = (unsigned)__builtin_ctz(((eq | empty) & wanted) | 1u << slots * per);  /* undecided */
+    const unsigned hit = (eq >> at) & 1, decided = at < slots * per;
+    const uint64_t i = (line + (at / per & (slots - 1))) & mask;
+    struct dn_word *r = &v->region[(i >> DN_REGION_SHIFT) & (DN_REGIONS - 1)];
+    uint64_t v1 = __atomic_load_n(&r->v, __ATOMIC_ACQUIRE);
+    cht_key_t k2 = __atomic_load_n(&v->slot[i].key, __ATOMIC_ACQUIRE);
+    cht_val_t x = __atomic_load_n(&v->slot[i].val, __ATOMIC_ACQUIRE);
+    /* the acquire loads above keep this re-read after them */
+    uint64_t v2 = __atomic_load_n(&r->v, __ATOMIC_RELAXED);
+    if (__builtin_expect(hit & ((v1 & 1) | (v1 != v2) | (k2 != k)), 0))
+        return DN_RACED;
+    *val = x;
+    return decided ? (int)hit : CHT_PIPE_AGAIN;
+}
+
+/* A get's first step scans its nl lines (option lines) from home. A run that
+ * goes on past them (about one get in five past one line at density 0.5, one
+ * in ten past two) prefetches the next two lines and comes back to scan them
+ * the same way; a run past those too (rare at the default density) scans on
+ * from there slot by slot (dn_get_from); a hit a writer got in the way of runs the
+ * whole dn_get. Writers run the ordinary operation. */
 static inline __attribute__((always_inline)) int dn_pipe_step_one(struct dn_table *t, const struct dn_view *v,
                                                                  struct cht_pipe_op *op, dn_match4_fn *match4,
                                                                  const unsigned per, const unsigned nl)
@@ -387,33 +418,25 @@ static inline __attribute__((always_inline)) int dn_pipe_step_one(struct dn_tabl
     }
     const uint64_t mask = v->mask, home = op->state[0] & mask, line = home & ~3ull;
     const unsigned slots = 4 * nl;
-    if (op->stage != 0)     /* on from the line after the first step's */
-        return dn_get_from(t, k, home, slots - (home & 3), &op->val);
-    /* (at least 16 slots: two lines differ) */
-    unsigned empty;
-    const unsigned eq = nl == 1 ? match4(&v->slot[line], k, &empty)
-                                : dn_match8(&v->slot[line], &v->slot[(line + 4) & mask], k, &empty, match4, per);
-    const unsigned from_home = ((1u << slots * per) - 1) << per * (home & 3);
-    const unsigned at = (unsigned)__builtin_ctz(((eq | empty) & from_home) | 1u << slots * per);  /* undecided */
-    const unsigned hit = (eq >> at) & 1, decided = at < slots * per;
-    const uint64_t i = (line + (at / per & (slots - 1))) & mask;
-    struct dn_word *r = &v->region[(i >> DN_REGION_SHIFT) & (DN_REGIONS - 1)];
-    uint64_t v1 = __atomic_load_n(&r->v, __ATOMIC_ACQUIRE);
-    cht_key_t k2 = __atomic_load_n(&v->slot[i].key, __ATOMIC_ACQUIRE);
-    cht_val_t val = __atomic_load_n(&v->slot[i].val, __ATOMIC_ACQUIRE);
-    /* the acquire loads above keep this re-read after them */
-    uint64_t v2 = __atomic_load_n(&r->v, __ATOMIC_RELAXED);
-    if (__builtin_expect(hit & ((v1 & 1) | (v1 != v2) | (k2 != k)), 0))
-        return dn_get(t, k, &op->val);         /* a writer was in the way */
-    if (nl == 1 ? !decided : __builtin_expect(!decided, 0)) {
-        /* the next line and the one after: 18.6% of the second steps run past
-         * the next (i = 16M, one line), and a line read there unprefetched
-         * stalls the step (both lines: 1.06-1.09x, pipeline.md "22:25") */
-        __builtin_prefetch(&v->slot[(line + slots) & mask]);
-        __builtin_prefetch(&v->slot[(line + slots + 4) & mask]);
+    int r;
+    if (op->stage != 0) {   /* on from the line after the first step's: two more lines */
+        r = dn_scan_lines(v, k, (line + slots) & mask, 0, &op->val, match4, per, 2);
+        if (__builtin_expect(r == CHT_PIPE_AGAIN, 0))
+            return dn_get_from(t, k, home, slots + 8 - (home & 3), &op->val);
+    } else {
+        r = dn_scan_lines(v, k, line, home & 3, &op->val, match4, per, nl);
+        if (nl == 1 ? r == CHT_PIPE_AGAIN : __builtin_expect(r == CHT_PIPE_AGAIN, 0)) {
+            /* the next line and the one after: 18.6% of the second steps run
+             * past the next (i = 16M, one line), and a line read there
+             * unprefetched stalls the step (both lines: 1.06-1.09x,
+             * pipeline.md "2026-12-02, 21:35") */
+            __builtin_prefetch(&v->slot[(line + slots) & mask]);
+            __builtin_prefetch(&v->slot[(line + slots + 4) & mask]);
+        }
     }
-    op->val = val;
-    return decided ? (int)hit : CHT_PIPE_AGAIN;
+    if (__builtin_expect(r == DN_RACED, 0))
+        return dn_get(t, k, &op->val);
+    return r;
 }
 
 static inline __attribute__((always_inline)) void dn_pipe_steps(struct dn_table *t, struct cht_pipe_op *ops,

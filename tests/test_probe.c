@@ -261,14 +261,17 @@ static void pipe_dense(const char *spec, bool one_line)
     void *t = make(spec, 64, 1.0, 1, &o);      /* 64 slots, home = k mod 64, 4 per line */
     const cht_key_t hi = (cht_key_t)1 << 32;
     /* (home: slots) 3: 3, 67, 131 in slots 3..5; 8: hi + 8; 12: 5 hi + 12; 20: tombstone, 84 in 21;
-     * 24: twelve keys in 24..35 (past two lines); 63: 63, 127 wrapped to slot 0; 0: 3 hi (low half 0,
-     * as an empty slot's) in slot 1, 64 in slot 2 */
+     * 24: twelve keys in 24..35 (past two lines); 40: eighteen keys in 40..57 (past four lines), the
+     * eleventh removed (a tombstone in 50); 63: 63, 127 wrapped to slot 0; 0: 3 hi (low half 0, as an
+     * empty slot's) in slot 1, 64 in slot 2 */
     const cht_key_t put[] = { 3, 67, 131, hi + 8, 5 * hi + 12, 20, 84, 63, 127, 3 * hi, 64 };
     for (size_t i = 0; i < sizeof put / sizeof put[0]; i++)
         CHECK(o->insert(t, put[i], put[i] ^ 0xabc), "%s: insert %llx", spec, (unsigned long long)put[i]);
     for (cht_key_t j = 0; j < 12; j++)
         CHECK(o->insert(t, 24 + 64 * j, j), "%s: insert %llu", spec, (unsigned long long)(24 + 64 * j));
-    CHECK(o->remove(t, 20), "%s: remove 20", spec);
+    for (cht_key_t j = 0; j < 18; j++)
+        CHECK(o->insert(t, 40 + 64 * j, j), "%s: insert %llu", spec, (unsigned long long)(40 + 64 * j));
+    CHECK(o->remove(t, 20) && o->remove(t, 40 + 64 * 10), "%s: removes", spec);
     /* first: the first step's answer with two lines (lines=2), one: with the home line only (lines=1) */
     const int A = CHT_PIPE_AGAIN;
     const struct { cht_key_t k; int first, one; } q[] = {
@@ -279,6 +282,8 @@ static void pipe_dense(const char *spec, bool one_line)
         { 84, 1, 1 }, { 148, 0, 0 }, { 20, 0, 0 },          /* past the tombstone in 20 */
         { 24, 1, 1 }, { 24 + 64 * 7, 1, A }, { 24 + 64 * 8, A, A }, { 24 + 64 * 11, A, A },
         { 24 + 64 * 12, A, A },                             /* past lines 24..31: a second step */
+        { 40 + 64 * 5, 1, A }, { 40 + 64 * 8, A, A },       /* the second step's lines: 44..51 or 48..55 */
+        { 40 + 64 * 17, A, A }, { 40 + 64 * 18, A, A },     /* past them: on slot by slot, to 57 and 58 */
         { 63, 1, 1 }, { 127, 1, A }, { 191, A, A },         /* wrapped: line 60, then line 0 (full) */
         { 3 * hi, 1, 1 }, { 64, 1, 1 }, { 128, 0, A },      /* past a key whose low half is 0 */
     };
