@@ -770,7 +770,7 @@ enum run_opt {
     O_REPS, O_SEED, O_JSON,
     O_UPDATE, O_INSERT, O_REMOVE, O_INITIAL, O_RANGE, O_DENSITY, O_DIST, O_KEYS, O_WORKLOAD, O_TRACE,
     O_PREFILL, O_MEM, O_WARMUP, O_KEYBUF, O_VERIFY, O_LATENCY, O_LATENCY_CSV, O_COUNTERS, O_LIKWID_MARKER,
-    O_TIMELINE, O_TIMELINE_CSV, O_CEILING, O_HUGEPAGES, O_BATCH, O_PIPELINE, O_VALUE_SIZE,
+    O_TIMELINE, O_TIMELINE_CSV, O_CEILING, O_CEILING_SLICES, O_HUGEPAGES, O_BATCH, O_PIPELINE, O_VALUE_SIZE,
     O_LOCK, O_HANDOFF, O_WAITERS,
     O_CS, O_NCS, O_WRITE, O_RCS, O_WCS, O_SIZE, O_SLOTS, O_LOAD,
     O_BENCH, O_CSV, O_ALLOCATOR, O_VALIDATE, O_PLUGIN, O_LIST, O_SCHEMA, O_VERSION, O_HELP, O_HELP_MARKDOWN,
@@ -942,6 +942,13 @@ static const struct cli_option run_options[O_COUNT] = {
     [O_CEILING] = { "ceiling", 0, CLI_NO_ARG, NULL, cli_set_true, CFG(ceiling), 0, 0, NULL, T_, NULL, NULL, NULL, NULL,
         "add ceiling_mops, ceiling_frac to table rows: the machine's miss rate at the table's size",
         "add `ceiling_mops`, `ceiling_frac` to table rows (\"Memory ceiling\")" },
+    [O_CEILING_SLICES] = { "ceiling-slices", 0, CLI_ARG, "MS", cli_set_size, CFG(ceiling_slice_ms), 1, 10000, NULL, T_,
+        NULL, NULL, "a slice in milliseconds 1..10000",
+        "1..10000; needs `-d` of at least 4 × MS; not with `--ops`, `--trace`, `--timeline`, `--counters`, "
+        "`--likwid-marker`",
+        "measure the ceiling inside the run: the table and the ceiling's chase take turns every MS ms",
+        "as `--ceiling`, but the ceiling is measured in the run itself: the table and the memory bench's chase take "
+        "turns every MS ms of the timed phase, so `ceiling_frac` compares the same seconds (\"Memory ceiling\")" },
     [O_HUGEPAGES] = { "hugepages", 0, CLI_ARG, "MODE", cli_set_choice, CFG(hugepages), 0, 0, huge_modes, T_, "off",
         NULL, NULL, "`off`, `thp`", "one huge-page policy for every table's memory (\"Huge pages\")", NULL },
     [O_BATCH] = { "batch", 0, CLI_ARG, "B", cli_set_size, CFG(batch), 1, CHT_BATCH_MAX, NULL, T_, "1", NULL,
@@ -1104,6 +1111,21 @@ static int check_measurement(struct bench_config *cfg)
         return usage_error("--timeline: needs --timeline-csv FILE");
     if (cfg->timeline_csv && !cfg->timeline_ms)
         return usage_error("--timeline-csv: needs --timeline MS");
+    if (cfg->ceiling_slice_ms) {
+        /* the chase slices are timed apart from the table's: a count of ops,
+         * a time series or counters over the whole phase would mix them */
+        if (!cfg->duration_ms)
+            return usage_error("--ceiling-slices: slices a run of -d ms, not with %s",
+                               cfg->trace_path ? "--trace" : "--ops");
+        const char *clash = cfg->timeline_ms ? "--timeline" : cfg->counters_spec ? "--counters"
+                          : cfg->likwid_marker ? "--likwid-marker" : NULL;
+        if (clash)
+            return usage_error("--ceiling-slices: not with %s (it would measure the chase's slices too)", clash);
+        if (cfg->duration_ms < 4ull * cfg->ceiling_slice_ms)
+            return usage_error("--ceiling-slices: %u ms slices need -d of at least %llu ms (4 slices: two of the "
+                               "table's, one chase at each k)", cfg->ceiling_slice_ms,
+                               4ull * cfg->ceiling_slice_ms);
+    }
     if (cfg->latency_every) {
         char why[256];
         if (!lat_supported(why, sizeof why))

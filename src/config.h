@@ -88,6 +88,7 @@ struct bench_config {
     unsigned n_mem_sizes;
     bool duration_ms_given;      /* -d was given (--bench memory: ms per point, default 200) */
     bool ceiling;                /* --ceiling: ceiling_mops/ceiling_frac on every table row */
+    unsigned ceiling_slice_ms;   /* --ceiling-slices MS: the ceiling measured in the run's own slices (0: off) */
     /* --bench occupancy (src/occupancy.c) */
     uint64_t occ_slots;          /* --slots N */
     double *occ_loads;           /* --load LIST, each in (0, 1] */

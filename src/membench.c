@@ -424,3 +424,77 @@ double membench_ceiling(uint64_t bytes, unsigned threads, bool thp, const struct
     }
     return best;
 }
+
+/* ---------------- --ceiling-slices: the chase inside a table run ---------------- */
+
+struct ceiling_chase {
+    struct mb_cycle cycle;
+    unsigned threads;
+    char **start;      /* [threads * MEMBENCH_MAX_K]: thread t's chains start at start[t * MEMBENCH_MAX_K ...] */
+};
+
+struct ceiling_chase *ceiling_chase_new(uint64_t table_bytes, bool thp, unsigned threads, char *err, size_t len)
+{
+    const uint64_t b = ceiling_size(table_bytes);
+    const unsigned nstart = threads * MEMBENCH_MAX_K;
+    struct ceiling_chase *c = calloc(1, sizeof *c);
+    char why[160] = "";
+    if (!c || b / LINE < nstart || build_cycle(b, thp, &c->cycle, why, sizeof why) != 0) {
+        snprintf(err, len, "--ceiling-slices: %s", runner_interrupted ? "interrupted"
+                 : c && b / LINE < nstart ? "the chase buffer holds fewer lines than threads x 32 chases"
+                 : "out of memory for the chase buffer");
+        free(c);
+        return NULL;
+    }
+    c->threads = threads;
+    c->start = malloc(nstart * sizeof *c->start);
+    if (!c->start) {
+        snprintf(err, len, "--ceiling-slices: out of memory for the chase buffer");
+        ceiling_chase_free(c);
+        return NULL;
+    }
+    for (unsigned j = 0; j < nstart; j++)   /* as cycle_measure spreads threads * k chases */
+        c->start[j] = c->cycle.buf + (uint64_t)c->cycle.order[(uint64_t)j * c->cycle.lines / nstart] * LINE;
+    free(c->cycle.order);    /* the starts are all the run needs of the order */
+    c->cycle.order = NULL;
+    return c;
+}
+
+void ceiling_chase_chains(const struct ceiling_chase *c, unsigned tid, char *q[MEMBENCH_MAX_K])
+{
+    memcpy(q, c->start + (size_t)tid * MEMBENCH_MAX_K, MEMBENCH_MAX_K * sizeof *q);
+}
+
+void ceiling_chase_free(struct ceiling_chase *c)
+{
+    if (!c)
+        return;
+    cycle_free(&c->cycle);
+    free(c->start);
+    free(c);
+}
+
+/* K chains in lock step, 64 steps between looks at the flag (2048 loads at
+ * K = 32: tens of microseconds, against slices of milliseconds) */
+#define CHASE_WHILE(K)                                                               \
+    static uint64_t chase_while_##K(char **p, const int *flag, int value)            \
+    {                                                                                \
+        char *q[K];                                                                  \
+        uint64_t steps = 0;                                                          \
+        memcpy(q, p, sizeof q);                                                      \
+        while (__atomic_load_n(flag, __ATOMIC_RELAXED) == value) {                   \
+            for (int i = 0; i < 64; i++)                                             \
+                for (int j = 0; j < K; j++)                                          \
+                    q[j] = *(char **)q[j];                                           \
+            steps += 64;                                                             \
+        }                                                                            \
+        memcpy(p, q, sizeof q);                                                      \
+        return steps * K;                                                            \
+    }
+CHASE_WHILE(16)
+CHASE_WHILE(32)
+
+uint64_t ceiling_chase_while(char *q[MEMBENCH_MAX_K], unsigned k, const int *flag, int value)
+{
+    return k == 16 ? chase_while_16(q, flag, value) : chase_while_32(q, flag, value);
+}

@@ -48,4 +48,16 @@ uint64_t ceiling_size(uint64_t bytes);
 double membench_ceiling(uint64_t bytes, unsigned threads, bool thp, const struct pin_topology *topo,
                         const struct pin_plan *plan);
 
+/* --ceiling-slices (docs/cli.md "Memory ceiling"): the same chase inside a
+ * table run, in the slices of the timed phase main gives it. One buffer of
+ * ceiling_size(table_bytes) per run, in the table's pages; every thread
+ * gets MEMBENCH_MAX_K chains of its own, evenly spaced along the cycle, and
+ * continues them from slice to slice. */
+struct ceiling_chase;
+struct ceiling_chase *ceiling_chase_new(uint64_t table_bytes, bool thp, unsigned threads, char *err, size_t len);
+void ceiling_chase_chains(const struct ceiling_chase *c, unsigned tid, char *q[MEMBENCH_MAX_K]);
+/* Runs k (16 or 32) of the chains q while *flag reads value; returns the loads done. */
+uint64_t ceiling_chase_while(char *q[MEMBENCH_MAX_K], unsigned k, const int *flag, int value);
+void ceiling_chase_free(struct ceiling_chase *c);
+
 #endif

@@ -102,7 +102,7 @@ static const struct col_decl run_key_cols[] = {
 
 /* The table CSV after the run key, up to the build context */
 static const struct col_decl table_cols[] = {
-    COL("elapsed_s", "float", "s", "", "measured: last thread's end − first thread's start"),
+    COL("elapsed_s", "float", "s", "", "measured: last thread's end − first thread's start; with `--ceiling-slices`, less the mean time a thread spent in the chase slices (`ceiling_slices_s`): the table's own time"),
     COL("total_ops", "int", "", "", "operations performed by all threads"),
     COL("mops", "float", "Mops/s", "", "total_ops / elapsed_s / 10^6"),
     COL("get_suc", "int", "", "", "gets that found the key"),
@@ -137,8 +137,11 @@ static const struct col_decl table_cols[] = {
     JSON_ONLY("keybuf_bytes", "int", "bytes", "", "memory of those buffers, all threads"),
     JSON_ONLY("keybuf_wrapped", "0/1", "", "", "a thread's timed loop went round its buffer (the stream repeats its sample; uniform dense keys with writes shifted each round)"),
     JSON_ONLY("keygen_ns", "float", "ns", "", "the generator's cost per draw, measured while filling the buffers; empty when drawn in the loop"),
-    COL("ceiling_mops", "float", "Mops/s", "", "`--ceiling`: how many independent cache-line misses per second (millions) this many threads complete at the table's size (`table_bytes_after_prefill` rounded up to m × 2^e / 8, m = 8..15: at most 12.5% more, in the table's pages: transparent huge pages when `--hugepages thp` put at least half of the table on them, else 4 KiB; the best k of `--bench memory` in three passes on one buffer); measured once per machine, size, thread count and pages and cached in `results/ceiling-v2-HOST.csv`; empty without `--ceiling`"),
+    COL("ceiling_mops", "float", "Mops/s", "", "`--ceiling`: how many independent cache-line misses per second (millions) this many threads complete at the table's size (`table_bytes_after_prefill` rounded up to m × 2^e / 8, m = 8..15: at most 12.5% more, in the table's pages: transparent huge pages when `--hugepages thp` put at least half of the table on them, else 4 KiB; the best k of `--bench memory` in three passes on one buffer); measured once per machine, size, thread count and pages and cached in `results/ceiling-v2-HOST.csv`. With `--ceiling-slices`, measured inside the run instead: the same chase (k = 32 and 16, the better; `ceiling_slices_k`) on the same size and pages, in every other slice of the timed phase, as the summed per-thread rate; empty without either flag, and for a table without `stats()`"),
     COL("ceiling_frac", "float", "share", "", "`mops / ceiling_mops`: how close the table gets to one independent miss per operation at the machine's limit"),
+    COL("ceiling_slice_ms", "int", "ms", "", "`--ceiling-slices MS`: the table and the ceiling's chase took turns every MS ms of the timed phase, so `ceiling_frac` compares rates of the same seconds and `elapsed_s`, `mops` are the table's slices; empty when the ceiling (if any) is `--ceiling`'s cached one"),
+    JSON_ONLY("ceiling_slices_s", "float", "s", "", "`--ceiling-slices`: seconds a thread chased, mean of the threads (left out of `elapsed_s`)"),
+    JSON_ONLY("ceiling_slices_k", "int", "", "", "`--ceiling-slices`: chains a thread (32 or 16) whose rate is `ceiling_mops`"),
     COL("table_bytes", "int", "bytes", "", "the table's own `stats()` bytes at the end (0 if it reports none)"),
     COL("buckets", "int", "", "", "the table's `stats()` buckets (or slots) at the end; 0 if it reports none"),
     COL("resizes", "int", "", "", "resizes the table performed"),
@@ -147,7 +150,7 @@ static const struct col_decl table_cols[] = {
     COL("tx_begins", "int", "", "", "transactions started (tables under an RTM-elided lock, e.g. clht-rtm; empty for others; 0 when the lock ran without RTM)"),
     JSON_ONLY("tx_commits", "int", "", "", "transactions committed"),
     COL("tx_aborts", "int", "", "", "transactions aborted (abort rate = tx_aborts / tx_begins)"),
-    COL("tx_fallbacks", "int", "", "", "critical sections that took the fallback lock"),
+    JSON_ONLY("tx_fallbacks", "int", "", "", "critical sections that took the fallback lock (in the CSV until schema 9)"),
     JSON_ONLY("table_bytes_after_prefill", "int", "bytes", "", "the table's `stats()` bytes, taken by thread 0 right after the prefill size check; empty if the table has no `stats()`"),
     COL("bytes_per_key", "float", "bytes", "", "`table_bytes_after_prefill / initial`; empty if the table has no `stats()`"),
     COL("rss_before_create_bytes", "int", "bytes", "", "process RSS (`VmRSS` of /proc/self/status) just before the table is created"),
@@ -686,6 +689,10 @@ static void build_row(const struct record *rec, struct row *row)
     put_od(row, "keygen_ns", r->opbuf_len > 0, r->opbuf_len ? (double)r->opbuf_ns / ((double)r->opbuf_len * rec->threads) : 0);
     put_od(row, "ceiling_mops", r->ceiling_mops > 0, r->ceiling_mops);
     put_od(row, "ceiling_frac", r->ceiling_mops > 0, r->ceiling_mops > 0 ? r->mops / r->ceiling_mops : 0);
+    const bool sliced = r->ceiling_slices_k != 0;
+    put_ou(row, "ceiling_slice_ms", sliced, rec->cfg->ceiling_slice_ms);
+    put_od(row, "ceiling_slices_s", sliced, r->ceiling_slices_s);
+    put_ou(row, "ceiling_slices_k", sliced, r->ceiling_slices_k);
     put_u(row, "table_bytes", r->stats.bytes);
     put_u(row, "buckets", r->stats.buckets);
     put_u(row, "resizes", r->stats.resizes);

@@ -11,6 +11,14 @@
  *   main joins B1..B6; in --duration mode it sets the stop flag d ms after
  *   B3 (after BW with --warmup).
  *
+ * --ceiling-slices MS (docs/cli.md "Memory ceiling"): thread 0 builds the
+ * memory bench's chase buffer before B3; during the timed phase main sets
+ * the stop flag to a chase value (STOP_CHASE_K32/K16, in turn) every other
+ * MS ms and back to 0 between them. The loops read the flag as always (no
+ * new load on the hot path): a nonzero flag leaves the plain loop, or keeps
+ * the pipelined loop from drawing, and slice_chase runs the chase until the
+ * slice ends. Each thread's chase time is left out of its timed time.
+ *
  * The final check (docs/cli.md "The final check"): size() of most tables is
  * a sum of per-thread counters, so size()==i+ins-rem holds by construction
  * even if a table loses keys. The verify sweep counts the keys get() finds
@@ -59,6 +67,7 @@
 #include "marker.h"
 #include "util.h"
 #include "table_support.h"     /* cht_private_cache_bytes */
+#include "membench.h"          /* --ceiling-slices */
 
 /* SIGINT/SIGTERM: the handler raises the current run's stop flag (workers
  * check it on every op) and records the signal; main finishes cleanly. */
@@ -117,7 +126,8 @@ struct shared {
     const struct cht_ops *ops;
     void *table;
     pthread_barrier_t bar;
-    alignas(CHT_CACHE_LINE) int stop;        /* read by every op: its own line */
+    alignas(CHT_CACHE_LINE) int stop;        /* read by every op: its own line; 1 ends the timed phase,
+                                              * STOP_CHASE_* asks for a chase slice (--ceiling-slices) */
     alignas(CHT_CACHE_LINE) int warm_stop;   /* ends the --warmup loop */
     alignas(CHT_CACHE_LINE) uint64_t hot_base;  /* hotspot: where the hot set starts (moves with shift=) */
     struct ycsb_latest ycsb;                 /* YCSB D: the keys claimed and acknowledged */
@@ -137,7 +147,13 @@ struct shared {
     unsigned pipe_chunks;                    /* ... cut into this many chunks (pipe_loop_for) */
     enum pipe_mode pipe_mode;
     bool pipe_ordered;                       /* ... ops on one key complete in draw order (clash tests) */
+    struct ceiling_chase *chase;             /* --ceiling-slices: built by thread 0 before B3 */
+    char chase_error[160];                   /* ... why it could not be */
 };
+
+/* the stop flag's values besides 0 (run) and 1 (stop: main, or a signal) */
+#define STOP_CHASE_K32 2
+#define STOP_CHASE_K16 3
 
 struct worker {
     alignas(CHT_CACHE_LINE) unsigned tid;
@@ -168,6 +184,8 @@ struct worker {
     struct counter_thread cnt;   /* --counters */
     alignas(CHT_CACHE_LINE) uint64_t progress;   /* --timeline: ops done, published every 1024 */
     int finished;                /* --timeline: the loop has ended */
+    char *chase_q[MEMBENCH_MAX_K];   /* --ceiling-slices: this thread's chains, from slice to slice */
+    uint64_t chase_loads[2], chase_ns[2];   /* ... loads and time at k = 32, at k = 16 */
 };
 
 /* ---------------- approximate tables (filters, CHT_CAP_APPROXIMATE) ----------------
@@ -492,6 +510,23 @@ struct loop_vars {
     uint64_t every, overhead, countdown, done;
 };
 
+/* --ceiling-slices: the loop met a nonzero stop flag. While it holds a
+ * chase value, this thread chases (the k it names) and counts the loads and
+ * the time. Returns whether the timed phase goes on (the flag back at 0);
+ * false at 1 (the end, a signal, or the warm-up's flag). */
+static __attribute__((noinline, cold)) bool slice_chase(struct worker *w, const int *stop)
+{
+    for (;;) {
+        const int v = __atomic_load_n(stop, __ATOMIC_RELAXED);
+        if (v != STOP_CHASE_K32 && v != STOP_CHASE_K16)
+            return v == 0;
+        const unsigned i = v == STOP_CHASE_K16;
+        const uint64_t t0 = now_ns();
+        w->chase_loads[i] += ceiling_chase_while(w->chase_q, i ? 16 : 32, stop, v);
+        w->chase_ns[i] += now_ns() - t0;
+    }
+}
+
 /* Up to `remaining` ops of timed_loop_for's loop, until the stop flag:
  * returns the ops it did not run. Inlined, its pointers are the caller's
  * locals (in registers). */
@@ -576,15 +611,22 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
 
     if (!warm)
         clock_start(w);
+    /* each call returns at the flag; a chase slice's value goes on after it */
+#define RUN_SLICED(left, kindv)                                                              \
+    do                                                                                       \
+        left = timed_loop_run(w, &run, &src, &n, &v, left, stop, kindv, mode);               \
+    while (left && slice_chase(w, stop))
     if (kind & OPSRC_SHIFT) {
         const uint64_t round = src.mask - (src.pos & src.mask) + 1;     /* the first round's ops left */
-        const uint64_t first = remaining < round ? remaining : round;
-        remaining -= first - timed_loop_run(w, &run, &src, &n, &v, first, stop, kind & ~OPSRC_SHIFT, mode);
-        if (remaining && !__atomic_load_n(stop, __ATOMIC_RELAXED))
-            timed_loop_run(w, &run, &src, &n, &v, remaining, stop, kind, mode);
+        uint64_t first = remaining < round ? remaining : round;
+        remaining -= first;
+        RUN_SLICED(first, kind & ~OPSRC_SHIFT);
+        if (remaining && !first)        /* first > 0: the flag said stop */
+            RUN_SLICED(remaining, kind);
     } else {
-        timed_loop_run(w, &run, &src, &n, &v, remaining, stop, kind, mode);
+        RUN_SLICED(remaining, kind);
     }
+#undef RUN_SLICED
     if ((mode & LOOP_BATCH) && v.nb) {       /* the last, partial batch: inside the timed phase */
         v.get_batch(run.t, bkeys, v.nb, bvals, bfound);
         for (unsigned i = 0; i < v.nb; i++) {
@@ -908,7 +950,8 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
             __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
         /* C: a new chunk into slot prev, whose held ops A completed (pipe_draw) */
         unsigned nd = 0, nh_drawn = 0;
-        if (remaining && !__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
+        int flag;
+        if (remaining && (!(flag = __atomic_load_n(&s->stop, __ATOMIC_RELAXED)) || (flag > 1 && slice_chase(w, &s->stop)))) {
             nd = chunk_lo + (nth < chunk_more);
             nth = nth + 1 == k ? 0 : nth + 1;
             if (nd > remaining)
@@ -1076,6 +1119,22 @@ static void pipe_choose(struct shared *s)
     s->pipe_ordered = s->p->trace || !op_mix_reads_only(&s->mix);
 }
 
+/* --ceiling-slices: thread 0, after the prefill (off the clock), builds the
+ * chase over ceiling_size(the table's bytes) in the table's pages, as
+ * --ceiling measures (tablemode.c); NULL and chase_error when it cannot,
+ * NULL alone for a table without stats() (no slices: the run is plain). */
+static void chase_build(struct shared *s)
+{
+    const struct bench_config *cfg = s->p->cfg;
+    if (!cfg->ceiling_slice_ms)
+        return;
+    const uint64_t bytes = s->table_bytes_after_prefill;
+    if (!bytes)                 /* a table without stats(): no size, no ceiling (as --ceiling) */
+        return;
+    const bool thp = cfg->hugepages && s->mem_after_prefill.thp_ok && s->mem_after_prefill.thp >= bytes / 2;
+    s->chase = ceiling_chase_new(bytes, thp, s->p->threads, s->chase_error, sizeof s->chase_error);
+}
+
 /* This worker's share of the final check: keys first+1..first+n of the
  * range (VERIFY_FULL) or of the sample bijection (VERIFY_SAMPLE). */
 static void verify_slice(struct worker *w)
@@ -1153,8 +1212,11 @@ static void *worker_main(void *arg)
         }
         memstat_take(&s->mem_after_prefill);
         pipe_choose(s);
+        chase_build(s);
     }
     barrier(s);                              /* B3: start */
+    if (s->chase)
+        ceiling_chase_chains(s->chase, w->tid, w->chase_q);
     if (cfg->warmup_ms) {
         /* its own key stream, so the timed phase draws the same keys with or without it */
         source_init(w, (cfg->seed + p->rep) ^ 0x7761726d75700000ull);
@@ -1202,6 +1264,34 @@ static void sleep_ms(uint64_t ms)
         return;
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !runner_interrupted)
         ;
+}
+
+/* --ceiling-slices: the timed phase cut into slices of ms, from its start:
+ * even slices the table's, odd ones a chase's (k = 32, then 16, in turn),
+ * until d ms or a signal; the caller then raises stop. The flag moves by
+ * compare-and-swap, so a signal's 1 is never overwritten. */
+static void slice_phase(struct shared *s, uint64_t duration_ms, unsigned ms)
+{
+    const uint64_t t0 = now_ns(), end = t0 + duration_ms * 1000000ull;
+    int flag = 0;
+    for (uint64_t j = 1; !runner_interrupted; j++) {
+        const uint64_t at = t0 + j * ms * 1000000ull;
+        if (at >= end) {
+            const uint64_t now = now_ns();
+            if (now < end)
+                sleep_ms((end - now + 999999) / 1000000);
+            return;
+        }
+        for (uint64_t now; (now = now_ns()) < at && !runner_interrupted;) {
+            struct timespec ts = { .tv_sec = (time_t)((at - now) / 1000000000ull),
+                                   .tv_nsec = (long)((at - now) % 1000000000ull) };
+            nanosleep(&ts, NULL);
+        }
+        const int next = !(j & 1) ? 0 : (j / 2) & 1 ? STOP_CHASE_K16 : STOP_CHASE_K32;
+        if (!__atomic_compare_exchange_n(&s->stop, &flag, next, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return;                     /* a signal raised it */
+        flag = next;
+    }
 }
 
 /* hotspot shift=MS: moves the hot set to the next disjoint block of keys
@@ -1634,7 +1724,10 @@ static void run_phases(const struct run_params *p, struct shared *s, struct work
     if (cfg->timeline_ms) {
         timeline_sample(s, w, p->threads, r);
     } else if (cfg->duration_ms) {
-        sleep_ms(cfg->duration_ms);
+        if (s->chase)
+            slice_phase(s, cfg->duration_ms, cfg->ceiling_slice_ms);
+        else
+            sleep_ms(cfg->duration_ms);
         __atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
     }
     barrier(s);                   /* B4 */
@@ -1652,6 +1745,26 @@ static void run_phases(const struct run_params *p, struct shared *s, struct work
         pthread_join(th[i], NULL);
     mem_policy_reset(cfg);
     pthread_barrier_destroy(&s->bar);
+}
+
+/* --ceiling-slices: the ceiling is the better k's summed per-thread chase
+ * rate (as --bench memory sums its threads), and the timed phase is the
+ * table's slices: each thread's chase time leaves elapsed_s (their mean)
+ * and cpu_ns (their sum). */
+static void slices_collect(const struct worker *w, unsigned n, struct run_result *r)
+{
+    double rate[2] = { 0, 0 };
+    uint64_t chase_ns = 0;
+    for (unsigned t = 0; t < n; t++)
+        for (unsigned i = 0; i < 2; i++) {
+            chase_ns += w[t].chase_ns[i];
+            rate[i] += w[t].chase_ns[i] ? (double)w[t].chase_loads[i] * 1e3 / (double)w[t].chase_ns[i] : 0;
+        }
+    r->ceiling_slices_k = rate[1] > rate[0] ? 16 : 32;
+    r->ceiling_mops = rate[1] > rate[0] ? rate[1] : rate[0];
+    r->ceiling_slices_s = (double)chase_ns / n / 1e9;
+    r->elapsed_s = r->elapsed_s > r->ceiling_slices_s ? r->elapsed_s - r->ceiling_slices_s : 0;
+    r->cpu_ns = r->cpu_ns > chase_ns ? r->cpu_ns - chase_ns : 0;
 }
 
 /* The workers' counts and times summed into r, the size accounting and the
@@ -1693,6 +1806,8 @@ static bool run_collect(const struct run_params *p, const struct shared *s, cons
     for (int o = 0; o < N_OUTCOMES; o++)
         r->total_ops += r->count[o];
     r->elapsed_s = (double)(t1 - t0) / 1e9;
+    if (s->chase)
+        slices_collect(w, p->threads, r);
     r->mops = r->elapsed_s > 0 ? (double)r->total_ops / r->elapsed_s / 1e6 : 0;
     r->prefill_size = s->prefill_size;
     r->final_size = s->final_size;
@@ -1810,12 +1925,16 @@ int runner_run(const struct run_params *p, struct run_result *r)
     run_collect_measures(p, w, r);
     s->ops->destroy(s->table);
     free(s->shadow);
+    ceiling_chase_free(s->chase);
     rc = 0;
     if (pin_error) {
         snprintf(r->error, sizeof r->error, "%s", pin_error);
         rc = -1;
     } else if (opbuf_failed) {
         rc = -1;                      /* r->error says why */
+    } else if (s->chase_error[0]) {
+        snprintf(r->error, sizeof r->error, "%s", s->chase_error);
+        rc = -1;
     }
 out:
     free(th);

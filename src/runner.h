@@ -87,6 +87,8 @@ struct run_result {
     struct timespec end_time;   /* CLOCK_REALTIME at the repetition's end */
     uint64_t opbuf_len;         /* ops pre-generated per thread (0: drawn in the loop) */
     double ceiling_mops;        /* --ceiling: the machine's independent-miss rate at the table's size (0: none) */
+    double ceiling_slices_s;    /* --ceiling-slices: seconds a thread chased (mean), left out of elapsed_s */
+    unsigned ceiling_slices_k;  /* ... the chains a thread (16 or 32) whose rate is ceiling_mops */
     unsigned pipeline_w;        /* --pipeline: ops in flight per thread in the timed loop (0: single ops) */
     uint64_t cpu_ns;            /* CPU time of all threads' timed loops */
     enum pipe_mode { PIPE_OFF, PIPE_HOOKS, PIPE_FALLBACK, PIPE_PLAIN } pipeline_mode;

@@ -366,7 +366,7 @@ static int table_run(struct run_context *ctx, const struct mode_cell *c, unsigne
     if (r->interrupted)
         return REP_INTERRUPTED;
     report_outcome(p.table, c->threads, rep, r);
-    if (cfg->ceiling) {   /* off the clock: between repetitions, cached per machine */
+    if (cfg->ceiling && !cfg->ceiling_slice_ms) {   /* off the clock: between repetitions, cached per machine */
         uint64_t bytes = r->table_bytes_after_prefill ? r->table_bytes_after_prefill : r->stats.bytes;
         /* the table's pages: huge where --hugepages thp got at least half of it onto them */
         bool thp = cfg->hugepages && r->mem_after_prefill.thp_ok && r->mem_after_prefill.thp >= bytes / 2;

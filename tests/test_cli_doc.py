@@ -67,7 +67,7 @@ if UPDATE:
 SAMPLE = {
     "table": "noop", "ops": "100", "duration": "10", "warmup": "0", "pipeline": "0", "topology": "pack:1 pu:2", "insert": "5", "remove": "5", "range": "4K",
     "workload": "ycsb-c", "trace": "/dev/null", "keybuf": "1024", "verify": "off", "latency-csv": "/tmp/x.csv",
-    "counters": "ipc", "timeline": "10", "timeline-csv": "/tmp/y.csv", "lock": "tas", "size": "1M", "slots": "1K",
+    "counters": "ipc", "timeline": "10", "ceiling-slices": "20", "timeline-csv": "/tmp/y.csv", "lock": "tas", "size": "1M", "slots": "1K",
     "load": "0.5", "csv": "/tmp/z.csv", "allocator": "system",
 }
 

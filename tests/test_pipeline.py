@@ -27,7 +27,8 @@ What must hold, each an exact check:
    (-u 0, YCSB C), where nothing writes and that rule is skipped, give the
    same counts with one key several times in a batch;
  - stress: 4 threads (more than the CPUs) on a 64-key range, half updates,
-   a timed run: the final check passes;
+   a timed run: the final check passes, also with the run cut into chase
+   slices every 2 ms (--ceiling-slices);
  - the checks stay live under --pipeline: an injected lost insert fails
    the run (exit 1, verify_ok 0);
  - --pipeline auto picks single ops for a table that fits in the cache
@@ -128,6 +129,15 @@ for table in HOOKS:
         r = recs[0] if len(recs) == 1 else {}
         check(p.returncode == 0 and clean(r) and r.get("pipeline_w") == w and r.get("total_ops", 0) > 0,
               f"{table} -n 4 -r 64 -u 50 --pipeline {w} -d 300: final check ok: {desc(r)}")
+
+# the same with --ceiling-slices 2: every 2 ms the threads leave their ops in flight for a chase
+# slice (the loop reads the stop flag at its chase value) and resume them after it
+p, recs = run("--table", "clht-lb,cuckoo,dense", "-n", "4", "-u", "50", "-i", "32", "-r", "64", "-d", "300",
+              "--pipeline", "16", "--verify", "full", "--ceiling-slices", "2")
+check(p.returncode == 0 and len(recs) == 3 and all(clean(r) and r.get("ceiling_slices_s", 0) > 0 and
+      r.get("ceiling_slice_ms") == 2 for r in recs),
+      "-n 4 -r 64 -u 50 --pipeline 16 --ceiling-slices 2: the chase slices came and went, final check ok: "
+      + "; ".join(desc(r) for r in recs))
 
 # clht-lb's two-step writes on long chains: --density 8 puts ~8 keys on a bucket of 3 (and resizes)
 for w in (7, 64):

@@ -454,6 +454,64 @@ check(all(got[pages].get("ceiling_mops") == want[pages] for pages in got) and
 check([ceiling_size(b) for b in (1, 1 << 20, (1 << 20) + 1, 1094215232, 1 << 30, (1 << 30) + 1, 15 << 27)] ==
       [1 << 20, 1 << 20, 9 << 17, 9 << 27, 1 << 30, 9 << 27, 15 << 27], "ceiling_size: the test's own rounding")
 
+# --ceiling-slices: the ceiling in slices of the run itself (nothing cached), elapsed_s the table's half
+cwd = tempfile.mkdtemp(prefix="chtbench-ceiling-slices-")
+os.mkdir(os.path.join(cwd, "results"))
+sl_csv = os.path.join(cwd, "s.csv")
+p = subprocess.run([os.path.abspath(BIN), "-t", "clht-lb,dense", "-n", "1", "-i", "64K", "-u", "20", "-d", "400",
+                    "--warmup", "0", "--pipeline", "auto", "--ceiling-slices", "20", "--ceiling", "--csv", sl_csv,
+                    "--json"], capture_output=True, text=True, cwd=cwd, timeout=120)
+recs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+crow = rows(sl_csv) if os.path.exists(sl_csv) else []
+check(p.returncode == 0 and len(recs) == 2 and len(crow) == 2 and
+      all(r["outcome"] == "ok" and r["ceiling_slice_ms"] == 20 and r["ceiling_slices_k"] in (16, 32) and
+          0 < r["ceiling_mops"] < 1e5 and abs(r["ceiling_frac"] - r["mops"] / r["ceiling_mops"]) < 1e-3 * r["ceiling_frac"]
+          and 0.3 * 0.4 < r["elapsed_s"] < 0.7 * 0.4 and 0.3 * 0.4 < r["ceiling_slices_s"] < 0.7 * 0.4 and
+          0.4 * 0.97 < r["elapsed_s"] + r["ceiling_slices_s"] < 0.4 * 1.5 and
+          abs(r["mops"] - r["total_ops"] / r["elapsed_s"] / 1e6) < 1e-3 * r["mops"] for r in recs) and
+      all(c["ceiling_slice_ms"] == "20" for c in crow) and not os.listdir(os.path.join(cwd, "results")),
+      "--ceiling-slices 20 -d 400: every row's ceiling from its own chase slices (k 16 or 32, nothing cached, "
+      "--ceiling's cache not used), elapsed_s the table's half of 0.4 s, the chase the other half, mops over it: "
+      + str([(r["elapsed_s"], r["ceiling_slices_s"], r["ceiling_mops"], r["ceiling_slices_k"], r["outcome"]) for r in recs])
+      + f" rc={p.returncode} {p.stderr[-300:]}")
+r = json.loads(run("-t", "clht-lb", "-i", "1K", "-d", "10", "--json").stdout.splitlines()[0])
+check(r["ceiling_slice_ms"] is None and r["ceiling_slices_k"] is None and r["ceiling_slices_s"] is None,
+      "without --ceiling-slices its fields are empty")
+# threads beyond the cores, a tiny range, updates, through both loops and every source path: the
+# slices come and go and the accounting holds (size, contents, key sum)
+for extra in (["--pipeline", "16"], ["--keybuf", "4096"], ["--batch", "8", "-u", "0"]):
+    p = run("-t", "clht-lb,cuckoo,dense", "-n", "4", "-r", "64", "-i", "32", "-u", "50", "-d", "300",
+            "--ceiling-slices", "2", "--verify", "full", "--json", *extra)
+    recs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    check(p.returncode == 0 and len(recs) == 3 and all(r["outcome"] == "ok" and r["size_ok"] == 1 and
+          r["verify_keysum_ok"] == 1 and r["ceiling_slices_s"] > 0 for r in recs),
+          f"--ceiling-slices 2 with 4 threads, r=64, {' '.join(extra)}: accounting exact through the slices "
+          f"{[(r['table'], r['outcome']) for r in recs]} rc={p.returncode} {p.stderr[-200:]}")
+# what it cannot be combined with: exit 2, one line naming the flag, nothing written
+bad_csv = path("slices-bad.csv")
+for extra, why in ((["--ops", "1000"], "--ops"), (["-d", "30"], "-d of at least 40"),
+                   (["--timeline", "5", "--timeline-csv", path("slices-tl.csv")], "--timeline"),
+                   (["--likwid-marker"], "--likwid-marker"), (["--counters", "ipc"], "--counters"),
+                   (["--ceiling-slices", "0"], "1..10000")):
+    p = run("-t", "clht-lb", "-i", "1K", "--ceiling-slices", "10", *extra, "--csv", bad_csv)
+    check(p.returncode == 2 and why in p.stderr and len(p.stderr.strip().splitlines()) == 1 and
+          not os.path.exists(bad_csv) and not os.path.exists(path("slices-tl.csv")),
+          f"--ceiling-slices with {' '.join(extra)}: exit 2 naming {why}, nothing written ({p.stderr.strip()})")
+# a signal during a chase slice ends the run as any signal does: exit 130, no row
+sig_csv = path("slices-sig.csv")
+pr = subprocess.Popen([BIN, "-t", "clht-lb", "-n", "2", "-i", "1K", "-d", "20000", "--ceiling-slices", "50",
+                       "--csv", sig_csv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+time.sleep(1.5)
+pr.send_signal(signal.SIGINT)
+try:
+    err = pr.communicate(timeout=20)[1]
+except subprocess.TimeoutExpired:
+    pr.kill()
+    err = "hung"
+check(pr.returncode == 130 and "interrupted" in err and
+      (not os.path.exists(sig_csv) or len(rows(sig_csv)) == 0),
+      f"SIGINT during --ceiling-slices: exit 130, no row (rc={pr.returncode})")
+
 # every table: a size that cannot fit under the limit is refused up front, never a crash or a hang
 listing = run("--list").stdout.splitlines()
 for line in listing:
