@@ -420,8 +420,22 @@ static void table_console_summary(struct run_context *ctx, const struct mode_cel
         if (r[i].outcome != OUTCOME_OK && (!worst || r[i].outcome > worst->outcome))
             worst = &r[i];
     }
+    /* --ceiling, --ceiling-slices: the median fraction after the check */
+    double frac[n ? n : 1];
+    unsigned nf = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (r[i].ceiling_mops > 0)
+            frac[nf++] = r[i].mops / r[i].ceiling_mops;
+    char check[96];
+    snprintf(check, sizeof check, "%s", worst ? outcome_label(worst) : "ok");
+    if (nf) {
+        struct summary f;
+        summarize(frac, nf, &f);
+        snprintf(check + strlen(check), sizeof check - strlen(check), "  ceiling_frac %.3f%s", f.median,
+                 ctx->cfg->ceiling_slice_ms ? " (in slices)" : "");
+    }
     report_console_summary(ctx->human, &ctx->cfg->table[c->subject], c->threads,
-                           pin_policy_name(ctx->cfg->pin.policy), mops, n, worst ? outcome_label(worst) : "ok");
+                           pin_policy_name(ctx->cfg->pin.policy), mops, n, check);
 }
 
 const struct mode table_mode = {

@@ -474,6 +474,10 @@ check(p.returncode == 0 and len(recs) == 2 and len(crow) == 2 and
       "--ceiling's cache not used), elapsed_s the table's half of 0.4 s, the chase the other half, mops over it: "
       + str([(r["elapsed_s"], r["ceiling_slices_s"], r["ceiling_mops"], r["ceiling_slices_k"], r["outcome"]) for r in recs])
       + f" rc={p.returncode} {p.stderr[-300:]}")
+shown = {m.group(1): float(m.group(2)) for m in re.finditer(r"^(\S+) .* ok  ceiling_frac (\d\.\d{3}) \(in slices\)$",
+                                                            p.stderr, re.M)}
+check(len(recs) == 2 and all(abs(shown.get(r["table"], -1) - r["ceiling_frac"]) < 0.0015 for r in recs),
+      f"the console's summary line gives each table's median ceiling_frac, marked in slices: {shown}")
 r = json.loads(run("-t", "clht-lb", "-i", "1K", "-d", "10", "--json").stdout.splitlines()[0])
 check(r["ceiling_slice_ms"] is None and r["ceiling_slices_k"] is None and r["ceiling_slices_s"] is None,
       "without --ceiling-slices its fields are empty")
