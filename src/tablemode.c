@@ -23,7 +23,7 @@ struct table_state {
     struct counter_set counters;         /* --counters, set up (PAPI event set) */
     char counters_warning[512];          /* printed once before the runs */
     struct trace trace;
-    bool have_trace, marker, wrap_noted;
+    bool have_trace, marker, wrap_noted, slices_noted;
     struct keygen *keys, *perm, *vperm;   /* the timed phase's key stream; prefill and verify orders */
 };
 
@@ -371,6 +371,11 @@ static int table_run(struct run_context *ctx, const struct mode_cell *c, unsigne
         /* the table's pages: huge where --hugepages thp got at least half of it onto them */
         bool thp = cfg->hugepages && r->mem_after_prefill.thp_ok && r->mem_after_prefill.thp >= bytes / 2;
         r->ceiling_mops = bytes ? membench_ceiling(bytes, c->threads, thp, ctx->topo, c->plan) : 0;
+    }
+    if (cfg->ceiling_slice_ms && !r->ceiling_slices_k && !st->slices_noted) {
+        st->slices_noted = true;    /* chase_build: no size, no buffer to chase */
+        fprintf(stderr, "chtbench: note: --ceiling-slices: %s reports no size (no stats()): its runs were not "
+                "sliced and have no ceiling\n", p.table->ops->name);
     }
     /* uniform keys: gets re-read a sample as good as a new one, and writes on
      * dense keys get a shifted one each round (OPSRC_SHIFT); not sparse keys' */

@@ -19,6 +19,7 @@ usage: test_plugin.py BUILD_DIR SOURCE_ROOT MESON
 import csv
 import glob
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -296,6 +297,16 @@ p = run("-t", "noop", "--ops", "10", "--csv", csvp + ".env", extra_env={"CHTBENC
 msg = f"chtbench: CHTBENCH_PLUGINS: {missing}: cannot open: No such file or directory"
 check(p.returncode == 2 and p.stderr.strip() == msg and not os.path.exists(csvp + ".env"),
       f"refused from the environment: {msg} (got {p.stderr.strip()})")
+
+# a table without stats() has no size to build the ceiling's chase at: --ceiling-slices says so and slices
+# nothing (tiny refuses every insert: its one prefill key makes the run's outcome "full", exit 3)
+p = run("--plugin", T("good"), "-t", "tiny", "-i", "1", "-r", "64", "-u", "0", "-d", "40", "--ceiling-slices", "10",
+        "--json")
+recs = [json.loads(x) for x in p.stdout.splitlines() if x.startswith("{")]
+check(p.returncode == 3 and len(recs) == 1 and recs[0]["ceiling_slice_ms"] is None and recs[0]["ceiling_mops"] is None
+      and "chtbench: note: --ceiling-slices: tiny reports no size (no stats()): its runs were not sliced and have no "
+      "ceiling" in p.stderr, f"--ceiling-slices on a table without stats(): a note, no slices, no ceiling "
+      f"(rc={p.returncode}: {p.stderr.strip()[-300:]})")
 
 shutil.rmtree(tmp, ignore_errors=True)
 print(f"{failures} failed")
