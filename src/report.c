@@ -157,7 +157,7 @@ static const struct col_decl table_cols[] = {
     COL("rss_after_prefill_bytes", "int", "bytes", "", "process RSS after the prefill (thread 0, after the size check)"),
     COL("thp_after_prefill_bytes", "int", "bytes", "", "memory of the process in transparent huge pages after the prefill (AnonHugePages of /proc/self/smaps_rollup); empty where the kernel does not report it"),
     JSON_ONLY("rss_after_run_bytes", "int", "bytes", "", "process RSS after the timed phase, before the table is destroyed"),
-    COL("rss_peak_bytes", "int", "bytes", "", "`VmHWM` (peak RSS of the whole process so far: it never decreases over the rows of one invocation) after the run"),
+    COL("rss_peak_bytes", "int", "bytes", "", "`VmHWM` (peak RSS of the whole process so far: it never decreases over the rows of one invocation) after the run; with `--ceiling-slices` it counts the chase's buffer too (freed before `rss_after_run_bytes` is taken)"),
     JSON_ONLY("jemalloc_allocated_before_create_bytes", "int", "bytes", "", "jemalloc `stats.allocated` before create (after refreshing `epoch`); empty unless built with `-Dallocator=jemalloc`"),
     JSON_ONLY("jemalloc_allocated_after_prefill_bytes", "int", "bytes", "", "jemalloc `stats.allocated` after prefill (after refreshing `epoch`); empty unless built with `-Dallocator=jemalloc`"),
     JSON_ONLY("jemalloc_resident_after_prefill_bytes", "int", "bytes", "", "jemalloc `stats.resident` after prefill (after refreshing `epoch`); empty unless built with `-Dallocator=jemalloc`"),

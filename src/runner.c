@@ -147,7 +147,8 @@ struct shared {
     unsigned pipe_chunks;                    /* ... cut into this many chunks (pipe_loop_for) */
     enum pipe_mode pipe_mode;
     bool pipe_ordered;                       /* ... ops on one key complete in draw order (clash tests) */
-    struct ceiling_chase *chase;             /* --ceiling-slices: built by thread 0 before B3 */
+    struct ceiling_chase *chase;             /* --ceiling-slices: built by thread 0 before B3, freed after B6 */
+    bool sliced;                             /* ... it was built: the timed phase ran in slices */
     char chase_error[160];                   /* ... why it could not be */
 };
 
@@ -1133,6 +1134,7 @@ static void chase_build(struct shared *s)
         return;
     const bool thp = cfg->hugepages && s->mem_after_prefill.thp_ok && s->mem_after_prefill.thp >= bytes / 2;
     s->chase = ceiling_chase_new(bytes, thp, s->p->threads, s->chase_error, sizeof s->chase_error);
+    s->sliced = s->chase != NULL;
 }
 
 /* This worker's share of the final check: keys first+1..first+n of the
@@ -1806,7 +1808,7 @@ static bool run_collect(const struct run_params *p, const struct shared *s, cons
     for (int o = 0; o < N_OUTCOMES; o++)
         r->total_ops += r->count[o];
     r->elapsed_s = (double)(t1 - t0) / 1e9;
-    if (s->chase)
+    if (s->sliced)
         slices_collect(w, p->threads, r);
     r->mops = r->elapsed_s > 0 ? (double)r->total_ops / r->elapsed_s / 1e6 : 0;
     r->prefill_size = s->prefill_size;
@@ -1902,6 +1904,8 @@ int runner_run(const struct run_params *p, struct run_result *r)
         op_mix_ycsb(workload_name(cfg->workload), &s->mix);
 
     run_phases(p, s, w, th, r);
+    ceiling_chase_free(s->chase);     /* the workers are joined; before the memory snapshot after the run */
+    s->chase = NULL;
 
     const char *pin_error;
     bool opbuf_failed;
@@ -1925,7 +1929,6 @@ int runner_run(const struct run_params *p, struct run_result *r)
     run_collect_measures(p, w, r);
     s->ops->destroy(s->table);
     free(s->shadow);
-    ceiling_chase_free(s->chase);
     rc = 0;
     if (pin_error) {
         snprintf(r->error, sizeof r->error, "%s", pin_error);
