@@ -429,7 +429,6 @@ double membench_ceiling(uint64_t bytes, unsigned threads, bool thp, const struct
 
 struct ceiling_chase {
     struct mb_cycle cycle;
-    unsigned threads;
     char **start;      /* [threads * MEMBENCH_MAX_K]: thread t's chains start at start[t * MEMBENCH_MAX_K ...] */
 };
 
@@ -446,7 +445,6 @@ struct ceiling_chase *ceiling_chase_new(uint64_t table_bytes, bool thp, unsigned
         free(c);
         return NULL;
     }
-    c->threads = threads;
     c->start = malloc(nstart * sizeof *c->start);
     if (!c->start) {
         snprintf(err, len, "--ceiling-slices: out of memory for the chase buffer");

@@ -684,7 +684,8 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
  * (struct pipe_count). Each completing step linearizes its op inside that
  * call (cht.h), so every op takes effect between its draw and its
  * completion. The stop flag is read once a turn; after it no op is drawn and
- * those in flight complete, still timed. Excludes --latency and --batch
+ * those in flight complete, still timed (a chase slice's value instead
+ * pauses the loop there for the slice: slice_chase). Excludes --latency and --batch
  * (cli.c); a filter runs single ops (pipe_choose). */
 #define PIPE_CHUNK 16
 #define PIPE_CHUNK_CAP (2 * PIPE_CHUNK)                 /* W / k rounded up stays below 2 * PIPE_CHUNK */
@@ -951,8 +952,9 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
             __atomic_store_n(&w->progress, done, __ATOMIC_RELAXED);
         /* C: a new chunk into slot prev, whose held ops A completed (pipe_draw) */
         unsigned nd = 0, nh_drawn = 0;
-        int flag;
-        if (remaining && (!(flag = __atomic_load_n(&s->stop, __ATOMIC_RELAXED)) || (flag > 1 && slice_chase(w, &s->stop)))) {
+        int flag;   /* a chase slice's value (--ceiling-slices): chase, then draw on unless it ended the run */
+        if (remaining && (!(flag = __atomic_load_n(&s->stop, __ATOMIC_RELAXED)) ||
+                          (flag > 1 && slice_chase(w, &s->stop)))) {
             nd = chunk_lo + (nth < chunk_more);
             nth = nth + 1 == k ? 0 : nth + 1;
             if (nd > remaining)
