@@ -386,6 +386,11 @@ uint64_t ceiling_size(uint64_t bytes)
     return (bytes + step - 1) / step * step;
 }
 
+bool ceiling_on_thp(bool hugepages, const struct memsnap *after_prefill, uint64_t bytes)
+{
+    return hugepages && after_prefill->thp_ok && after_prefill->thp >= bytes / 2;
+}
+
 double membench_ceiling(uint64_t bytes, unsigned threads, bool thp, const struct pin_topology *topo,
                         const struct pin_plan *plan)
 {

@@ -45,6 +45,10 @@ extern const struct mode memory_mode;
  * cache-line misses per second; measured once per (size, threads, pages) and
  * cached in results/ceiling-v2-HOST.csv. */
 uint64_t ceiling_size(uint64_t bytes);
+/* The pages a table's ceiling is taken in: huge where --hugepages thp put at
+ * least half of its bytes on them (its memory after the prefill), else 4 KiB. */
+struct memsnap;
+bool ceiling_on_thp(bool hugepages, const struct memsnap *after_prefill, uint64_t bytes);
 double membench_ceiling(uint64_t bytes, unsigned threads, bool thp, const struct pin_topology *topo,
                         const struct pin_plan *plan);
 

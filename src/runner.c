@@ -1134,7 +1134,7 @@ static void chase_build(struct shared *s)
     const uint64_t bytes = s->table_bytes_after_prefill;
     if (!bytes)                 /* a table without stats(): no size, no ceiling (as --ceiling) */
         return;
-    const bool thp = cfg->hugepages && s->mem_after_prefill.thp_ok && s->mem_after_prefill.thp >= bytes / 2;
+    const bool thp = ceiling_on_thp(cfg->hugepages, &s->mem_after_prefill, bytes);
     s->chase = ceiling_chase_new(bytes, thp, s->p->threads, s->chase_error, sizeof s->chase_error);
     s->sliced = s->chase != NULL;
 }

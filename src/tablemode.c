@@ -368,8 +368,7 @@ static int table_run(struct run_context *ctx, const struct mode_cell *c, unsigne
     report_outcome(p.table, c->threads, rep, r);
     if (cfg->ceiling && !cfg->ceiling_slice_ms) {   /* off the clock: between repetitions, cached per machine */
         uint64_t bytes = r->table_bytes_after_prefill ? r->table_bytes_after_prefill : r->stats.bytes;
-        /* the table's pages: huge where --hugepages thp got at least half of it onto them */
-        bool thp = cfg->hugepages && r->mem_after_prefill.thp_ok && r->mem_after_prefill.thp >= bytes / 2;
+        bool thp = ceiling_on_thp(cfg->hugepages, &r->mem_after_prefill, bytes);   /* the table's pages */
         r->ceiling_mops = bytes ? membench_ceiling(bytes, c->threads, thp, ctx->topo, c->plan) : 0;
     }
     if (cfg->ceiling_slice_ms && !r->ceiling_slices_k && !st->slices_noted) {
