@@ -31,6 +31,10 @@ What must hold, each an exact check:
    slices every 2 ms (--ceiling-slices);
  - the checks stay live under --pipeline: an injected lost insert fails
    the run (exit 1, verify_ok 0);
+ - noop-line (noop plus a line an op): its hooks run every op (counts equal
+   to single ops, gets missed, writes succeeded, size exact), its array is
+   exactly initial x bytes_per_key bytes in whole lines, it runs sliced, and
+   bad values of the option are refused;
  - --pipeline auto picks single ops for a table that fits in the cache
    (pipeline 0, pipeline_mode plain), and above 4x the private cache W = 32,
    with writes or without; 0 is off; bad values and clashes are refused.
@@ -146,6 +150,46 @@ for w in (7, 64):
     r = recs[0] if len(recs) == 1 else {}
     check(p.returncode == 0 and clean(r) and r.get("pipeline_w") == w and r.get("total_ops", 0) > 0,
           f"clht-lb:write_steps=2 -n 4 -r 64 --density 8 -u 50 --pipeline {w} -d 300: final check ok: {desc(r)}")
+
+# noop-line, noop plus one line an op (the loops' best at the memory): its pipe hooks run every op, in
+# program order, with noop's fixed outcomes (gets miss, writes succeed), so a pipelined run's counts equal
+# the single-op run's exactly; its array is exactly initial x bytes_per_key bytes in whole lines
+NL_RUN = ["-u", "50", "-i", "1000", "-r", "2K", "--ops", "20000"]
+for spec in ("noop-line", "noop-line:bytes_per_key=65"):
+    base_p, base = run("--table", spec, "-n", "1,2", *NL_RUN)
+    for w in (1, 3, 64):
+        p, recs = run("--table", spec, "-n", "1,2", "--pipeline", str(w), *NL_RUN)
+        check(p.returncode == 0 and base_p.returncode == 0 and len(recs) == 2 == len(base),
+              f"{spec} --pipeline {w}: exit 0, 2 rows (exit {p.returncode}: {p.stderr.strip()[-200:]})")
+        for r, b in zip(recs, base):
+            n = r.get("threads")
+            gets, ins, rem = r.get("get_fail", -1), r.get("ins_suc", -1), r.get("rem_suc", -1)
+            check(r.get("outcome") == "ok" and r.get("size_ok") == 1 and r.get("pipeline_mode") == "hooks" and
+                  r.get("pipeline_w") == w and r.get("total_ops") == n * 20000 and gets + ins + rem == n * 20000 and
+                  r.get("get_suc") == r.get("ins_fail") == r.get("rem_fail") == 0 and
+                  r.get("final_size") == 1000 + ins - rem and all(r.get(c) == b.get(c) for c in COUNTS),
+                  f"{spec} -n {n} --pipeline {w}: hooks ran all {n * 20000} ops, gets missed, writes succeeded, "
+                  f"counts equal to single ops ({[r.get(c) for c in COUNTS]} vs {[b.get(c) for c in COUNTS]}): {desc(r)}")
+sizes = {}
+for bpk in (1, 64, 65):
+    p, recs = run("--table", f"noop-line:bytes_per_key={bpk}", "-n", "1", "-i", "1000", "--ops", "100")
+    sizes[bpk] = recs[0].get("table_bytes", 0) if p.returncode == 0 and len(recs) == 1 else -1
+check(sizes[64] - sizes[1] == 64000 - 16 * 64 and sizes[65] - sizes[1] == 1016 * 64 - 16 * 64,
+      f"noop-line's array at -i 1000: 1000 x 64 bytes; 1000 x 65 and 1000 x 1 rounded up to 1016 and 16 lines "
+      f"of 64 (table_bytes by bytes_per_key {sizes})")
+p, recs = run("--table", "noop-line", "-n", "4", "-u", "50", "-i", "32", "-r", "64", "-d", "300",
+              "--pipeline", "16", "--ceiling-slices", "2")
+r = recs[0] if len(recs) == 1 else {}
+check(p.returncode == 0 and r.get("outcome") == "ok" and r.get("size_ok") == 1 and r.get("pipeline_mode") == "hooks"
+      and r.get("ceiling_slice_ms") == 2 and (r.get("ceiling_frac") or 0) > 0,
+      f"noop-line -n 4 -r 64 -u 50 --pipeline 16 --ceiling-slices 2: size accounting ok, a ceiling fraction of "
+      f"its own seconds ({r.get('ceiling_frac')}): {desc(r)}")
+for bad, says in (("0", "1..4096"), ("4097", "1..4096"), ("-1", "1..4096"), ("1K", "1..4096"), ("", "not key=value")):
+    p, recs = run("--table", "noop-line:bytes_per_key=" + bad, "-n", "1", "--ops", "10")
+    err = p.stderr.strip().splitlines()
+    check(p.returncode == 2 and not recs and len(err) == 1 and "bytes_per_key" in err[0] and says in err[0],
+          f"noop-line:bytes_per_key={bad}: exit 2, one line naming the option and '{says}', no row "
+          f"(exit {p.returncode}: {err})")
 
 # 3. --ops below W: the ops drawn all run
 for table in HOOKS:
