@@ -58,7 +58,7 @@ PALETTE = {
     "clht-lb": (BLUE, "o"), "clht-lf": (SKY, "s"), "cuckoo": (GREEN, "D"), "hopscotch": (VERMILLION, "^"),
     "urcu": (PURPLE, "v"), "tbb": (ORANGE, "P"), "hotring": (VERMILLION, "h"), "chain": (BLACK, "X"),
     "libcuckoo": (GREEN, "X"), "dense": (ORANGE, "<"), "locked": (BLACK, "s"), "clht-rtm": (PURPLE, ">"),
-    "cuckoo-filter": (SKY, "<"), "noop": (BLACK, "o"),
+    "cuckoo-filter": (SKY, "<"), "noop": (BLACK, "o"), "noop-line": (BLACK, "*"),
     # mutexes
     "ticket": (BLUE, "s"), "mcs": (ORANGE, "o"), "clh": (GREEN, "^"), "tas": (PURPLE, "p"), "ttas": (SKY, "D"),
     "pthread-mutex": (BLACK, "P"), "waiter": (VERMILLION, "*"), "pthread-spin": (BLACK, "<"),
@@ -75,7 +75,7 @@ DISPLAY = {
     "clht-lb": "CLHT-LB", "clht-lf": "CLHT-LF", "cuckoo": "cuckoo", "hopscotch": "hopscotch",
     "urcu": "URCU", "tbb": "TBB", "libcuckoo": "libcuckoo", "chain": "chaining",
     "hotring": "HotRing", "dense": "dense", "locked": "locked", "clht-rtm": "CLHT-RTM",
-    "cuckoo-filter": "cuckoo filter", "noop": "no-op",
+    "cuckoo-filter": "cuckoo filter", "noop": "no-op", "noop-line": "one line an op (noop-line)",
     "ticket": "ticket", "mcs": "MCS", "clh": "CLH", "tas": "TAS", "ttas": "TTAS",
     "pthread-mutex": "pthread mutex", "waiter": "waiter-count", "pthread-rwlock": "pthread rwlock",
     "c-rw-np": "C-RW-NP", "c-rw-rp": "C-RW-RP", "c-rw-rp-opt": "C-RW-RP-opt", "c-rw-wp": "C-RW-WP",
