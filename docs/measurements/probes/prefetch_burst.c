@@ -1,5 +1,5 @@
 /* prefetch_burst.c: what a software prefetch costs the core beside independent
- * work, by how the prefetches are grouped (pipeline.md, the 2026-12-03 11:00
+ * work, by how the prefetches are grouped (pipeline.md, the 2026-12-03 10:30
  * section). Not part of the build.
  *
  * Chunks of B ops: first B prefetches of random lines of a 1 GiB buffer (one
