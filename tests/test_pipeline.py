@@ -153,9 +153,10 @@ for w in (7, 64):
 
 # noop-line, noop plus one line an op (the loops' best at the memory): its pipe hooks run every op, in
 # program order, with noop's fixed outcomes (gets miss, writes succeed), so a pipelined run's counts equal
-# the single-op run's exactly; its array is exactly initial x bytes_per_key bytes in whole lines
+# the single-op run's exactly (with work=K too: the work changes no outcome); its array is exactly
+# initial x bytes_per_key bytes in whole lines
 NL_RUN = ["-u", "50", "-i", "1000", "-r", "2K", "--ops", "20000"]
-for spec in ("noop-line", "noop-line:bytes_per_key=65"):
+for spec in ("noop-line", "noop-line:bytes_per_key=65", "noop-line:work=5"):
     base_p, base = run("--table", spec, "-n", "1,2", *NL_RUN)
     for w in (1, 3, 64):
         p, recs = run("--table", spec, "-n", "1,2", "--pipeline", str(w), *NL_RUN)
@@ -184,11 +185,14 @@ check(p.returncode == 0 and r.get("outcome") == "ok" and r.get("size_ok") == 1 a
       and r.get("ceiling_slice_ms") == 2 and (r.get("ceiling_frac") or 0) > 0,
       f"noop-line -n 4 -r 64 -u 50 --pipeline 16 --ceiling-slices 2: size accounting ok, a ceiling fraction of "
       f"its own seconds ({r.get('ceiling_frac')}): {desc(r)}")
-for bad, says in (("0", "1..4096"), ("4097", "1..4096"), ("-1", "1..4096"), ("1K", "1..4096"), ("", "not key=value")):
-    p, recs = run("--table", "noop-line:bytes_per_key=" + bad, "-n", "1", "--ops", "10")
+for opt, bad, says in (("bytes_per_key", "0", "1..4096"), ("bytes_per_key", "4097", "1..4096"),
+                       ("bytes_per_key", "-1", "1..4096"), ("bytes_per_key", "1K", "1..4096"),
+                       ("bytes_per_key", "", "not key=value"), ("work", "257", "0..256"), ("work", "-1", "0..256"),
+                       ("work", "x", "0..256")):
+    p, recs = run("--table", f"noop-line:{opt}=" + bad, "-n", "1", "--ops", "10")
     err = p.stderr.strip().splitlines()
-    check(p.returncode == 2 and not recs and len(err) == 1 and "bytes_per_key" in err[0] and says in err[0],
-          f"noop-line:bytes_per_key={bad}: exit 2, one line naming the option and '{says}', no row "
+    check(p.returncode == 2 and not recs and len(err) == 1 and opt in err[0] and says in err[0],
+          f"noop-line:{opt}={bad}: exit 2, one line naming the option and '{says}', no row "
           f"(exit {p.returncode}: {err})")
 
 # 3. --ops below W: the ops drawn all run
