@@ -33,8 +33,9 @@ What must hold, each an exact check:
    the run (exit 1, verify_ok 0);
  - noop-line (noop plus a line an op): its hooks run every op (counts equal
    to single ops, gets missed, writes succeeded, size exact), its array is
-   exactly initial x bytes_per_key bytes in whole lines, it runs sliced, and
-   bad values of the option are refused;
+   exactly initial x bytes_per_key bytes in whole lines, it runs sliced,
+   work=32 adds 8-16 instructions a round an op (valgrind's count, release
+   builds), and bad values of its options are refused;
  - --pipeline auto picks single ops for a table that fits in the cache
    (pipeline 0, pipeline_mode plain), and above 4x the private cache W = 32,
    with writes or without; 0 is off; bad values and clashes are refused.
@@ -43,6 +44,7 @@ Usage: test_pipeline.py BIN
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -194,6 +196,26 @@ for opt, bad, says in (("bytes_per_key", "0", "1..4096"), ("bytes_per_key", "409
     check(p.returncode == 2 and not recs and len(err) == 1 and opt in err[0] and says in err[0],
           f"noop-line:{opt}={bad}: exit 2, one line naming the option and '{says}', no row "
           f"(exit {p.returncode}: {err})")
+
+# noop-line:work=K does its work: instructions counted by valgrind (deterministic, not a timing), the same
+# run at work=0 and work=32, plain and pipelined; 32 rounds of four multiply-adds come to 8-16 instructions
+# a round an op (~12.5 with gcc -O2/-O3). Release builds only (valgrind does not run a sanitizer build).
+if shutil.which("valgrind") and "sanitizer: none" in subprocess.run([BIN, "--version"], capture_output=True,
+                                                                      text=True).stdout:
+    def instructions(spec, w):
+        p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", BIN, "-t", spec,
+                            "-n", "1", "-u", "50", "-i", "1000", "-r", "2K", "--ops", "100000", "--pipeline",
+                            str(w), "--seed", "1"], capture_output=True, text=True, timeout=300)
+        got = [ln.split()[-1] for ln in p.stderr.splitlines() if "Collected :" in ln]
+        return int(got[0]) if p.returncode == 0 and got else -1
+    for w in (0, 16):
+        i0, i32 = instructions("noop-line", w), instructions("noop-line:work=32", w)
+        per_op = (i32 - i0) / 100000 if i0 > 0 and i32 > 0 else -1
+        check(32 * 8 <= per_op <= 32 * 16,
+              f"noop-line:work=32 --pipeline {w}: {per_op:.1f} instructions an op more than work=0 "
+              f"(32 rounds x 8..16; valgrind totals {i0}, {i32})")
+else:
+    print("skip: noop-line:work's instruction count needs valgrind and a release build")
 
 # 3. --ops below W: the ops drawn all run
 for table in HOOKS:
