@@ -36,11 +36,17 @@ typedef uint64_t cht_val_t;
 #define CHT_CACHE_LINE 64
 
 /* The binary interface plugins are built against (include/cht_plugin.h):
- * bumped on every incompatible change of struct cht_ops, lock_ops,
- * cht_config or lock_config, members appended included (a plugin built
- * against fewer members would be read past its end). */
-#define CHT_ABI_VERSION 3u   /* 2: prefetch appended to struct cht_ops (--pipeline);
-                                 * 3: prefetch replaced by pipe_start and pipe_step */
+ * bumped on every incompatible change of a struct this header or lock.h
+ * shares with plugins (cht_ops, cht_config, cht_stats, cht_pipe_op,
+ * cht_option, cht_option_spec, lock_ops, lock_config, lock_stats), members
+ * appended or grown included (a plugin built against fewer members would be
+ * read past its end). tests/test_abi_layout.c pins every member's offset per
+ * version, so a change without a bump fails the build's tests. */
+#define CHT_ABI_VERSION 4u   /* 2: prefetch appended to struct cht_ops (--pipeline);
+                                 * 3: prefetch replaced by pipe_start and pipe_step;
+                                 * 4: struct cht_plugin carries the shared structs' sizes
+                                 *    (struct cht_abi_sizes), checked one by one at load;
+                                 *    cht_pipe_op's result is poisoned at draw */
 
 enum cht_caps {
     CHT_CAP_RESIZE      = 1u << 0, /* grows by itself when full */
@@ -105,6 +111,10 @@ struct cht_stats {
 /* One operation in flight under --pipeline (cht_ops.pipe_start/pipe_step). */
 enum cht_pipe_kind { CHT_PIPE_GET = 0, CHT_PIPE_INSERT = 1, CHT_PIPE_REMOVE = 2, CHT_PIPE_UPDATE = 3 };
 #define CHT_PIPE_AGAIN (-1)   /* result: not done; its next line is on its way (first step only) */
+/* What the driver stores in result when it draws an op (and again before a second step): an
+ * answer a step leaves untouched, or anything but 1/0 (or CHT_PIPE_AGAIN from a first step), fails
+ * the run naming the table and the op's kind, never counts as a success. */
+#define CHT_PIPE_POISON INT32_MIN
 struct cht_pipe_op {
     cht_key_t key;
     cht_val_t val;          /* in: the value insert/update writes; out: the value a get found (the

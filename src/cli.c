@@ -1056,9 +1056,9 @@ static const struct cli_option run_options[O_COUNT] = {
         "load tables and locks from a plugin (repeatable; also CHTBENCH_PLUGINS=PATH:PATH; docs/plugins.md)",
         "load its tables and locks before the rest of the command line is read: they then work like built-in ones "
         "(`--list` marks them `(plugin NAME, PATH)`; rows name the plugin and the file's sha256). A missing file, a "
-        "file that is not a loadable object, one without `cht_plugin`, another `CHT_ABI_VERSION`, a name that "
-        "exists already or an ops struct missing a required member is a usage error naming the file and the "
-        "reason. The same file given twice is loaded once. Also `CHTBENCH_PLUGINS` (\"Environment\")" },
+        "file that is not a loadable object, one without `cht_plugin`, another `CHT_ABI_VERSION`, a shared struct of "
+        "another size (`cht_plugin.sizes`), a name that exists already or an ops struct missing a required member "
+        "is a usage error naming the file and the reason. The same file given twice is loaded once. Also `CHTBENCH_PLUGINS` (\"Environment\")" },
     [O_LIST] = { "list", 0, CLI_OPT_ARG, "tables|locks", set_list, 0, 0, 0, 0, NULL, CLI_EVERY_RUN, NULL, NULL, NULL,
         "also `--list locks`", "list tables (or locks): source, options, availability",
         "one line per table (lock): name, summary with its source, `available` or `unavailable: why`, then "

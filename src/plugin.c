@@ -308,6 +308,40 @@ static bool check_plugin(const struct cht_plugin *d, char *why, size_t len)
     return true;
 }
 
+/* Every struct the plugin shares, as its compiler laid it out, against this chtbench's
+ * (struct cht_abi_sizes): one that differs means other headers than these, read wrongly
+ * from the first member that moved, so the plugin is refused before any of them is read. */
+static bool check_abi_sizes(const struct cht_abi_sizes *got, char *why, size_t len)
+{
+    static const struct cht_abi_sizes want = CHT_ABI_SIZES;
+    const struct { const char *name; uint32_t got, want; } each[] = {
+        {"cht_ops", got->cht_ops, want.cht_ops},
+        {"cht_config", got->cht_config, want.cht_config},
+        {"cht_stats", got->cht_stats, want.cht_stats},
+        {"cht_pipe_op", got->cht_pipe_op, want.cht_pipe_op},
+        {"cht_option", got->cht_option, want.cht_option},
+        {"cht_option_spec", got->cht_option_spec, want.cht_option_spec},
+        {"lock_ops", got->lock_ops, want.lock_ops},
+        {"lock_config", got->lock_config, want.lock_config},
+        {"lock_stats", got->lock_stats, want.lock_stats},
+    };
+    _Static_assert(sizeof each / sizeof each[0] * sizeof(uint32_t) == sizeof(struct cht_abi_sizes),
+                   "every member of struct cht_abi_sizes is checked");
+    for (size_t i = 0; i < sizeof each / sizeof each[0]; i++) {
+        if (each[i].got == each[i].want)
+            continue;
+        if (each[i].got == 0)
+            snprintf(why, len, "cht_plugin.sizes.%s is 0: set .sizes = CHT_ABI_SIZES in the plugin's "
+                     "struct cht_plugin (include/cht_plugin.h)", each[i].name);
+        else
+            snprintf(why, len, "struct %s is %u bytes in the plugin, %u in this chtbench (built against other "
+                     "headers than this CHT_ABI_VERSION %u's: rebuild the plugin against this chtbench's headers)",
+                     each[i].name, (unsigned)each[i].got, (unsigned)each[i].want, CHT_ABI_VERSION);
+        return false;
+    }
+    return true;
+}
+
 int plugin_load(const char *path, const char *source, char *err, size_t len)
 {
     char why[1024];
@@ -369,7 +403,7 @@ int plugin_load(const char *path, const char *source, char *err, size_t len)
         dlclose(h);
         return -1;
     }
-    if (!check_plugin(d, why, sizeof why)) {
+    if (!check_abi_sizes(&d->sizes, why, sizeof why) || !check_plugin(d, why, sizeof why)) {
         snprintf(err, len, "%s %s: %s", source, path, why);
         dlclose(h);
         return -1;

@@ -125,7 +125,7 @@ static const struct col_decl table_cols[] = {
     JSON_ONLY("verify_found", "int", "", "", "of those, keys `get()` found"),
     COL("verify_ok", "0/1", "", "", "full: `verify_found == expected_size` (a filter, which may answer yes for absent keys: `>=`); sample: `verify_found` within 6 standard deviations of `verified_keys × expected_size / range`; empty when `verify` is off"),
     JSON_ONLY("verify_s", "float", "s", "", "seconds the final check took (not part of `elapsed_s`)"),
-    COL("outcome", "text", "", "", "`ok`; `full` (a fixed-capacity table refused inserts for lack of room: exit 3); `oom` (the table could not allocate memory: exit 1); correctness failures, exit 1, the first that applies in this order: `mismatch` (`size_ok` or `verify_ok` is 0), `value_mismatch` (`verify_bad_values` > 0), `keysum_mismatch` (`verify_keysum_ok` = 0), `fp_excess` (a filter's `fp_rate` above `fp_limit`). The accounting is exact in the first three"),
+    COL("outcome", "text", "", "", "`ok`; `full` (a fixed-capacity table refused inserts for lack of room: exit 3); `oom` (the table could not allocate memory: exit 1); correctness failures, exit 1, the first that applies in this order: `bad_answer` (an answer given during the timed run was impossible: a `--pipeline` step left a result other than 1/0, or answered \"again\" where it may not; the console names the op), `mismatch` (`size_ok` or `verify_ok` is 0), `value_mismatch` (`verify_bad_values` > 0), `keysum_mismatch` (`verify_keysum_ok` = 0), `fp_excess` (a filter's `fp_rate` above `fp_limit`). The accounting is exact in the first three"),
     COL("fp_rate", "float", "share", "", "filters (`CHT_CAP_APPROXIMATE`): the share of the absent keys the final check looked up that the table answered \"present\"; empty for exact tables or `--verify off`"),
     JSON_ONLY("fp_checked", "int", "", "", "filters: absent keys the final check looked up (the denominator of `fp_rate`)"),
     JSON_ONLY("false_negatives", "int", "", "", "filters: keys the harness knows present that `get()` did not find (must be 0: else `verify_ok=0`)"),
@@ -623,7 +623,7 @@ const char *report_outcome_name(enum run_outcome o)
                                          [OUTCOME_FP_EXCESS] = "fp_excess",
                                          [OUTCOME_KEYSUM_MISMATCH] = "keysum_mismatch",
                                          [OUTCOME_VALUE_MISMATCH] = "value_mismatch",
-                                         [OUTCOME_MISMATCH] = "mismatch" };
+                                         [OUTCOME_MISMATCH] = "mismatch", [OUTCOME_BAD_ANSWER] = "bad_answer" };
     return names[o];
 }
 

@@ -169,6 +169,8 @@ struct worker {
     uint64_t verify_keysum;      /* sum of the keys of its verify slice that get() found */
     uint64_t verify_bad;         /* ... found with a value the run did not write */
     uint64_t bad_key, bad_value; /* ... the first of them */
+    uint64_t pipe_bad;           /* --pipeline: steps that left an impossible result */
+    struct pipe_bad_answer pipe_first_bad;   /* ... the first of them */
     uint64_t skipped[2];         /* filters: timed inserts of present / removes of absent keys (not sent) */
     uint64_t *opbuf;             /* --keybuf: pre-drawn ops (opbuf_entry), or a --trace share; NULL: in the loop */
     uint64_t opbuf_ns;           /* time to fill it */
@@ -711,7 +713,20 @@ struct pipe_count {
     uint64_t gets_ok, gets_all;     /* gets only: gets_all is the loop's `done` at the end */
     uint64_t n[OP_RMW + 1][2];
     uint64_t keys_ok[OP_RMW + 1];
+    uint64_t bad;                   /* steps that left an impossible result (pipe_bad), counted as failures */
+    struct pipe_bad_answer first_bad;
 };
+
+/* An op whose step left a result it may not give: the poison the driver stored (the step
+ * never answered it), CHT_PIPE_AGAIN from a second step, anything but 1/0. Off the hot path:
+ * the callers' one test on the result (> 1 as unsigned) already parts "again" from 1/0. */
+static __attribute__((noinline, cold)) void pipe_bad(struct pipe_count *c, const struct cht_pipe_op *op,
+                                                     unsigned step)
+{
+    if (!c->bad++)
+        c->first_bad = (struct pipe_bad_answer){ .key = op->key, .kind = op->kind, .result = op->result,
+                                                 .step = step };
+}
 
 /* an op of ops[0..n) with key k */
 static __attribute__((noinline)) bool pipe_key_in(const struct cht_pipe_op *ops, unsigned n, cht_key_t k)
@@ -779,8 +794,12 @@ static inline __attribute__((always_inline)) void pipe_complete(struct pipe_coun
                                                                 struct opsrc *src, const unsigned kind)
 {
     step(run->t, ops, n);
-    for (unsigned i = 0; i < n; i++)
-        pipe_tally(c, src, kind, pipe_okind(c, &ops[i]), ops[i].key, ops[i].result);
+    for (unsigned i = 0; i < n; i++) {
+        int r = ops[i].result;
+        if (__builtin_expect((unsigned)r > 1u, 0))   /* a second step must complete its op */
+            pipe_bad(c, &ops[i], 2), r = 0;
+        pipe_tally(c, src, kind, pipe_okind(c, &ops[i]), ops[i].key, r);
+    }
 }
 
 /* B for ops[a..e) of a chunk: one pipe_step call, then each op counted or parked */
@@ -791,11 +810,17 @@ pipe_step_run(struct cht_pipe_op *park, struct pipe_count *c, struct cht_pipe_op
 {
     step(run->t, ops + a, e - a);
     for (unsigned i = a; i < e; i++) {
-        const int r = ops[i].result;
-        if (__builtin_expect(r == CHT_PIPE_AGAIN, 0))
-            park[np++] = ops[i];
-        else
-            pipe_tally(c, src, kind, pipe_okind(c, &ops[i]), ops[i].key, r);
+        int r = ops[i].result;
+        if (__builtin_expect((unsigned)r > 1u, 0)) {   /* one test for "again" and impossible answers */
+            if (r == CHT_PIPE_AGAIN && ops[i].stage == 1) {
+                park[np] = ops[i];
+                park[np++].result = CHT_PIPE_POISON;    /* its second step must answer */
+                continue;
+            }
+            pipe_bad(c, &ops[i], 1);
+            r = 0;
+        }
+        pipe_tally(c, src, kind, pipe_okind(c, &ops[i]), ops[i].key, r);
     }
     return np;
 }
@@ -825,6 +850,7 @@ static inline __attribute__((always_inline)) unsigned pipe_draw(struct pipe_ring
         }
         in[i].key = op.key;
         in[i].stage = 0;
+        in[i].result = CHT_PIPE_POISON;   /* a step that does not answer is caught (pipe_bad) */
         in[i].kind = op.kind;    /* = enum cht_pipe_kind but for OP_RMW (held, below) */
         if (!ordered) {          /* gets only: a get's val is the table's answer */
             assert(op.kind == OP_GET);
@@ -893,9 +919,16 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
                     cht_val_t v;
                     r = run.get(run.t, op->key, &v) && run.update(run.t, op->key, op->val);
                 } else {
-                    do
+                    step(run.t, op, 1);
+                    unsigned nstep = 1;
+                    if ((r = op->result) == CHT_PIPE_AGAIN && op->stage == 1) {
+                        op->result = CHT_PIPE_POISON;
                         step(run.t, op, 1);
-                    while ((r = op->result) == CHT_PIPE_AGAIN);
+                        r = op->result;
+                        nstep = 2;
+                    }
+                    if ((unsigned)r > 1u)
+                        pipe_bad(&c, op, nstep), r = 0;
                 }
                 pipe_tally(&c, &src, kind, ok, op->key, r);
             }
@@ -986,6 +1019,8 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
     }
     if (!ordered)
         c.gets_all = done;
+    w->pipe_bad = c.bad;
+    w->pipe_first_bad = c.first_bad;
     pipe_tally_into(&c, &n);
     loop_finish(w, &src, &n, false);
 }
@@ -1819,6 +1854,11 @@ static bool run_collect(const struct run_params *p, const struct shared *s, cons
     r->expected_size = r->prefilled + r->count[INS_SUC] + warm[INS_SUC] - r->count[REM_SUC] - warm[REM_SUC];
     r->size_ok = r->prefill_ok && r->final_size == r->expected_size;
     r->interrupted = runner_interrupted != 0;
+    for (unsigned i = 0; i < p->threads; i++) {   /* the answers of the timed loop (--pipeline) */
+        if (w[i].pipe_bad && !r->pipe_bad)
+            r->pipe_first_bad = w[i].pipe_first_bad;
+        r->pipe_bad += w[i].pipe_bad;
+    }
     verify_judge(s, r, found, present_seen, present_found);
     verify_contents(s, r, w, p->threads);
     return full;
@@ -1827,6 +1867,8 @@ static bool run_collect(const struct run_params *p, const struct shared *s, cons
 /* What the repetition amounts to; of several failed checks, the last in enum run_outcome's order. */
 static enum run_outcome run_outcome_of(const struct run_result *r, bool prefill_full)
 {
+    if (r->pipe_bad)
+        return OUTCOME_BAD_ANSWER;
     if (!r->size_ok || !r->verify_ok)
         return OUTCOME_MISMATCH;
     if (r->verify_bad_values)

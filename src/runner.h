@@ -40,7 +40,18 @@ enum run_outcome { OUTCOME_OK, OUTCOME_FULL, OUTCOME_OOM,
                    OUTCOME_FP_EXCESS,       /* a filter's false positives above its bound */
                    OUTCOME_KEYSUM_MISMATCH, /* the keys found are not the keys written (counts agree) */
                    OUTCOME_VALUE_MISMATCH,  /* a found key's value is not one the run wrote for it */
-                   OUTCOME_MISMATCH };      /* size() or the count of keys found disagrees */
+                   OUTCOME_MISMATCH,        /* size() or the count of keys found disagrees */
+                   OUTCOME_BAD_ANSWER };    /* an answer given during the run was impossible (a
+                                             * pipelined step's result not 1/0, struct pipe_bad_answer) */
+
+/* --pipeline: an op whose step left a result it may not give (the draw's CHT_PIPE_POISON
+ * untouched, CHT_PIPE_AGAIN from a second step or without stage 1, anything but 1/0). */
+struct pipe_bad_answer {
+    cht_key_t key;
+    unsigned kind;      /* enum cht_pipe_kind as the op carried it */
+    int result;         /* what the step left */
+    unsigned step;      /* 1: its first step, 2: its second */
+};
 
 /* The value the run writes for key k (docs/cli.md "The final check"):
  * bits 0..47 a hash of k, bits 48..62 a version: 0 for the prefill, tid + 1
@@ -78,6 +89,8 @@ struct run_result {
     bool verify_ok;
     uint64_t verify_bad_values;         /* found keys whose value the run did not write (wrong key, version, torn) */
     uint64_t bad_key, bad_value;        /* ... the first such key the sweep met, and the value read */
+    uint64_t pipe_bad;                  /* --pipeline: steps that left an impossible result (OUTCOME_BAD_ANSWER) */
+    struct pipe_bad_answer pipe_first_bad;   /* ... the first of them (of the lowest thread id) */
     unsigned max_version;               /* the versions the run could have written: 0 .. max_version */
     bool keysum_checked, keysum_ok;     /* VERIFY_FULL, exact tables: sum of keys found == keysum_expected */
     uint64_t keysum_found, keysum_expected;   /* mod 2^64: prefill + inserted - removed keys */

@@ -174,6 +174,23 @@ static void report_outcome(const struct table_choice *t, unsigned threads, unsig
     default:
         break;
     }
+    if (r->pipe_bad) {
+        static const char *const kinds[] = { "get", "insert", "remove", "update" };
+        const struct pipe_bad_answer *b = &r->pipe_first_bad;
+        char left[64];
+        if (b->result == CHT_PIPE_POISON)
+            snprintf(left, sizeof left, "left the result it was given untouched (CHT_PIPE_POISON)");
+        else if (b->result == CHT_PIPE_AGAIN)
+            snprintf(left, sizeof left, "answered CHT_PIPE_AGAIN%s", b->step == 2 ? " again" : " without stage 1");
+        else
+            snprintf(left, sizeof left, "answered %d", b->result);
+        fprintf(stderr,
+                "chtbench: BAD ANSWER: %s, %u threads, rep %u: pipe_step of a pipelined %s of key %llu (its %s step) "
+                "%s, expected 1 or 0%s: %llu ops answered so, counted as failures\n",
+                name, threads, rep, b->kind < 4 ? kinds[b->kind] : "op of unknown kind", (unsigned long long)b->key,
+                b->step == 2 ? "second" : "first", left, b->step == 2 ? "" : " or CHT_PIPE_AGAIN with stage 1",
+                (unsigned long long)r->pipe_bad);
+    }
     if (!r->size_ok)
         fprintf(stderr,
                 "chtbench: SIZE MISMATCH: %s, %u threads, rep %u: size after prefill %zu (expected %llu), "
@@ -229,6 +246,7 @@ static const char *outcome_label(const struct run_result *r)
     case OUTCOME_KEYSUM_MISMATCH: return "KEY SUM MISMATCH";
     case OUTCOME_VALUE_MISMATCH: return "VALUE MISMATCH";
     case OUTCOME_MISMATCH: break;
+    case OUTCOME_BAD_ANSWER: return "BAD ANSWER";
     }
     return !r->size_ok ? "SIZE MISMATCH" : "VERIFY FAILED";
 }

@@ -95,6 +95,7 @@ static const struct cht_plugin echo_plugin = {
     .name = "lock-echo",
     .tables = NULL,
     .locks = echo_locks,
+    .sizes = CHT_ABI_SIZES,
 };
 
 CHT_PLUGIN_EXPORT const struct cht_plugin *cht_plugin(void)

@@ -106,7 +106,7 @@ static const struct lock_ops lock = { .name = LNAME, .summary = "s", .lock_size 
     .destroy = rel, .lock = op, .unlock = UNLOCK, .read_lock = op, .read_unlock = op };
 static const struct cht_ops *const tables[] = { &table, NULL };
 static const struct lock_ops *const locks[] = { &lock, NULL };
-static const struct cht_plugin desc = { ABI, PNAME, tables, locks };
+static const struct cht_plugin desc = { ABI, PNAME, tables, locks, SIZES };
 #ifndef NO_SYMBOL
 CHT_PLUGIN_EXPORT const struct cht_plugin *cht_plugin(void) { return &desc; }
 #else
@@ -116,11 +116,19 @@ const struct cht_plugin *not_the_symbol(void) { return &desc; }
 with open(os.path.join(tmp, "bad.c"), "w") as f:
     f.write(BAD)
 GOOD = {"TNAME": '"tiny"', "LNAME": '"tiny-lock"', "SIZE": "sz", "UNLOCK": "op", "ABI": "CHT_ABI_VERSION",
-        "PNAME": '"tiny"', "PSTART": "NULL"}
+        "PNAME": '"tiny"', "PSTART": "NULL", "SIZES": "CHT_ABI_SIZES"}
+# sizes as a plugin built against version 3's headers with version 4's number would give: cht_pipe_op
+# before result was added (40 bytes), everything else as now
+OLD_PIPE = ("{sizeof(struct cht_ops),sizeof(struct cht_config),sizeof(struct cht_stats),40,sizeof(struct cht_option),"
+            "sizeof(struct cht_option_spec),sizeof(struct lock_ops),sizeof(struct lock_config),"
+            "sizeof(struct lock_stats)}")
 variants = {
     "good": {},
     "nosym": {"NO_SYMBOL": "1"},
     "abi": {"ABI": "CHT_ABI_VERSION + 1"},
+    "abi3": {"ABI": "3"},
+    "oldpipe": {"SIZES": OLD_PIPE},
+    "nosizes": {"SIZES": "{0}"},
     "duptable": {"TNAME": '"clht-lb"'},
     "duplock": {"LNAME": '"ttas"'},
     "nullsize": {"SIZE": "NULL"},
@@ -137,6 +145,14 @@ for v, over in variants.items():
 procs["broken"] = subprocess.Popen([CC, "-shared", "-fPIC", "-O2", "-DBROKEN", *cflags, "-o",
                                     os.path.join(tmp, "broken.so"), os.path.join(ex, "plugin-table", "striped.c")],
                                    env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+# The 40-line lock of docs/plugins.md, as printed there (the installed copy), builds against the SDK and loads.
+doc = open(os.path.join(SHARE, "docs", "plugins.md")).read()
+doc_c = doc.split("## A plugin in 40 lines", 1)[1].split("```c\n", 1)[1].split("```", 1)[0]
+with open(os.path.join(tmp, "tas.c"), "w") as f:
+    f.write(doc_c)
+procs["docs-tas"] = subprocess.Popen([CC, "-O2", "-shared", "-fPIC", *cflags, os.path.join(tmp, "tas.c"), "-o",
+                                      os.path.join(tmp, "libmy-tas.so")],
+                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 # An installed script still works from share/chtbench/scripts and finds the installed binary.
 procs["sweep"] = subprocess.Popen([os.path.join(SHARE, "scripts", "sweep"), os.path.join(SRC, "tests", "figures",
                                   "tiny.toml"), "--dry-run", "--out", os.path.join(tmp, "sweep")], env=env,
@@ -178,6 +194,10 @@ check(p.returncode == 0 and len(line) == 1 and line[0].endswith(f"(plugin exampl
       f"--list=locks: ex-ttas ... (plugin example-lock, PATH) ({line})")
 p = run("--plugin", TAB, "--version")
 check(f"plugin: example-table {TAB} sha256 {sha(TAB)}" in p.stdout.splitlines(), "--version names the plugin file")
+
+p = run("--plugin", os.path.join(tmp, "libmy-tas.so"), "--list=locks")
+check(p.returncode == 0 and any(x.startswith("my-tas ") for x in p.stdout.splitlines()),
+      f"docs/plugins.md's lock loads: my-tas in --list=locks ({p.stderr.strip()[-200:]})")
 
 # Exact counts: one thread, a fixed op stream: every correct table counts what `locked` counts.
 csvp = os.path.join(tmp, "run.csv")
@@ -264,6 +284,13 @@ refusals = [
                                "struct cht_plugin *cht_plugin(void); docs/plugins.md)"),
     (["--plugin", T("abi")], f"chtbench: --plugin {T('abi')}: built against CHT_ABI_VERSION {ABI_NOW + 1}, this "
                              f"chtbench has {ABI_NOW} (rebuild the plugin against this chtbench's headers)"),
+    (["--plugin", T("abi3")], f"chtbench: --plugin {T('abi3')}: built against CHT_ABI_VERSION 3, this "
+                              f"chtbench has {ABI_NOW} (rebuild the plugin against this chtbench's headers)"),
+    (["--plugin", T("oldpipe")], f"chtbench: --plugin {T('oldpipe')}: struct cht_pipe_op is 40 bytes in the plugin, "
+                                 f"48 in this chtbench (built against other headers than this CHT_ABI_VERSION "
+                                 f"{ABI_NOW}'s: rebuild the plugin against this chtbench's headers)"),
+    (["--plugin", T("nosizes")], f"chtbench: --plugin {T('nosizes')}: cht_plugin.sizes.cht_ops is 0: set .sizes = "
+                                 "CHT_ABI_SIZES in the plugin's struct cht_plugin (include/cht_plugin.h)"),
     (["--plugin", T("duptable")], f"chtbench: --plugin {T('duptable')}: table 'clht-lb' already exists (built in)"),
     (["--plugin", T("duplock")], f"chtbench: --plugin {T('duplock')}: lock 'ttas' already exists (built in)"),
     (["--plugin", TAB, "--plugin", T("dupplugin")],

@@ -2,8 +2,9 @@
 """The Rust plugin's hand-written ABI mirror (plugins/rust/src/abi.rs) claims the
 CHT_ABI_VERSION of include/cht.h: the two numbers must agree (build.rs refuses to
 build the crate otherwise; this test says so without cargo), and every member of
-struct cht_ops / cht_config / cht_stats / cht_plugin must appear in the mirror,
-in the header's order (tests/test_rust_plugin.c checks sizes and offsets).
+every shared struct (cht.h, lock.h, cht_plugin.h) must appear in the mirror,
+in the header's order (tests/test_rust_plugin.c checks sizes and offsets); and the
+members tests/test_abi_layout.c pins are every member the headers declare, in order.
 
     test_rust_abi.py SOURCE_ROOT
 """
@@ -11,7 +12,7 @@ import re
 import sys
 
 root = sys.argv[1] if len(sys.argv) > 1 else "."
-header = open(f"{root}/include/cht.h").read() + open(f"{root}/include/cht_plugin.h").read()
+header = "".join(open(f"{root}/include/{h}").read() for h in ("cht.h", "lock.h", "cht_plugin.h"))
 mirror = open(f"{root}/plugins/rust/src/abi.rs").read()
 fails = []
 
@@ -26,6 +27,7 @@ elif hv.group(1) != rv.group(1):
 def c_members(name):
     body = re.search(r"struct %s \{(.*?)\n\};" % name, header, re.S).group(1)
     body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    body = re.sub(r"\[[^]]*\]", "", body)                  # "state[2]": the name, not the length
     out = []
     for decl in body.split(";"):
         decl = decl.strip()
@@ -45,10 +47,29 @@ def rust_members(name):
     return re.findall(r"^\s*pub (\w+):", body, re.M)
 
 
-for s in ["cht_option", "cht_option_spec", "cht_config", "cht_stats", "cht_ops", "cht_plugin"]:
+for s in ["cht_option", "cht_option_spec", "cht_config", "cht_stats", "cht_pipe_op", "cht_ops", "lock_config",
+          "lock_stats", "lock_ops", "cht_abi_sizes", "cht_plugin"]:
     c, r = c_members(s), rust_members(s)
     if c != r:
         fails.append(f"struct {s}: include/ has {c}, plugins/rust/src/abi.rs has {r}")
+
+# tests/test_abi_layout.c pins, for this CHT_ABI_VERSION, every member the headers declare, in order
+# (a member added where the struct had padding changes no size: only this list notices it).
+pinsrc = open(f"{root}/tests/test_abi_layout.c").read()
+block = re.search(r"#(?:el)?if CHT_ABI_VERSION == %s\n(.*?)\n#(?:elif|endif)" % (hv.group(1) if hv else "?"),
+                  pinsrc, re.S)
+if not block:
+    fails.append(f"tests/test_abi_layout.c pins no layout for CHT_ABI_VERSION {hv.group(1) if hv else '?'}")
+else:
+    pinned = re.findall(r"PIN\((\w+), (\w+),", block.group(1))
+    for s in dict.fromkeys(x for x, _ in pinned):
+        c, t = c_members(s), [m for x, m in pinned if x == s]
+        if c != t:
+            fails.append(f"struct {s}: include/ has {c}, tests/test_abi_layout.c pins {t}")
+    missing = {"cht_option", "cht_option_spec", "cht_config", "cht_stats", "cht_pipe_op", "cht_ops", "lock_config",
+               "lock_stats", "lock_ops", "cht_abi_sizes", "cht_plugin"} - {x for x, _ in pinned}
+    if missing:
+        fails.append(f"tests/test_abi_layout.c pins no member of {sorted(missing)}")
 
 for f in fails:
     print("FAIL", f)

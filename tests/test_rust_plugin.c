@@ -6,8 +6,9 @@
  *
  * Checks: cht_plugin() returns abi_version == CHT_ABI_VERSION (this header's),
  * name "rust" and the tables rs-dashmap, rs-papaya, rs-scc, rs-std-mutex; the
- * crate's #[repr(C)] mirror has the C compiler's sizes and last-member offsets
- * (cht_rust_abi_layout); every required member is set, caps = RESIZE | UPDATE.
+ * crate's #[repr(C)] mirror has the C compiler's size and offset of every
+ * member of every shared struct (cht_rust_abi_layout), and cht_plugin.sizes
+ * equals CHT_ABI_SIZES; every required member is set, caps = RESIZE | UPDATE.
  * Per table: create refuses a bad option value (err names it) and value
  * sizes over 8; a single-thread run against a reference array (every return
  * value, every value read back, size exact); 2 threads on disjoint keys from
@@ -253,18 +254,55 @@ int main(int argc, char **argv)
     CHECK(p && p->abi_version == CHT_ABI_VERSION, "abi_version %u, header says %u", p ? p->abi_version : 0,
           CHT_ABI_VERSION);
     CHECK(p && p->name && strcmp(p->name, "rust") == 0, "plugin name");
-    size_t got[9] = { 0 };
-    size_t want[9] = {
-        sizeof(struct cht_ops), offsetof(struct cht_ops, pipe_step),
-        sizeof(struct cht_config), offsetof(struct cht_config, hugepages),
-        sizeof(struct cht_stats), offsetof(struct cht_stats, fp_bucket_slots),
-        sizeof(struct cht_plugin), offsetof(struct cht_plugin, locks),
-        sizeof(struct cht_option_spec),
+    /* every shared struct's size, then each member's offset, in cht_rust_abi_layout's order (lib.rs) */
+#define OFF(s, m) offsetof(struct s, m)
+    const size_t want[] = {
+        sizeof(struct cht_option), OFF(cht_option, key), OFF(cht_option, val),
+        sizeof(struct cht_option_spec), OFF(cht_option_spec, key), OFF(cht_option_spec, help),
+        sizeof(struct cht_config), OFF(cht_config, initial), OFF(cht_config, density), OFF(cht_config, range),
+        OFF(cht_config, max_threads), OFF(cht_config, numa_nodes), OFF(cht_config, thread_node),
+        OFF(cht_config, lock), OFF(cht_config, lock_config), OFF(cht_config, options), OFF(cht_config, value_size),
+        OFF(cht_config, hugepages),
+        sizeof(struct cht_stats), OFF(cht_stats, bytes), OFF(cht_stats, buckets), OFF(cht_stats, resizes),
+        OFF(cht_stats, full_failures), OFF(cht_stats, alloc_failures), OFF(cht_stats, tx_begins),
+        OFF(cht_stats, tx_commits), OFF(cht_stats, tx_aborts), OFF(cht_stats, tx_fallbacks),
+        OFF(cht_stats, fp_bits), OFF(cht_stats, fp_bucket_slots),
+        sizeof(struct cht_pipe_op), OFF(cht_pipe_op, key), OFF(cht_pipe_op, val), OFF(cht_pipe_op, kind),
+        OFF(cht_pipe_op, stage), OFF(cht_pipe_op, result), OFF(cht_pipe_op, pad), OFF(cht_pipe_op, state),
+        sizeof(struct cht_ops), OFF(cht_ops, name), OFF(cht_ops, summary), OFF(cht_ops, caps),
+        OFF(cht_ops, options), OFF(cht_ops, available), OFF(cht_ops, create), OFF(cht_ops, destroy),
+        OFF(cht_ops, thread_init), OFF(cht_ops, thread_exit), OFF(cht_ops, get), OFF(cht_ops, insert),
+        OFF(cht_ops, remove), OFF(cht_ops, update), OFF(cht_ops, size), OFF(cht_ops, stats),
+        OFF(cht_ops, get_batch), OFF(cht_ops, probe_lines), OFF(cht_ops, default_lock), OFF(cht_ops, pipe_start),
+        OFF(cht_ops, pipe_step),
+        sizeof(struct lock_config), OFF(lock_config, numa_nodes), OFF(lock_config, max_threads),
+        OFF(lock_config, handoff_bound), OFF(lock_config, waiter_threshold),
+        sizeof(struct lock_stats), OFF(lock_stats, acquisitions), OFF(lock_stats, fallbacks),
+        OFF(lock_stats, tx_begins), OFF(lock_stats, tx_commits), OFF(lock_stats, tx_aborts),
+        OFF(lock_stats, abort_conflict), OFF(lock_stats, abort_capacity), OFF(lock_stats, abort_explicit),
+        OFF(lock_stats, abort_retry), OFF(lock_stats, abort_other),
+        sizeof(struct lock_ops), OFF(lock_ops, name), OFF(lock_ops, summary), OFF(lock_ops, caps),
+        OFF(lock_ops, lock_size), OFF(lock_ops, ctx_size), OFF(lock_ops, available), OFF(lock_ops, init),
+        OFF(lock_ops, destroy), OFF(lock_ops, ctx_init), OFF(lock_ops, lock), OFF(lock_ops, trylock),
+        OFF(lock_ops, unlock), OFF(lock_ops, read_lock), OFF(lock_ops, read_unlock), OFF(lock_ops, stats),
+        OFF(lock_ops, is_locked), OFF(lock_ops, has_waiters), OFF(lock_ops, ctx_stats),
+        sizeof(struct cht_abi_sizes), OFF(cht_abi_sizes, cht_ops), OFF(cht_abi_sizes, cht_config),
+        OFF(cht_abi_sizes, cht_stats), OFF(cht_abi_sizes, cht_pipe_op), OFF(cht_abi_sizes, cht_option),
+        OFF(cht_abi_sizes, cht_option_spec), OFF(cht_abi_sizes, lock_ops), OFF(cht_abi_sizes, lock_config),
+        OFF(cht_abi_sizes, lock_stats),
+        sizeof(struct cht_plugin), OFF(cht_plugin, abi_version), OFF(cht_plugin, name), OFF(cht_plugin, tables),
+        OFF(cht_plugin, locks), OFF(cht_plugin, sizes),
     };
-    CHECK(layout(got, 9) == 9, "layout count");
-    for (int i = 0; i < 9; i++)
+#undef OFF
+    enum { N_LAYOUT = sizeof want / sizeof want[0] };
+    size_t got[N_LAYOUT + 1] = { 0 };
+    size_t n_layout = layout(got, N_LAYOUT + 1);
+    CHECK(n_layout == N_LAYOUT, "layout count: Rust %zu, C %d", n_layout, (int)N_LAYOUT);
+    for (int i = 0; i < N_LAYOUT; i++)
         CHECK(got[i] == want[i], "layout[%d]: Rust %zu, C %zu (plugins/rust/src/abi.rs out of date)", i, got[i],
               want[i]);
+    const struct cht_abi_sizes sizes = CHT_ABI_SIZES;
+    CHECK(p && memcmp(&p->sizes, &sizes, sizeof sizes) == 0, "cht_plugin.sizes is not CHT_ABI_SIZES");
     if (failures || !p->tables)
         return 1;
     static const char *const expect[] = { "rs-dashmap", "rs-papaya", "rs-scc", "rs-std-mutex", NULL };

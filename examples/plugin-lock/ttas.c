@@ -75,6 +75,7 @@ static const struct cht_plugin ex_plugin = {
     .name = "example-lock",
     .tables = NULL,
     .locks = ex_locks,
+    .sizes = CHT_ABI_SIZES,
 };
 
 CHT_PLUGIN_EXPORT const struct cht_plugin *cht_plugin(void);   /* declared: -Wmissing-prototypes */

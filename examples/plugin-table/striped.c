@@ -257,6 +257,7 @@ static const struct cht_plugin ex_plugin = {
     .name = "example-table",
     .tables = ex_tables,
     .locks = NULL,
+    .sizes = CHT_ABI_SIZES,
 };
 
 CHT_PLUGIN_EXPORT const struct cht_plugin *cht_plugin(void);   /* declared: -Wmissing-prototypes */

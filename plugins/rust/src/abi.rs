@@ -1,19 +1,22 @@
-//! A hand-written `#[repr(C)]` mirror of the parts of chtbench's C ABI this
-//! plugin uses (no bindgen). Mirrors, member for member and in order:
+//! A hand-written `#[repr(C)]` mirror of chtbench's C ABI (no bindgen). Mirrors,
+//! member for member and in order:
 //!   include/cht.h         struct cht_option, cht_option_spec, cht_config,
 //!                         cht_stats, cht_pipe_op, cht_ops; CHT_ABI_VERSION; enum cht_caps
-//!   include/cht_plugin.h  struct cht_plugin
-//! struct lock_ops / lock_config (include/lock.h) are only pointed to: opaque.
+//!   include/lock.h        struct lock_config, lock_stats, lock_ops (this plugin
+//!                         exports no lock, but their sizes go into cht_plugin.sizes)
+//!   include/cht_plugin.h  struct cht_abi_sizes, cht_plugin
 //! Checks: build.rs refuses to build when CHT_ABI_VERSION in include/cht.h
-//! differs from the constant below; tests/test_rust_plugin.c compares every
-//! struct's size and last member's offset (cht_rust_abi_layout, lib.rs) with
-//! the C compiler's.
+//! differs from the constant below; tests/test_rust_abi.py compares every
+//! struct's member names and order with the headers'; tests/test_rust_plugin.c
+//! compares every struct's size and every member's offset (cht_rust_abi_layout,
+//! lib.rs) with the C compiler's; chtbench's loader compares cht_plugin.sizes
+//! (filled from these mirrors) with its own.
 #![allow(non_camel_case_types, dead_code)]
 
 use std::os::raw::{c_char, c_uint, c_void};
 
 /// CHT_ABI_VERSION of include/cht.h (build.rs checks that they agree).
-pub const CHT_ABI_VERSION: c_uint = 3;
+pub const CHT_ABI_VERSION: c_uint = 4;
 
 pub const CHT_CAP_RESIZE: c_uint = 1 << 0;
 pub const CHT_CAP_UPDATE: c_uint = 1 << 1;
@@ -106,12 +109,91 @@ pub struct cht_ops {
 }
 unsafe impl Sync for cht_ops {}
 
+/// struct lock_config (include/lock.h).
+#[repr(C)]
+pub struct lock_config {
+    pub numa_nodes: c_uint,
+    pub max_threads: c_uint,
+    pub handoff_bound: c_uint,
+    pub waiter_threshold: c_uint,
+}
+
+/// struct lock_stats (include/lock.h).
+#[repr(C)]
+pub struct lock_stats {
+    pub acquisitions: u64,
+    pub fallbacks: u64,
+    pub tx_begins: u64,
+    pub tx_commits: u64,
+    pub tx_aborts: u64,
+    pub abort_conflict: u64,
+    pub abort_capacity: u64,
+    pub abort_explicit: u64,
+    pub abort_retry: u64,
+    pub abort_other: u64,
+}
+
+/// struct lock_ops (include/lock.h): the lock vtable.
+#[repr(C)]
+pub struct lock_ops {
+    pub name: *const c_char,
+    pub summary: *const c_char,
+    pub caps: c_uint,
+    pub lock_size: usize,
+    pub ctx_size: usize,
+    pub available: Option<extern "C" fn(why: *mut c_char, len: usize) -> bool>,
+    pub init: Option<extern "C" fn(lock: *mut c_void, cfg: *const lock_config)>,
+    pub destroy: Option<extern "C" fn(lock: *mut c_void)>,
+    pub ctx_init: Option<extern "C" fn(ctx: *mut c_void, tid: c_uint, numa_node: c_uint)>,
+    pub lock: Option<extern "C" fn(lock: *mut c_void, ctx: *mut c_void)>,
+    pub trylock: Option<extern "C" fn(lock: *mut c_void, ctx: *mut c_void) -> bool>,
+    pub unlock: Option<extern "C" fn(lock: *mut c_void, ctx: *mut c_void)>,
+    pub read_lock: Option<extern "C" fn(lock: *mut c_void, ctx: *mut c_void)>,
+    pub read_unlock: Option<extern "C" fn(lock: *mut c_void, ctx: *mut c_void)>,
+    pub stats: Option<extern "C" fn(lock: *mut c_void, s: *mut lock_stats)>,
+    pub is_locked: Option<extern "C" fn(lock: *mut c_void) -> bool>,
+    pub has_waiters: Option<extern "C" fn(lock: *mut c_void, ctx: *mut c_void) -> bool>,
+    pub ctx_stats: Option<extern "C" fn(ctx: *mut c_void, s: *mut lock_stats)>,
+}
+
+/// struct cht_abi_sizes (include/cht_plugin.h): the sizes of the structs above, as rustc lays
+/// them out; chtbench refuses the plugin when one differs from the C compiler's.
+#[repr(C)]
+pub struct cht_abi_sizes {
+    pub cht_ops: u32,
+    pub cht_config: u32,
+    pub cht_stats: u32,
+    pub cht_pipe_op: u32,
+    pub cht_option: u32,
+    pub cht_option_spec: u32,
+    pub lock_ops: u32,
+    pub lock_config: u32,
+    pub lock_stats: u32,
+}
+
+/// CHT_ABI_SIZES of include/cht_plugin.h, from this file's mirrors.
+pub const CHT_ABI_SIZES: cht_abi_sizes = {
+    use std::mem::size_of;
+    cht_abi_sizes {
+        cht_ops: size_of::<cht_ops>() as u32,
+        cht_config: size_of::<cht_config>() as u32,
+        cht_stats: size_of::<cht_stats>() as u32,
+        cht_pipe_op: size_of::<cht_pipe_op>() as u32,
+        cht_option: size_of::<cht_option>() as u32,
+        cht_option_spec: size_of::<cht_option_spec>() as u32,
+        lock_ops: size_of::<lock_ops>() as u32,
+        lock_config: size_of::<lock_config>() as u32,
+        lock_stats: size_of::<lock_stats>() as u32,
+    }
+};
+
 /// struct cht_plugin (include/cht_plugin.h).
 #[repr(C)]
 pub struct cht_plugin {
     pub abi_version: c_uint,
     pub name: *const c_char,
     pub tables: *const Option<&'static cht_ops>, // NULL-terminated
-    pub locks: *const c_void,                    // const struct lock_ops *const *; none here
+    pub locks: *const Option<&'static lock_ops>, // NULL-terminated; none here
+    pub sizes: cht_abi_sizes,
 }
 unsafe impl Sync for cht_plugin {}

@@ -277,6 +277,7 @@ static PLUGIN: cht_plugin = cht_plugin {
     name: c"rust".as_ptr(),
     tables: &TABLES as *const Option<&'static cht_ops>,
     locks: std::ptr::null(),
+    sizes: CHT_ABI_SIZES,
 };
 
 /// The plugin's one required symbol (CHT_PLUGIN_SYMBOL).
@@ -286,22 +287,36 @@ pub extern "C" fn cht_plugin() -> *const cht_plugin {
 }
 
 /// For tests/test_rust_plugin.c: the mirror's layout as rustc sees it, to compare with the
-/// C compiler's: out[0..n) gets sizeof and the offset of the last member of cht_ops,
-/// cht_config, cht_stats, cht_plugin, then sizeof cht_option_spec. Returns the count (9).
+/// C compiler's. out[0..n) gets, struct after struct in the order below, its size and then
+/// every member's offset in declaration order (the same list the test builds with sizeof and
+/// offsetof). Returns the count of numbers.
 #[no_mangle]
 pub extern "C" fn cht_rust_abi_layout(out: *mut usize, n: usize) -> usize {
     use std::mem::{offset_of, size_of};
-    let v = [
-        size_of::<cht_ops>(),
-        offset_of!(cht_ops, pipe_step),
-        size_of::<cht_config>(),
-        offset_of!(cht_config, hugepages),
-        size_of::<cht_stats>(),
-        offset_of!(cht_stats, fp_bucket_slots),
-        size_of::<cht_plugin>(),
-        offset_of!(cht_plugin, locks),
-        size_of::<cht_option_spec>(),
-    ];
+    let mut v: Vec<usize> = Vec::new();
+    macro_rules! layout {
+        ($t:ty: $($m:ident),+) => {
+            v.push(size_of::<$t>());
+            $(v.push(offset_of!($t, $m));)+
+        };
+    }
+    layout!(cht_option: key, val);
+    layout!(cht_option_spec: key, help);
+    layout!(cht_config: initial, density, range, max_threads, numa_nodes, thread_node, lock, lock_config, options,
+            value_size, hugepages);
+    layout!(cht_stats: bytes, buckets, resizes, full_failures, alloc_failures, tx_begins, tx_commits, tx_aborts,
+            tx_fallbacks, fp_bits, fp_bucket_slots);
+    layout!(cht_pipe_op: key, val, kind, stage, result, pad, state);
+    layout!(cht_ops: name, summary, caps, options, available, create, destroy, thread_init, thread_exit, get, insert,
+            remove, update, size, stats, get_batch, probe_lines, default_lock, pipe_start, pipe_step);
+    layout!(lock_config: numa_nodes, max_threads, handoff_bound, waiter_threshold);
+    layout!(lock_stats: acquisitions, fallbacks, tx_begins, tx_commits, tx_aborts, abort_conflict, abort_capacity,
+            abort_explicit, abort_retry, abort_other);
+    layout!(lock_ops: name, summary, caps, lock_size, ctx_size, available, init, destroy, ctx_init, lock, trylock,
+            unlock, read_lock, read_unlock, stats, is_locked, has_waiters, ctx_stats);
+    layout!(cht_abi_sizes: cht_ops, cht_config, cht_stats, cht_pipe_op, cht_option, cht_option_spec, lock_ops,
+            lock_config, lock_stats);
+    layout!(cht_plugin: abi_version, name, tables, locks, sizes);
     for (i, x) in v.iter().enumerate().take(n) {
         unsafe { *out.add(i) = *x };
     }
