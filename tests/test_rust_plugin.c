@@ -5,7 +5,8 @@
  *   test_rust_plugin PATH/libcht_rust.so
  *
  * Checks: cht_plugin() returns abi_version == CHT_ABI_VERSION (this header's),
- * name "rust" and the tables rs-dashmap, rs-papaya, rs-scc, rs-std-mutex; the
+ * name "rust" and the tables rs-dashmap, rs-papaya, rs-scc, rs-std-mutex, rs-flurry,
+ * rs-contrie, rs-scc-index; the
  * crate's #[repr(C)] mirror has the C compiler's sizes and last-member offsets
  * (cht_rust_abi_layout); every required member is set, caps = RESIZE | UPDATE.
  * Per table: create refuses a bad option value (err names it) and value
@@ -267,7 +268,8 @@ int main(int argc, char **argv)
               want[i]);
     if (failures || !p->tables)
         return 1;
-    static const char *const expect[] = { "rs-dashmap", "rs-papaya", "rs-scc", "rs-std-mutex", NULL };
+    static const char *const expect[] = { "rs-dashmap", "rs-papaya", "rs-scc",     "rs-std-mutex",
+                                          "rs-flurry",  "rs-contrie", "rs-scc-index", NULL };
     unsigned n = 0;
     for (; p->tables[n]; n++) {
         ops = p->tables[n];
@@ -283,7 +285,7 @@ int main(int argc, char **argv)
         options_and_panics();
         printf("%s: %s\n", ops->name, failures ? "FAILED" : "ok");
     }
-    CHECK(n == 4, "%u tables, want 4", n);
+    CHECK(n == 7, "%u tables, want 7", n);
     dlclose(so);
     return failures != 0;
 }
