@@ -383,11 +383,12 @@ impl Map for Flurry {
     fn bytes(&self) -> usize {
         // flurry 0.5.2: a table of 8-byte bin pointers for the larger of the keys asked for and
         // held (it doubles when 3/4 full: a lower bound after growing); per key a seize-linked
-        // BinEntry::Node (hash, key, value pointer, next pointer, parking_lot lock, seize's link
-        // header: a 64-byte malloc chunk) and the value in its own linked allocation (32-byte chunk).
-        // Retired nodes and values awaiting reclamation are not counted.
+        // BinEntry::Node (hash, key, value pointer, next pointer, parking_lot lock, seize's
+        // header) and the value in its own seize-linked allocation: 136 bytes a key together,
+        // measured (RSS at 1M keys less the bin table and the driver's own, rust-maps.md), as the
+        // crates' node layouts are private. Retired nodes awaiting reclamation are not counted.
         let n = self.0.len();
-        flurry_bins(n.max(self.1)) * 8 + n * (64 + 32)
+        flurry_bins(n.max(self.1)) * 8 + n * 136
     }
 }
 
@@ -462,14 +463,13 @@ impl Map for Contrie {
         0
     }
     fn bytes(&self) -> usize {
-        // contrie 0.1.4: per key an Arc<Element<u64, AtomicU64>> (two counts, key, value: a 32-byte
-        // allocation, 48-byte malloc chunk) behind a data leaf (a SmallVec of one element pointer,
-        // with crossbeam-epoch's owner: 32-byte chunk), plus the inner nodes of 16 pointers and
-        // flags (a 144-byte allocation, 160-byte chunk) above the leaves: with uniform hashes about
-        // n / 15 of them (a 16-ary trie's inner nodes, fuller near the root).
-        // Checked against RSS in docs/measurements/rust-maps.md.
+        // contrie 0.1.4: per key an Arc<Element<u64, AtomicU64>> (two counts, key, value) behind a
+        // data leaf (a SmallVec of element pointers, crossbeam-epoch's owner), plus the inner
+        // nodes of 16 pointers and flags (a 144-byte allocation, 160-byte chunk) above the leaves,
+        // with uniform hashes about n / 15 of them: 128 bytes a key for element and leaf, measured
+        // (RSS at 1M keys less the inner nodes and the driver's own, rust-maps.md).
         let n = self.len();
-        n * (48 + 32) + (n / 15 + 1) * 160 + 16 * 128
+        n * 128 + (n / 15 + 1) * 160 + 16 * 128
     }
 }
 
