@@ -15,7 +15,7 @@ import sys
 
 chtbench, so = sys.argv[1], os.path.abspath(sys.argv[2])
 failures = 0
-RS = ["rs-dashmap", "rs-papaya", "rs-scc", "rs-std-mutex"]
+RS = ["rs-dashmap", "rs-papaya", "rs-scc", "rs-std-mutex", "rs-flurry", "rs-contrie", "rs-scc-index"]
 
 
 def check(cond, msg):

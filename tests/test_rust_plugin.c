@@ -5,10 +5,11 @@
  *   test_rust_plugin PATH/libcht_rust.so
  *
  * Checks: cht_plugin() returns abi_version == CHT_ABI_VERSION (this header's),
- * name "rust" and the tables rs-dashmap, rs-papaya, rs-scc, rs-std-mutex; the
- * crate's #[repr(C)] mirror has the C compiler's size and offset of every
- * member of every shared struct (cht_rust_abi_layout), and cht_plugin.sizes
- * equals CHT_ABI_SIZES; every required member is set, caps = RESIZE | UPDATE.
+ * name "rust" and the tables rs-dashmap, rs-papaya, rs-scc, rs-std-mutex,
+ * rs-flurry, rs-contrie, rs-scc-index; the crate's #[repr(C)] mirror has the C
+ * compiler's size and offset of every member of every shared struct
+ * (cht_rust_abi_layout), and cht_plugin.sizes equals CHT_ABI_SIZES; every
+ * required member is set, caps = RESIZE | UPDATE.
  * Per table: create refuses a bad option value (err names it) and value
  * sizes over 8; a single-thread run against a reference array (every return
  * value, every value read back, size exact); 2 threads on disjoint keys from
@@ -305,7 +306,8 @@ int main(int argc, char **argv)
     CHECK(p && memcmp(&p->sizes, &sizes, sizeof sizes) == 0, "cht_plugin.sizes is not CHT_ABI_SIZES");
     if (failures || !p->tables)
         return 1;
-    static const char *const expect[] = { "rs-dashmap", "rs-papaya", "rs-scc", "rs-std-mutex", NULL };
+    static const char *const expect[] = { "rs-dashmap", "rs-papaya", "rs-scc",     "rs-std-mutex",
+                                          "rs-flurry",  "rs-contrie", "rs-scc-index", NULL };
     unsigned n = 0;
     for (; p->tables[n]; n++) {
         ops = p->tables[n];
@@ -321,7 +323,7 @@ int main(int argc, char **argv)
         options_and_panics();
         printf("%s: %s\n", ops->name, failures ? "FAILED" : "ok");
     }
-    CHECK(n == 4, "%u tables, want 4", n);
+    CHECK(n == 7, "%u tables, want 7", n);
     dlclose(so);
     return failures != 0;
 }

@@ -1,6 +1,7 @@
 //! chtbench plugin: the Rust ecosystem's concurrent maps behind struct cht_ops
 //! (include/cht.h), exported through cht_plugin() (include/cht_plugin.h).
-//! Tables: rs-dashmap, rs-papaya, rs-scc, rs-std-mutex (maps.rs says which calls each op makes).
+//! Tables: rs-dashmap, rs-papaya, rs-scc, rs-std-mutex, rs-flurry, rs-contrie,
+//! rs-scc-index (maps.rs says which calls each op makes).
 //!
 //! No panic crosses the C boundary: every entry point runs under catch_unwind. A caught
 //! panic fails the operation (false / NULL / 0), is counted, shows in stats().alloc_failures
@@ -15,7 +16,7 @@ mod abi;
 mod maps;
 
 use abi::*;
-use maps::{ChtBuild, Dash, Map, Papaya, Scc, StdMutex, HASH_NAMES};
+use maps::{ChtBuild, Contrie, Dash, Flurry, Map, Papaya, Scc, SccIndex, StdMutex, HASH_NAMES};
 use std::ffi::CStr;
 use std::os::raw::c_char;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -224,7 +225,8 @@ extern "C" fn stats<M: Map>(t: Table, s: *mut cht_stats) {
     }
 }
 
-const NAMES: [&str; 4] = ["rs-dashmap", "rs-papaya", "rs-scc", "rs-std-mutex"];
+const NAMES: [&str; 7] =
+    ["rs-dashmap", "rs-papaya", "rs-scc", "rs-std-mutex", "rs-flurry", "rs-contrie", "rs-scc-index"];
 
 static OPTIONS: [cht_option_spec; 3] = [
     cht_option_spec {
@@ -270,7 +272,20 @@ static PAPAYA: cht_ops = ops!(Papaya, 1, c"rs-papaya", c"Rust papaya 0.2.5 HashM
 static SCC: cht_ops = ops!(Scc, 2, c"rs-scc", c"Rust scc 3.8.8 HashMap: bucket locks, epoch reclamation (sdd)");
 static STD_MUTEX: cht_ops = ops!(StdMutex, 3, c"rs-std-mutex", c"Rust std HashMap (hashbrown) under one std::sync::Mutex: the Rust baseline");
 
-static TABLES: [Option<&'static cht_ops>; 5] = [Some(&DASH), Some(&PAPAYA), Some(&SCC), Some(&STD_MUTEX), None];
+static FLURRY: cht_ops = ops!(Flurry, 4, c"rs-flurry", c"Rust flurry 0.5.2 HashMap: Java's ConcurrentHashMap ported, bin locks, lock-free reads, seize reclamation");
+static CONTRIE: cht_ops = ops!(Contrie, 5, c"rs-contrie", c"Rust contrie 0.1.4 ConMap: lock-free hash trie (16-way nodes), crossbeam-epoch reclamation");
+static SCC_INDEX: cht_ops = ops!(SccIndex, 6, c"rs-scc-index", c"Rust scc 3.8.8 HashIndex: lock-free reads, bucket locks for writes, copy-on-write entries (sdd)");
+
+static TABLES: [Option<&'static cht_ops>; 8] = [
+    Some(&DASH),
+    Some(&PAPAYA),
+    Some(&SCC),
+    Some(&STD_MUTEX),
+    Some(&FLURRY),
+    Some(&CONTRIE),
+    Some(&SCC_INDEX),
+    None,
+];
 
 static PLUGIN: cht_plugin = cht_plugin {
     abi_version: CHT_ABI_VERSION,

@@ -1,4 +1,4 @@
-//! The four maps behind one small trait, and the key hash they share.
+//! The seven maps behind one small trait, and the key hash they share.
 //!
 //! Operations -> library calls (u64 keys and values, stored inline):
 //!   rs-dashmap    dashmap::DashMap: get -> get(&k) (shard read lock, value copied);
@@ -17,6 +17,23 @@
 //!                 update -> update_sync(&k, |_, x| *x = v); size -> len() (counts the entries)
 //!   rs-std-mutex  std::collections::HashMap under one std::sync::Mutex (the baseline):
 //!                 entry(k) Vacant -> insert; get_mut for update; len()
+//!   rs-flurry     flurry::HashMap (a port of Java's ConcurrentHashMap: an array of bins, lock-free
+//!                 reads, a lock per bin for writes, cooperative resize; seize's reclamation):
+//!                 a guard per op (map.guard()); get -> get(&k, &g); insert -> try_insert(k, v, &g)
+//!                 (Err = present); remove -> remove(&k, &g); update -> compute_if_present(&k,
+//!                 |_, _| Some(v), &g) (None = absent); size -> len() (its counter)
+//!   rs-contrie    contrie::ConMap (a lock-free hash trie, 16-way nodes, crossbeam-epoch; values
+//!                 in Arc'd elements, immutable): the value is an AtomicU64 in the element, so
+//!                 get -> get(&k) + load; insert -> get_or_insert(k, ..) (New = inserted);
+//!                 remove -> remove(&k); update -> get(&k) + store into the element (a store into an
+//!                 element a racing remove has just unlinked orders the update before that
+//!                 remove); size -> a striped count of successful inserts and removes (the crate
+//!                 has no len; iter().count() walks the trie), exact when quiescent
+//!   rs-scc-index  scc::HashIndex (scc's read-optimised map: lock-free reads under sdd's epoch,
+//!                 bucket locks for writes, copy-on-write entries): get -> peek_with(&k, |_, v| *v);
+//!                 insert -> insert_sync(k, v) (Err = present); remove -> remove_sync(&k);
+//!                 update -> get_sync(&k) + OccupiedEntry::update(v) (a new entry replaces the old);
+//!                 size -> len()
 //! Pre-sizing: with_capacity(n), n = cfg->initial (room for that many keys at the map's own
 //! load factor, as locked:impl=std|absl|boost reserve), or initial / density when density > 1
 //! (the conformance suite's "tiny start", which forces growth).
@@ -322,5 +339,178 @@ impl Map for StdMutex {
     }
     fn bytes(&self) -> usize {
         hashbrown_bytes(self.lock().capacity(), 16) + 64 // + the Mutex and the map's header
+    }
+}
+
+/// Bins of a flurry table pre-sized for `n` keys (flurry 0.5.2 presize: Java's tableSizeFor of
+/// n + n/2 + 1, at least 16).
+fn flurry_bins(n: usize) -> usize {
+    (n + n / 2 + 1).next_power_of_two().max(16)
+}
+
+pub struct Flurry(flurry::HashMap<u64, u64, ChtBuild>, usize);
+
+impl Map for Flurry {
+    fn new(capacity: usize, h: ChtBuild) -> Self {
+        Flurry(flurry::HashMap::with_capacity_and_hasher(capacity, h), capacity)
+    }
+    #[inline]
+    fn get(&self, k: u64) -> Option<u64> {
+        let g = self.0.guard();
+        self.0.get(&k, &g).copied()
+    }
+    #[inline]
+    fn insert(&self, k: u64, v: u64) -> bool {
+        let g = self.0.guard();
+        self.0.try_insert(k, v, &g).is_ok()
+    }
+    #[inline]
+    fn remove(&self, k: u64) -> bool {
+        let g = self.0.guard();
+        self.0.remove(&k, &g).is_some()
+    }
+    #[inline]
+    fn update(&self, k: u64, v: u64) -> bool {
+        let g = self.0.guard();
+        self.0.compute_if_present(&k, |_, _| Some(v), &g).is_some()
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn buckets(&self) -> usize {
+        0 // the crate does not expose its table size
+    }
+    fn bytes(&self) -> usize {
+        // flurry 0.5.2: a table of 8-byte bin pointers for the larger of the keys asked for and
+        // held (it doubles when 3/4 full: a lower bound after growing); per key a seize-linked
+        // BinEntry::Node (hash, key, value pointer, next pointer, parking_lot lock, seize's
+        // header) and the value in its own seize-linked allocation: 136 bytes a key together,
+        // measured (RSS at 1M keys less the bin table and the driver's own, rust-maps.md), as the
+        // crates' node layouts are private. Retired nodes awaiting reclamation are not counted.
+        let n = self.0.len();
+        flurry_bins(n.max(self.1)) * 8 + n * 136
+    }
+}
+
+/// A striped count of keys for maps without len(): one cache-line-padded counter per stripe, a
+/// thread's stripe chosen once (round-robin), summed by len(). Exact when quiescent.
+#[repr(align(128))]
+struct Stripe(std::sync::atomic::AtomicI64);
+
+pub struct Striped([Stripe; 16]);
+
+impl Striped {
+    fn new() -> Self {
+        Striped(std::array::from_fn(|_| Stripe(std::sync::atomic::AtomicI64::new(0))))
+    }
+    #[inline(always)]
+    fn add(&self, d: i64) {
+        use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        thread_local!(static MINE: usize = NEXT.fetch_add(1, Relaxed) % 16);
+        let i = MINE.with(|m| *m);
+        self.0[i].0.fetch_add(d, Relaxed);
+    }
+    fn sum(&self) -> usize {
+        self.0.iter().map(|s| s.0.load(std::sync::atomic::Ordering::Relaxed)).sum::<i64>().max(0) as usize
+    }
+}
+
+pub struct Contrie(contrie::ConMap<u64, std::sync::atomic::AtomicU64, ChtBuild>, Striped);
+
+impl Map for Contrie {
+    fn new(_capacity: usize, h: ChtBuild) -> Self {
+        // a trie has no capacity to reserve: it grows node by node
+        Contrie(contrie::ConMap::with_hasher(h), Striped::new())
+    }
+    #[inline]
+    fn get(&self, k: u64) -> Option<u64> {
+        self.0.get(&k).map(|e| e.value().load(std::sync::atomic::Ordering::Acquire))
+    }
+    #[inline]
+    fn insert(&self, k: u64, v: u64) -> bool {
+        let new = self.0.get_or_insert_with(k, || std::sync::atomic::AtomicU64::new(v)).is_new();
+        if new {
+            self.1.add(1);
+        }
+        new
+    }
+    #[inline]
+    fn remove(&self, k: u64) -> bool {
+        let gone = self.0.remove(&k).is_some();
+        if gone {
+            self.1.add(-1);
+        }
+        gone
+    }
+    #[inline]
+    fn update(&self, k: u64, v: u64) -> bool {
+        match self.0.get(&k) {
+            Some(e) => {
+                e.value().store(v, std::sync::atomic::Ordering::Release);
+                true
+            }
+            None => false,
+        }
+    }
+    fn len(&self) -> usize {
+        // the crate has no len(); iter().count() walks the trie (too slow for the conformance
+        // suite's size() after each step: model-rs-contrie took 127 s), so a striped count of
+        // the inserts and removes that succeeded
+        self.1.sum()
+    }
+    fn buckets(&self) -> usize {
+        0
+    }
+    fn bytes(&self) -> usize {
+        // contrie 0.1.4: per key an Arc<Element<u64, AtomicU64>> (two counts, key, value) behind a
+        // data leaf (a SmallVec of element pointers, crossbeam-epoch's owner), plus the inner
+        // nodes of 16 pointers and flags (a 144-byte allocation, 160-byte chunk) above the leaves,
+        // with uniform hashes about n / 15 of them: 128 bytes a key for element and leaf, measured
+        // (RSS at 1M keys less the inner nodes and the driver's own, rust-maps.md).
+        let n = self.len();
+        n * 128 + (n / 15 + 1) * 160 + 16 * 128
+    }
+}
+
+pub struct SccIndex(scc::HashIndex<u64, u64, ChtBuild>);
+
+impl Map for SccIndex {
+    fn new(capacity: usize, h: ChtBuild) -> Self {
+        SccIndex(scc::HashIndex::with_capacity_and_hasher(capacity, h))
+    }
+    #[inline]
+    fn get(&self, k: u64) -> Option<u64> {
+        self.0.peek_with(&k, |_, v| *v)
+    }
+    #[inline]
+    fn insert(&self, k: u64, v: u64) -> bool {
+        self.0.insert_sync(k, v).is_ok()
+    }
+    #[inline]
+    fn remove(&self, k: u64) -> bool {
+        self.0.remove_sync(&k)
+    }
+    #[inline]
+    fn update(&self, k: u64, v: u64) -> bool {
+        match self.0.get_sync(&k) {
+            Some(mut e) => {
+                e.update(v);
+                true
+            }
+            None => false,
+        }
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn buckets(&self) -> usize {
+        self.0.capacity()
+    }
+    fn bytes(&self) -> usize {
+        // scc 3.8.8 HashIndex: the same bucket array as HashMap (18 bytes a slot: 32 slots of
+        // 16-byte (key, value) and a 64-byte header a bucket); removed and replaced entries
+        // wait for sdd's epoch before their slot is reused (not counted)
+        self.0.capacity() * 18
     }
 }
