@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Plugins built with chtbench are loaded by default (meson passes CHTBENCH_DEFAULT_PLUGINS; src/plugin.c):
-the Rust plugin's rs-* tables are listed and run like built-in ones without --plugin; --plugin with the
-same file is a no-op; a default plugin that is missing is skipped without a word; one that is there but
-cannot be loaded is an error (exit 2, one line naming it).
+a plugin's tables (default: the Rust plugin's rs-*) are listed and run like built-in ones without --plugin;
+--plugin with the same file is a no-op; a default plugin that is missing is skipped without a word; one that
+is there but cannot be loaded is an error (exit 2, one line naming it).
 
     test_default_plugin.py CHTBENCH PATH/libcht_rust.so
+    test_default_plugin.py CHTBENCH PATH/libcht_go.so go go-syncmap,go-xsync
 
 Moves the built plugin aside for a moment (restored in every case): run alone (is_parallel: false)."""
 import csv
@@ -15,7 +16,9 @@ import sys
 
 chtbench, so = sys.argv[1], os.path.abspath(sys.argv[2])
 failures = 0
-RS = ["rs-dashmap", "rs-papaya", "rs-scc", "rs-std-mutex", "rs-flurry", "rs-contrie", "rs-scc-index"]
+PLUGIN = sys.argv[3] if len(sys.argv) > 3 else "rust"
+RS = sys.argv[4].split(",") if len(sys.argv) > 4 else ["rs-dashmap", "rs-papaya", "rs-scc", "rs-std-mutex", "rs-flurry",
+                                                      "rs-contrie", "rs-scc-index"]
 
 
 def check(cond, msg):
@@ -37,13 +40,13 @@ def listed():
 
 p, names = listed()
 check(p.returncode == 0 and all(t in names for t in RS), f"--list shows {RS} without --plugin")
-check(all(f"(plugin rust, {so})" in names.get(t, "") for t in RS), "each marked (plugin rust, PATH)")
+check(all(f"(plugin {PLUGIN}, {so})" in names.get(t, "") for t in RS), f"each marked (plugin {PLUGIN}, PATH)")
 p = run("--version")
-check(any(l.startswith(f"plugin: rust {so} sha256 ") for l in p.stdout.splitlines()), "--version names the file")
+check(any(l.startswith(f"plugin: {PLUGIN} {so} sha256 ") for l in p.stdout.splitlines()), "--version names the file")
 p = run("--plugin", so, "-t", ",".join(RS), "-n", "2", "-i", "1K", "-d", "30", "--csv", "-")
 rows = list(csv.DictReader(io.StringIO(p.stdout)))
-check(p.returncode == 0 and [r["table"] for r in rows] == RS and all(r["plugin"] == "rust" for r in rows),
-      f"--plugin with the default file again: a no-op; 2-thread rows for every rs-* table, plugin column rust "
+check(p.returncode == 0 and [r["table"] for r in rows] == RS and all(r["plugin"] == PLUGIN for r in rows),
+      f"--plugin with the default file again: a no-op; 2-thread rows for every {PLUGIN} table, plugin column {PLUGIN} "
       f"(rc {p.returncode}, {p.stderr.strip()[:300]})")
 
 aside = so + ".aside"
