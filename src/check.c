@@ -270,6 +270,10 @@ struct worker {
     uint64_t ins_suc, rem_suc, ops_done;
     pthread_barrier_t *bar;
     cht_val_t *own;           /* disjoint: model of own keys, indexed by k */
+    uint64_t *seen;           /* versions: per key, the newest version this thread wrote or read */
+    uint64_t *published;      /* versions: per key, the newest version its writer is about to write */
+    uint64_t nkeys;           /* versions: keys 1 .. nkeys */
+    uint64_t lost, stale, unwritten;   /* versions: wrong answers by kind */
     int errors;
     uint64_t done;            /* ops issued */
     char cex[200];            /* the first wrong result */
@@ -329,7 +333,9 @@ static void *disjoint_worker(void *arg)
         uint64_t x = cht_rng_next(&r);
         cht_key_t k = w->tid + 1 + cht_rng_below(cht_rng_next(&r), per) * w->nthreads;
         unsigned op = (unsigned)cht_rng_below(x, 100);
-        cht_val_t v = val_for(k, w->tid);
+        /* a value unique to this op (never 0, which marks an absent key in own[]): an older
+         * value read back, a lost update, is told from the newest */
+        cht_val_t v = (k << 32) | (i & 0xffffffffu);
         if (op < 35) {
             bool ok = ops->insert(w->t, k, v);
             if (!ok && !w->own[k] && full_failures(w->t) > 0)
@@ -338,12 +344,19 @@ static void *disjoint_worker(void *arg)
                 W_ERR(w, "key %llu insert expected %s got %s (op %llu)", (unsigned long long)k, tf(!w->own[k]),
                       tf(ok), (unsigned long long)i);
             if (ok) { w->own[k] = v; w->ins_suc++; }
-        } else if (op < 70) {
+        } else if (op < 60) {
             bool ok = ops->remove(w->t, k);
             if (ok != !!w->own[k])
                 W_ERR(w, "key %llu remove expected %s got %s (op %llu)", (unsigned long long)k, tf(w->own[k]),
                       tf(ok), (unsigned long long)i);
             if (ok) { w->own[k] = 0; w->rem_suc++; }
+        } else if (op < 75 && ops->update) {
+            bool ok = ops->update(w->t, k, v);
+            if (ok != !!w->own[k])
+                W_ERR(w, "key %llu update expected %s got %s (op %llu)", (unsigned long long)k, tf(w->own[k]),
+                      tf(ok), (unsigned long long)i);
+            if (ok)
+                w->own[k] = v;
         } else {
             cht_val_t got = 0;
             bool ok = ops->get(w->t, k, &got);
@@ -582,6 +595,183 @@ static void *stress_worker(void *arg)
 }
 
 static void ax_stress(void);
+
+/* ---------------- versions: every write unique, each writer's order kept ----------------
+ * Keys 1..K (K = 4 threads at least, 64 at least) are prefilled and never removed; key k is
+ * written by one thread only, its owner (k - 1) % n, whose every update stores a value unique to
+ * (key, writer, that writer's version of the key: 1, 2, ...), so an older value can be told from
+ * the newest. Before it writes version s the owner publishes s (readers' bound); after it, it
+ * reads the key back, which must give version s. Every thread reads every key and keeps, per key,
+ * the newest version it has written or read. Counted by kind, exactly:
+ *  - a stale read: a version older than one this thread already wrote or read for that key
+ *    (an owner's read-back older than its write, read again and then found: stale, not lost);
+ *  - a lost update: update() said true, and the owner's read-back finds an older version twice,
+ *    or the key's final value is not its owner's last write;
+ *  - a value never written: another key's, another writer's, a version above the published one.
+ * Needs update(); filters (no values) are skipped. */
+static inline cht_val_t ver_val(cht_key_t k, uint64_t writer, uint64_t version)
+{
+    return (k << 44) | (writer << 32) | version;   /* k < 2^19, writer < 2^12, version < 2^32 */
+}
+
+static void ver_decode(cht_val_t v, uint64_t *k, uint64_t *writer, uint64_t *version)
+{
+    *k = v >> 44;
+    *writer = (v >> 32) & 0xfff;
+    *version = v & 0xffffffffu;
+}
+
+/* a get by a thread that is not k's owner, or a read-back that found another value */
+static void ver_check_read(struct worker *w, cht_key_t k, cht_val_t got, uint64_t i)
+{
+    const uint64_t owner = (k - 1) % w->nthreads + 1;
+    uint64_t gk, gw, gs;
+    ver_decode(got, &gk, &gw, &gs);
+    const uint64_t bound = __atomic_load_n(&w->published[k], __ATOMIC_ACQUIRE);   /* after the get */
+    if (got == CHT_VAL_TORN || gk != k || (gw != owner && !(gw == 0 && gs == 0)) || (gw == owner && gs == 0) ||
+        gs > bound) {
+        w->unwritten++;
+        W_ERR(w, "key %llu get read %llx, a value never written for it (writer %llu version %llu; its writer is "
+              "thread %llu, at version %llu at most; op %llu)", (unsigned long long)k, (unsigned long long)got,
+              (unsigned long long)gw, (unsigned long long)gs, (unsigned long long)(owner - 1),
+              (unsigned long long)bound, (unsigned long long)i);
+    } else if (gs < w->seen[k]) {
+        w->stale++;
+        W_ERR(w, "key %llu get read version %llu after this thread %s version %llu (a stale read; op %llu)",
+              (unsigned long long)k, (unsigned long long)gs, owner == w->tid + 1 ? "wrote" : "read",
+              (unsigned long long)w->seen[k], (unsigned long long)i);
+    } else {
+        w->seen[k] = gs;
+    }
+}
+
+static void *versions_worker(void *arg)
+{
+    struct worker *w = arg;
+    t_init(w->t, w->tid);
+    pthread_barrier_wait(w->bar);
+    struct cht_rng r;
+    cht_rng_seed(&r, w->seed, w->tid);
+    const uint64_t n = w->nthreads, own = w->nkeys / n;   /* own keys: tid + 1 + j n, j < own */
+    uint64_t i;
+    for (i = 0; i < w->nops && !out_of_time(i); i++) {
+        uint64_t x = cht_rng_next(&r);
+        if (x & 1) {                          /* half the ops: write an own key, read it back */
+            cht_key_t k = w->tid + 1 + cht_rng_below(cht_rng_next(&r), own) * n;
+            /* the next version: one above the last published (only the owner publishes its keys) */
+            const uint64_t s = __atomic_load_n(&w->published[k], __ATOMIC_RELAXED) + 1, me = w->tid + 1;
+            __atomic_store_n(&w->published[k], s, __ATOMIC_RELEASE);
+            if (!ops->update(w->t, k, ver_val(k, me, s))) {
+                W_ERR(w, "key %llu update expected true got false (never removed; op %llu)", (unsigned long long)k,
+                      (unsigned long long)i);
+                continue;
+            }
+            w->seen[k] = s;
+            cht_val_t got = 0, again = 0;
+            if (!ops->get(w->t, k, &got)) {
+                W_ERR(w, "key %llu get expected true got false (never removed; op %llu)", (unsigned long long)k,
+                      (unsigned long long)i);
+                continue;
+            }
+            if (got == ver_val(k, me, s))
+                continue;
+            uint64_t gk, gw, gs;
+            ver_decode(got, &gk, &gw, &gs);
+            bool older = got != CHT_VAL_TORN && gk == k && (gw == me || (gw == 0 && gs == 0)) && gs < s;
+            if (older && ops->get(w->t, k, &again) && again == got) {
+                w->lost++;
+                w->seen[k] = gs;   /* what the key holds: later reads of it are not stale for this loss */
+                W_ERR(w, "key %llu update to version %llu returned true, then get read version %llu twice (a lost "
+                      "update; op %llu)", (unsigned long long)k, (unsigned long long)s, (unsigned long long)gs,
+                      (unsigned long long)i);
+            } else {
+                ver_check_read(w, k, got, i);   /* older: stale (read again, it moved on); else never written */
+            }
+        } else {
+            cht_key_t k = 1 + cht_rng_below(cht_rng_next(&r), w->nkeys);
+            cht_val_t got = 0;
+            if (!ops->get(w->t, k, &got))
+                W_ERR(w, "key %llu get expected true got false (never removed; op %llu)", (unsigned long long)k,
+                      (unsigned long long)i);
+            else
+                ver_check_read(w, k, got, i);
+        }
+    }
+    w->done = i;
+    pthread_barrier_wait(w->bar);
+    t_exit(w->t, w->tid);
+    return NULL;
+}
+
+static void mode_versions(void)
+{
+    if (ops->caps & CHT_CAP_APPROXIMATE) {
+        note("versions: %s stores no values; nothing to check\n", ops->name);
+        skip_why = "stores no values (a filter)";
+        return;
+    }
+    if (!ops->update) {
+        note("versions: %s has no update(); nothing to check\n", ops->name);
+        skip_why = "no update()";
+        return;
+    }
+    const unsigned n = nthr(8) < 2 ? 2 : nthr(8);
+    const uint64_t nkeys = (4 * n > 64 ? 4 * n : 64) / n * n;
+    struct worker *w = aligned_alloc(64, sizeof *w * n);
+    uint64_t *published = calloc(nkeys + 1, sizeof *published);
+    uint64_t *seen = calloc((size_t)n * (nkeys + 1), sizeof *seen);
+    if (!w || !published || !seen) {
+        ck_fail("out of memory");
+        longjmp(abort_check, 1);
+    }
+    void *t = make_table(nkeys, 0.5, n, nkeys);
+    t_init(t, 0);
+    for (cht_key_t k = 1; k <= nkeys; k++)
+        CHECK(ops->insert(t, k, ver_val(k, 0, 0)), "key %llu prefill insert expected true got false",
+              (unsigned long long)k);
+    t_exit(t, 0);
+    pthread_barrier_t bar;
+    pthread_barrier_init(&bar, NULL, n);
+    for (unsigned i = 0; i < n; i++)
+        w[i] = (struct worker){ .tid = i, .t = t, .seed = 500, .nops = scaled(400000) / n + 1, .nthreads = n,
+                                .bar = &bar, .seen = seen + (size_t)i * (nkeys + 1), .published = published,
+                                .nkeys = nkeys };
+    run_threads(w, n, versions_worker);
+    /* the end: every key holds its owner's last write */
+    uint64_t lost = 0, stale = 0, unwritten = 0, final_lost = 0;
+    char first[200] = "";
+    t_init(t, 0);
+    for (cht_key_t k = 1; k <= nkeys; k++) {
+        const struct worker *o = &w[(k - 1) % n];
+        const cht_val_t want = o->seen[k] ? ver_val(k, o->tid + 1, o->seen[k]) : ver_val(k, 0, 0);
+        cht_val_t got = 0;
+        if (!ops->get(t, k, &got) || got != want) {
+            if (!final_lost++)
+                snprintf(first, sizeof first, "key %llu final get expected %llx (thread %u's version %llu) got %llx",
+                         (unsigned long long)k, (unsigned long long)want, o->tid, (unsigned long long)o->seen[k],
+                         (unsigned long long)got);
+        }
+    }
+    t_exit(t, 0);
+    for (unsigned i = 0; i < n; i++) {
+        lost += w[i].lost;
+        stale += w[i].stale;
+        unwritten += w[i].unwritten;
+    }
+    char what[200];
+    snprintf(what, sizeof what, "%llu lost updates, %llu stale reads, %llu values never written, %llu keys not at "
+             "their last write at the end; %llu keys", (unsigned long long)lost, (unsigned long long)stale,
+             (unsigned long long)unwritten, (unsigned long long)final_lost, (unsigned long long)nkeys);
+    int errors = workers_check(w, n, what);
+    CHECK(final_lost == 0, "%s (%llu keys so; %s, %u threads)", first, (unsigned long long)final_lost, what, n);
+    ops->destroy(t);
+    pthread_barrier_destroy(&bar);
+    note("versions: %s, %u threads, %llu keys: %s, %d errors\n", choice_p->text, n, (unsigned long long)nkeys, what,
+         errors);
+    free(w);
+    free(published);
+    free(seen);
+}
 
 /* ---------------- values: no torn value under concurrent updates ---------------- */
 
@@ -1199,7 +1389,8 @@ static void ax_stress(void)
 
 /* ---------------- the entry points ---------------- */
 
-static const char *const kind_names[] = { "model", "disjoint", "stable", "stress", "values", "steady", NULL };
+static const char *const kind_names[] = { "model", "disjoint", "stable", "stress", "values", "steady", "versions",
+                                          NULL };
 
 const char *check_kind_name(enum check_kind k)
 {
@@ -1233,6 +1424,7 @@ enum check_verdict check_table(struct check_ctx *c, enum check_kind k)
         case CHECK_STRESS: mode_stress(); break;
         case CHECK_VALUES: mode_values(); break;
         case CHECK_STEADY: mode_steady(); break;
+        case CHECK_VERSIONS: mode_versions(); break;
         default: break;
         }
     }

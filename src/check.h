@@ -32,6 +32,7 @@ enum check_kind {
     CHECK_STRESS,    /* 16 threads, 64 keys: size and values exact after every run */
     CHECK_VALUES,    /* no torn or foreign value under concurrent updates */
     CHECK_STEADY,    /* the steady state does not grow */
+    CHECK_VERSIONS,  /* unique values: no lost update, stale read or value never written */
     CHECK_TABLE_KINDS
 };
 

@@ -5,7 +5,7 @@
  *
  *   test_conformance MODE TABLE[:opts] [VALUE_SIZE]
  *
- * MODE: model | disjoint | stable | stress | values | steady (src/check.c
+ * MODE: model | disjoint | stable | stress | values | steady | versions (src/check.c
  * says what each checks). VALUE_SIZE: cht_config.value_size in bytes
  * (default 8; over 8 only for tables with CHT_CAP_VALUE_OOL, which then
  * store and read back every word of each value).
@@ -24,7 +24,7 @@ static struct table_choice choice;
 int main(int argc, char **argv)
 {
     if (argc != 3 && argc != 4) {
-        fprintf(stderr, "usage: %s model|disjoint|stable|stress|values|steady TABLE[:opts] [VALUE_SIZE]\n", argv[0]);
+        fprintf(stderr, "usage: %s model|disjoint|stable|stress|values|steady|versions TABLE[:opts] [VALUE_SIZE]\n", argv[0]);
         return 2;
     }
     unsigned kind = 0;

@@ -5,7 +5,6 @@ a plugin's tables (default: the Rust plugin's rs-*) are listed and run like buil
 is there but cannot be loaded is an error (exit 2, one line naming it).
 
     test_default_plugin.py CHTBENCH PATH/libcht_rust.so
-    test_default_plugin.py CHTBENCH PATH/libcht_go.so go go-syncmap,go-xsync
 
 Moves the built plugin aside for a moment (restored in every case): run alone (is_parallel: false)."""
 import csv

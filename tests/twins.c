@@ -14,6 +14,12 @@
  *                           one parked key in 4
  *   fault=pipe-garbage      a step answers 2 for one key in 1000 (having done
  *                           the op)
+ *   fault=lost-update       one update in 10^4 answers true and stores nothing
+ *   fault=race-lost-update  the same, counted only over updates made while
+ *                           another thread is inside an op (alone, it is correct)
+ *   fault=stale-read        one get in 10^4 that finds its key while another
+ *                           thread is inside an op returns the key's previous
+ *                           value (each node keeps it)
  *
  * Buckets (a power of two, at least the prefill's key count) each hold a
  * spin lock and a singly linked chain; every op, get included, holds its
@@ -28,12 +34,15 @@
 #include <string.h>
 #include "cht_plugin.h"
 
-enum twin_fault { FAULT_NONE, FAULT_PIPE_FIRST_ONLY, FAULT_PIPE_AGAIN_TWICE, FAULT_PIPE_GARBAGE };
-static const char *const fault_names[] = { "none", "pipe-first-only", "pipe-again-twice", "pipe-garbage" };
+enum twin_fault { FAULT_NONE, FAULT_PIPE_FIRST_ONLY, FAULT_PIPE_AGAIN_TWICE, FAULT_PIPE_GARBAGE, FAULT_LOST_UPDATE,
+                  FAULT_RACE_LOST_UPDATE, FAULT_STALE_READ, FAULTS };
+static const char *const fault_names[FAULTS] = { "none", "pipe-first-only", "pipe-again-twice", "pipe-garbage",
+                                                 "lost-update", "race-lost-update", "stale-read" };
 
 struct node {
     cht_key_t key;
     cht_val_t val;
+    cht_val_t prev;      /* the value before the last update (fault=stale-read returns it) */
     struct node *next;
 };
 
@@ -47,10 +56,13 @@ struct twin {
     uint64_t mask;
     enum twin_fault fault;
     alignas(64) int64_t size;
+    alignas(64) unsigned inside;     /* threads inside an op (the faults that need concurrency) */
+    alignas(64) uint64_t faultable;  /* the ops a fault counts, 1 in 10^4 of them goes wrong */
 };
 
 static const struct cht_option_spec twin_options[] = {
-    { "fault", "none (default), pipe-first-only, pipe-again-twice, pipe-garbage: the bug to carry" },
+    { "fault", "none (default), pipe-first-only, pipe-again-twice, pipe-garbage, lost-update, race-lost-update, "
+               "stale-read: the bug to carry" },
     { NULL, NULL },
 };
 
@@ -66,11 +78,11 @@ static void *twin_create(const struct cht_config *cfg, char *err, size_t len)
     enum twin_fault fault = FAULT_NONE;
     for (const struct cht_option *o = cfg->options; o && o->key; o++) {
         unsigned i = 0;
-        while (i < sizeof fault_names / sizeof fault_names[0] && strcmp(o->val, fault_names[i]) != 0)
+        while (i < FAULTS && strcmp(o->val, fault_names[i]) != 0)
             i++;
-        if (i == sizeof fault_names / sizeof fault_names[0]) {
-            snprintf(err, len, "--table twin: option fault=%s: expected none, pipe-first-only, pipe-again-twice "
-                     "or pipe-garbage", o->val);
+        if (i == FAULTS) {
+            snprintf(err, len, "--table twin: option fault=%s: expected none, pipe-first-only, pipe-again-twice, "
+                     "pipe-garbage, lost-update, race-lost-update or stale-read", o->val);
             return NULL;
         }
         fault = (enum twin_fault)i;
@@ -89,6 +101,8 @@ static void *twin_create(const struct cht_config *cfg, char *err, size_t len)
     t->mask = n - 1;
     t->fault = fault;
     t->size = 0;
+    t->inside = 0;
+    t->faultable = 0;
     return t;
 }
 
@@ -119,9 +133,20 @@ static void twin_unlock(struct bucket *b)
     __atomic_store_n(&b->lock, 0, __ATOMIC_RELEASE);
 }
 
+/* this op is the one in 10^4 its fault breaks (concurrent: only while another thread is inside an op) */
+static bool twin_fault_now(struct twin *t, bool concurrent)
+{
+    if (concurrent && __atomic_load_n(&t->inside, __ATOMIC_RELAXED) < 2)
+        return false;
+    return __atomic_add_fetch(&t->faultable, 1, __ATOMIC_RELAXED) % 10000 == 0;
+}
+
 /* the op of kind CHT_PIPE_* on k, under k's bucket lock: what get/insert/remove/update return */
 static bool twin_op(struct twin *t, uint64_t h, unsigned kind, cht_key_t k, cht_val_t *v)
 {
+    const bool counted = t->fault >= FAULT_LOST_UPDATE;
+    if (counted)
+        __atomic_fetch_add(&t->inside, 1, __ATOMIC_RELAXED);
     struct bucket *b = twin_lock(t, h);
     struct node **p = &b->head;
     while (*p && (*p)->key != k)
@@ -131,7 +156,7 @@ static bool twin_op(struct twin *t, uint64_t h, unsigned kind, cht_key_t k, cht_
     switch (kind) {
     case CHT_PIPE_GET:
         if (x)
-            *v = x->val;
+            *v = t->fault == FAULT_STALE_READ && twin_fault_now(t, true) ? x->prev : x->val;
         break;
     case CHT_PIPE_INSERT:
         ok = !x;
@@ -139,7 +164,7 @@ static bool twin_op(struct twin *t, uint64_t h, unsigned kind, cht_key_t k, cht_
             struct node *fresh = malloc(sizeof *fresh);   /* a test table: under the lock is fine */
             ok = fresh != NULL;
             if (ok) {
-                *fresh = (struct node){ k, *v, b->head };
+                *fresh = (struct node){ k, *v, *v, b->head };
                 b->head = fresh;
                 __atomic_fetch_add(&t->size, 1, __ATOMIC_RELAXED);
             }
@@ -153,11 +178,16 @@ static bool twin_op(struct twin *t, uint64_t h, unsigned kind, cht_key_t k, cht_
         }
         break;
     default:   /* CHT_PIPE_UPDATE */
-        if (x)
+        if (x && !((t->fault == FAULT_LOST_UPDATE || t->fault == FAULT_RACE_LOST_UPDATE) &&
+                   twin_fault_now(t, t->fault == FAULT_RACE_LOST_UPDATE))) {
+            x->prev = x->val;
             x->val = *v;
+        }
         break;
     }
     twin_unlock(b);
+    if (counted)
+        __atomic_fetch_sub(&t->inside, 1, __ATOMIC_RELAXED);
     free(gone);
     return ok;
 }

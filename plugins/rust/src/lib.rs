@@ -274,7 +274,7 @@ static STD_MUTEX: cht_ops = ops!(StdMutex, 3, c"rs-std-mutex", c"Rust std HashMa
 
 static FLURRY: cht_ops = ops!(Flurry, 4, c"rs-flurry", c"Rust flurry 0.5.2 HashMap: Java's ConcurrentHashMap ported, bin locks, lock-free reads, seize reclamation");
 static CONTRIE: cht_ops = ops!(Contrie, 5, c"rs-contrie", c"Rust contrie 0.1.4 ConMap: lock-free hash trie (16-way nodes), crossbeam-epoch reclamation");
-static SCC_INDEX: cht_ops = ops!(SccIndex, 6, c"rs-scc-index", c"Rust scc 3.8.8 HashIndex: lock-free reads, bucket locks for writes, copy-on-write entries (sdd)");
+static SCC_INDEX: cht_ops = ops!(SccIndex, 6, c"rs-scc-index", c"Rust scc 3.8.8 HashIndex: lock-free reads, bucket locks for writes, copy-on-write entries, values in AtomicU64 cells (sdd)");
 
 static TABLES: [Option<&'static cht_ops>; 8] = [
     Some(&DASH),

@@ -30,16 +30,18 @@
 //!                 remove); size -> a striped count of successful inserts and removes (the crate
 //!                 has no len; iter().count() walks the trie), exact when quiescent
 //!   rs-scc-index  scc::HashIndex (scc's read-optimised map: lock-free reads under sdd's epoch,
-//!                 bucket locks for writes, copy-on-write entries): get -> peek_with(&k, |_, v| *v);
-//!                 insert -> insert_sync(k, v) (Err = present); remove -> remove_sync(&k);
-//!                 update -> get_sync(&k) + OccupiedEntry::update(v) (a new entry replaces the old);
-//!                 size -> len()
+//!                 bucket locks for writes, copy-on-write entries; the value in an Arc'd
+//!                 AtomicU64 cell, see SccIndex): get -> peek_with(&k, load); insert ->
+//!                 insert_sync(k, cell) (Err = present); remove -> remove_sync(&k); update ->
+//!                 get_sync(&k) + a store into the cell (OccupiedEntry::update, which replaces the
+//!                 entry, lets a racing peek miss the key); size -> len()
 //! Pre-sizing: with_capacity(n), n = cfg->initial (room for that many keys at the map's own
 //! load factor, as locked:impl=std|absl|boost reserve), or initial / density when density > 1
 //! (the conformance suite's "tiny start", which forces growth).
 use std::collections::hash_map::{DefaultHasher, Entry as StdEntry, RandomState};
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// The hash (option hash=fold|mix|identity|sip): the first three are include/cht_hash.h's
@@ -473,7 +475,12 @@ impl Map for Contrie {
     }
 }
 
-pub struct SccIndex(scc::HashIndex<u64, u64, ChtBuild>);
+// scc::HashIndex's entries are immutable (copy-on-write): OccupiedEntry::update replaces the
+// entry, and a lock-free peek between the old entry's removal and the new one's publication
+// misses the key (chtbench check's values and versions checks caught it: a never-removed key
+// answered absent). So each value is a cell the entry points to, updated in place under the
+// entry's bucket lock (get_sync); an entry cloned by a resize shares its cell.
+pub struct SccIndex(scc::HashIndex<u64, std::sync::Arc<AtomicU64>, ChtBuild>);
 
 impl Map for SccIndex {
     fn new(capacity: usize, h: ChtBuild) -> Self {
@@ -481,11 +488,11 @@ impl Map for SccIndex {
     }
     #[inline]
     fn get(&self, k: u64) -> Option<u64> {
-        self.0.peek_with(&k, |_, v| *v)
+        self.0.peek_with(&k, |_, v| v.load(Ordering::Acquire))
     }
     #[inline]
     fn insert(&self, k: u64, v: u64) -> bool {
-        self.0.insert_sync(k, v).is_ok()
+        self.0.insert_sync(k, std::sync::Arc::new(AtomicU64::new(v))).is_ok()
     }
     #[inline]
     fn remove(&self, k: u64) -> bool {
@@ -494,8 +501,8 @@ impl Map for SccIndex {
     #[inline]
     fn update(&self, k: u64, v: u64) -> bool {
         match self.0.get_sync(&k) {
-            Some(mut e) => {
-                e.update(v);
+            Some(e) => {
+                e.get().store(v, Ordering::Release);
                 true
             }
             None => false,
@@ -509,8 +516,9 @@ impl Map for SccIndex {
     }
     fn bytes(&self) -> usize {
         // scc 3.8.8 HashIndex: the same bucket array as HashMap (18 bytes a slot: 32 slots of
-        // 16-byte (key, value) and a 64-byte header a bucket); removed and replaced entries
-        // wait for sdd's epoch before their slot is reused (not counted)
-        self.0.capacity() * 18
+        // 16-byte (key, cell pointer) and a 64-byte header a bucket), plus a key's cell (an Arc's
+        // two counts and the value: a 24-byte allocation, 32-byte chunk); removed entries wait
+        // for sdd's epoch before their slot is reused (not counted)
+        self.0.capacity() * 18 + self.0.len() * 32
     }
 }
