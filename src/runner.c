@@ -713,14 +713,19 @@ struct pipe_count {
     uint64_t gets_ok, gets_all;     /* gets only: gets_all is the loop's `done` at the end */
     uint64_t n[OP_RMW + 1][2];
     uint64_t keys_ok[OP_RMW + 1];
-    uint64_t bad;                   /* steps that left an impossible result (pipe_bad), counted as failures */
+};
+
+/* Steps that left an impossible result (pipe_bad), counted as failures; apart from struct
+ * pipe_count, whose address must not escape (its counters stay in registers). */
+struct pipe_bads {
+    uint64_t bad;
     struct pipe_bad_answer first_bad;
 };
 
 /* An op whose step left a result it may not give: the poison the driver stored (the step
  * never answered it), CHT_PIPE_AGAIN from a second step, anything but 1/0. Off the hot path:
  * the callers' one test on the result (> 1 as unsigned) already parts "again" from 1/0. */
-static __attribute__((noinline, cold)) void pipe_bad(struct pipe_count *c, const struct cht_pipe_op *op,
+static __attribute__((noinline, cold)) void pipe_bad(struct pipe_bads *c, const struct cht_pipe_op *op,
                                                      unsigned step)
 {
     if (!c->bad++)
@@ -788,7 +793,8 @@ static inline __attribute__((always_inline)) unsigned pipe_okind(const struct pi
 }
 
 /* A: parked ops[0..n) take their second steps (one call), which complete them */
-static inline __attribute__((always_inline)) void pipe_complete(struct pipe_count *c, struct cht_pipe_op *ops,
+static inline __attribute__((always_inline)) void pipe_complete(struct pipe_count *c, struct pipe_bads *bads,
+                                                                struct cht_pipe_op *ops,
                                                                 unsigned n, const struct op_runner *run,
                                                                 void (*step)(void *, struct cht_pipe_op *, unsigned),
                                                                 struct opsrc *src, const unsigned kind)
@@ -797,14 +803,15 @@ static inline __attribute__((always_inline)) void pipe_complete(struct pipe_coun
     for (unsigned i = 0; i < n; i++) {
         int r = ops[i].result;
         if (__builtin_expect((unsigned)r > 1u, 0))   /* a second step must complete its op */
-            pipe_bad(c, &ops[i], 2), r = 0;
+            pipe_bad(bads, &ops[i], 2), r = 0;
         pipe_tally(c, src, kind, pipe_okind(c, &ops[i]), ops[i].key, r);
     }
 }
 
 /* B for ops[a..e) of a chunk: one pipe_step call, then each op counted or parked */
 static inline __attribute__((always_inline)) unsigned
-pipe_step_run(struct cht_pipe_op *park, struct pipe_count *c, struct cht_pipe_op *ops, unsigned a, unsigned e,
+pipe_step_run(struct cht_pipe_op *park, struct pipe_count *c, struct pipe_bads *bads, struct cht_pipe_op *ops,
+              unsigned a, unsigned e,
               unsigned np, const struct op_runner *run, void (*step)(void *, struct cht_pipe_op *, unsigned),
               struct opsrc *src, const unsigned kind)
 {
@@ -817,7 +824,7 @@ pipe_step_run(struct cht_pipe_op *park, struct pipe_count *c, struct cht_pipe_op
                 park[np++].result = CHT_PIPE_POISON;    /* its second step must answer */
                 continue;
             }
-            pipe_bad(c, &ops[i], 1);
+            pipe_bad(bads, &ops[i], 1);
             r = 0;
         }
         pipe_tally(c, src, kind, pipe_okind(c, &ops[i]), ops[i].key, r);
@@ -889,6 +896,7 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
     const unsigned k = s->pipe_chunks, chunk_lo = s->pipe_w / k, chunk_more = s->pipe_w % k;
     struct pipe_ring R;
     struct pipe_count c = { .mixed = ordered };
+    struct pipe_bads bads = { 0 };
     /* slots: cur is stepped this turn, prev was stepped last turn (its held
      * ops complete in A) and takes the new chunk; chunks drawn so far mod k;
      * the park list of this turn mod k; parked, and urgent, last turn */
@@ -903,11 +911,11 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
         /* A: the ops parked k turns ago and the urgent ones of the last turn
          * (second steps: they complete), then the last turn's held ops */
         if ((np = R.npark[pk])) {
-            pipe_complete(&c, R.park[pk], np, &run, step, &src, kind);
+            pipe_complete(&c, &bads, R.park[pk], np, &run, step, &src, kind);
             done += np;
         }
         if (ordered && nu) {
-            pipe_complete(&c, R.urgent, nu, &run, step, &src, kind);
+            pipe_complete(&c, &bads, R.urgent, nu, &run, step, &src, kind);
             done += nu;
         }
         if (ordered) {
@@ -928,7 +936,7 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
                         nstep = 2;
                     }
                     if ((unsigned)r > 1u)
-                        pipe_bad(&c, op, nstep), r = 0;
+                        pipe_bad(&bads, op, nstep), r = 0;
                 }
                 pipe_tally(&c, &src, kind, ok, op->key, r);
             }
@@ -940,13 +948,13 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
         np = 0;
         if (__builtin_expect(!nh, 1)) {
             if (nb)
-                np = pipe_step_run(R.park[pk], &c, ops, 0, nb, 0, &run, step, &src, kind);
+                np = pipe_step_run(R.park[pk], &c, &bads, ops, 0, nb, 0, &run, step, &src, kind);
         } else {                     /* the runs between held ops (hold[cur] ascends) */
             unsigned a = 0;
             for (unsigned j = 0; j <= nh; j++) {
                 const unsigned e = j < nh ? R.hold[cur][j] : nb;
                 if (a < e)
-                    np = pipe_step_run(R.park[pk], &c, ops, a, e, np, &run, step, &src, kind);
+                    np = pipe_step_run(R.park[pk], &c, &bads, ops, a, e, np, &run, step, &src, kind);
                 a = e + 1;
             }
         }
@@ -1019,8 +1027,8 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
     }
     if (!ordered)
         c.gets_all = done;
-    w->pipe_bad = c.bad;
-    w->pipe_first_bad = c.first_bad;
+    w->pipe_bad = bads.bad;
+    w->pipe_first_bad = bads.first_bad;
     pipe_tally_into(&c, &n);
     loop_finish(w, &src, &n, false);
 }
