@@ -1656,9 +1656,18 @@ int runner_check_memory(const struct bench_config *cfg, const struct table_choic
         return -1;
     }
     pthread_t th;
-    if (spawn_blocked(&th, probe_main, &pr) == 0)
+    int sp = spawn_blocked(&th, probe_main, &pr);
+    if (sp == 0)
         pthread_join(th, NULL);
     ops->destroy(pr.table);
+    if (sp != 0) {   /* no thread, no estimate: say so rather than run unchecked into the limit */
+        const char *which;
+        uint64_t room = memory_headroom(&which);
+        snprintf(err, len, "--initial %llu: cannot start a thread to measure table %s's memory (%s; %.1f GiB left "
+                 "under %s)", (unsigned long long)cfg->initial, ops->name, strerror(sp), (double)room / (1 << 30),
+                 which);
+        return -1;
+    }
     if (!pr.bytes || pr.full)
         return 0;
     double per_key = (double)pr.bytes / PROBE_KEYS, need = per_key * (double)cfg->initial;

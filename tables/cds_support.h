@@ -144,6 +144,7 @@ template <class HPMap, class DHPMap, class Ops> struct cds_adapter {
     struct table {
         cds_gc_kind gc;
         void *map;
+        uint64_t alloc_failures;   /* inserts refused: the node could not be allocated */
     };
 
     static void *create(const struct cht_config *cfg, const char *name, char *err, size_t len)
@@ -162,7 +163,7 @@ template <class HPMap, class DHPMap, class Ops> struct cds_adapter {
         }
         if (!cds_acquire((cds_gc_kind)gc, cfg->max_threads, err, len))
             return NULL;
-        table *t = new (std::nothrow) table{ (cds_gc_kind)gc, nullptr };
+        table *t = new (std::nothrow) table{ (cds_gc_kind)gc, nullptr, 0 };
         try {
             cds_attach_guard attached;
             if (t && gc == CDS_GC_HP)
@@ -203,11 +204,18 @@ template <class HPMap, class DHPMap, class Ops> struct cds_adapter {
         return t->gc == CDS_GC_HP ? Ops::get(*static_cast<HPMap *>(t->map), k, v)
                                   : Ops::get(*static_cast<DHPMap *>(t->map), k, v);
     }
+    /* no exception crosses the C ABI: a node that cannot be allocated (libcds throws
+     * std::bad_alloc) refuses the insert and is counted, as the C tables count theirs */
     static bool insert(void *tp, cht_key_t k, cht_val_t v)
     {
         table *t = static_cast<table *>(tp);
-        return t->gc == CDS_GC_HP ? Ops::insert(*static_cast<HPMap *>(t->map), k, v)
-                                  : Ops::insert(*static_cast<DHPMap *>(t->map), k, v);
+        try {
+            return t->gc == CDS_GC_HP ? Ops::insert(*static_cast<HPMap *>(t->map), k, v)
+                                      : Ops::insert(*static_cast<DHPMap *>(t->map), k, v);
+        } catch (const std::bad_alloc &) {
+            __atomic_fetch_add(&t->alloc_failures, 1, __ATOMIC_RELAXED);
+            return false;
+        }
     }
     static bool remove(void *tp, cht_key_t k)
     {
@@ -234,6 +242,7 @@ template <class HPMap, class DHPMap, class Ops> struct cds_adapter {
         s->buckets = t->gc == CDS_GC_HP ? Ops::buckets(*static_cast<HPMap *>(t->map))
                                         : Ops::buckets(*static_cast<DHPMap *>(t->map));
         s->bytes = sizeof *t + size(tp) * Ops::node_bytes + s->buckets * sizeof(void *);
+        s->alloc_failures = __atomic_load_n(&t->alloc_failures, __ATOMIC_RELAXED);
     }
 };
 
