@@ -4,12 +4,14 @@
 #include <stdlib.h>
 #include "faults.h"
 #include "cht_env.h"
+#include "runner.h"
 
 static const struct cht_ops *inner_ops;
 static struct cht_ops wrapped;
-static uint64_t drop_every, drop_rem_every, stale_every, torn_every, miss_every, pair_from, size_skew;
+static uint64_t drop_every, drop_rem_every, stale_every, torn_every, unwritten_every, miss_every, pair_from,
+    size_skew, drop_upd_every;
 static bool filter_always;
-static uint64_t inserts, dropped, dropped_rem, gets, misses, last_value, removes, removes_all;
+static uint64_t inserts, dropped, dropped_rem, gets, misses, last_value, removes, removes_all, updates;
 static int pair_phase;           /* 0: waiting, 3: claimed, 1: a remove dropped, 2: the insert dropped too */
 static cht_key_t pair_removed;   /* B: the key whose remove was dropped */
 
@@ -60,7 +62,7 @@ static bool f_get(void *t, cht_key_t k, cht_val_t *v)
     bool found = inner_ops->get(t, k, v);
     if (found && miss_every && __atomic_add_fetch(&misses, 1, __ATOMIC_RELAXED) % miss_every == 0)
         return false;                /* a key that is there, answered absent */
-    if (!found || !(stale_every || torn_every))
+    if (!found || !(stale_every || torn_every || unwritten_every))
         return found;
     uint64_t n = __atomic_add_fetch(&gets, 1, __ATOMIC_RELAXED);
     cht_val_t mine = *v;
@@ -68,8 +70,20 @@ static bool f_get(void *t, cht_key_t k, cht_val_t *v)
         *v = __atomic_load_n(&last_value, __ATOMIC_RELAXED);
     else if (torn_every && n % torn_every == 0)
         *v = CHT_VAL_TORN;
+    else if (unwritten_every && n % unwritten_every == 0)
+        *v = mine | RUN_VAL_SEQ_MASK;
     __atomic_store_n(&last_value, mine, __ATOMIC_RELAXED);
     return true;
+}
+
+static bool f_update(void *t, cht_key_t k, cht_val_t v)
+{
+    if (__atomic_add_fetch(&updates, 1, __ATOMIC_RELAXED) % drop_upd_every == 0) {
+        cht_val_t old;
+        if (inner_ops->get(t, k, &old))
+            return true;             /* "updated": the old value stays */
+    }
+    return inner_ops->update(t, k, v);
 }
 
 static void f_get_batch(void *t, const cht_key_t *keys, size_t n, cht_val_t *vals, bool *found)
@@ -86,7 +100,7 @@ static size_t f_size(void *t)
 
 void fault_reset(void)
 {
-    inserts = dropped = dropped_rem = gets = misses = last_value = removes = removes_all = 0;
+    inserts = dropped = dropped_rem = gets = misses = last_value = removes = removes_all = updates = 0;
     pair_phase = 0;
     pair_removed = 0;
 }
@@ -98,18 +112,22 @@ const struct cht_ops *fault_wrap(const struct cht_ops *inner)
     drop_rem_every = e->fault_drop_remove;
     stale_every = e->fault_stale_get;
     torn_every = e->fault_torn_get;
+    unwritten_every = e->fault_unwritten_get;
+    drop_upd_every = e->fault_drop_update;
     miss_every = e->fault_miss_get;
     pair_from = e->fault_drop_pair;
     filter_always = e->fault_filter_always != 0;
     size_skew = e->fault_size_skew;
-    if (!drop_every && !drop_rem_every && !stale_every && !torn_every && !miss_every && !pair_from &&
-        !filter_always && !size_skew)
+    if (!drop_every && !drop_rem_every && !stale_every && !torn_every && !unwritten_every && !miss_every &&
+        !pair_from && !filter_always && !size_skew && !drop_upd_every)
         return inner;
     inner_ops = inner;
     wrapped = *inner;
     wrapped.insert = f_insert;
     wrapped.remove = f_remove;
     wrapped.get = f_get;
+    if (drop_upd_every && inner->update)
+        wrapped.update = f_update;
     if (inner->get_batch)            /* the table's batched lookup would bypass the faulty get */
         wrapped.get_batch = f_get_batch;
     wrapped.size = f_size;

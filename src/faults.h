@@ -17,6 +17,14 @@
  *     answers "absent" (a filter's false negative): the count catches it.
  *   CHTBENCH_TEST_FAULT_TORN_GET=N: every N-th get that finds its key returns
  *     CHT_VAL_TORN, what cht_value_read gives for a half-overwritten block.
+ *   CHTBENCH_TEST_FAULT_UNWRITTEN_GET=N: every N-th get that finds its key
+ *     returns its value with the write sequence set to 2^32 - 1 (run_val),
+ *     one its writer never used: a value never written, which the value
+ *     check catches.
+ *   CHTBENCH_TEST_FAULT_DROP_UPDATE=N: every N-th update of a present key
+ *     reports success without writing (a lost update): the table's counts
+ *     and values stay consistent; only --verify history sees it, when a
+ *     later get of a watched key reads the value the update replaced.
  *   CHTBENCH_TEST_FAULT_DROP_PAIR=N: from the N-th remove on, the first
  *     remove of a present key B reports success without removing, and then
  *     the first insert of an absent key A != B reports success without

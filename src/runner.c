@@ -134,8 +134,8 @@ struct shared {
     struct op_mix mix;                       /* -u or the YCSB workload's */
     uint64_t *shadow;                        /* approximate tables: the keys present, one bit each */
     struct worker *workers;
-    bool *wrote;                             /* [v]: version v may be in the table (0: prefill; t + 1: worker t
-                                              * inserted or updated); set by thread 0 before the verify sweep */
+    uint64_t *wrote;                         /* [v]: the write sequences writer v used, 0 .. wrote[v] - 1 (0: the
+                                              * prefill; t + 1: worker t), set by thread 0 before the verify sweep */
     int shifter_stop;
     const struct keygen *verify_perm;        /* VERIFY_SAMPLE: the sample is verify_perm(1..verify_n) */
     enum verify_mode verify;
@@ -164,6 +164,7 @@ struct worker {
     uint64_t prefilled;          /* prefill inserts that succeeded */
     uint64_t verify_found;       /* keys of this worker's verify slice that get() found */
     uint64_t verify_present, verify_present_found;   /* approximate tables: present keys, and of them found */
+    uint64_t seq;                /* the write sequences its values used: 0 .. seq - 1 (run_val) */
     uint64_t keysum;             /* sum of the keys this worker's prefill, warm-up and timed inserts added,
                                   * minus those its removes took away (mod 2^64) */
     uint64_t verify_keysum;      /* sum of the keys of its verify slice that get() found */
@@ -240,7 +241,7 @@ static void prefill_slice(struct worker *w, uint64_t first, uint64_t n)
         cht_key_t k = keygen_scramble(s->p->perm, j);
         if (s->p->cfg->keys_sparse)
             k = keygen_sparse(k);
-        bool ok = insert(s->table, k, run_val(k, 0));
+        bool ok = insert(s->table, k, run_val(k, 0, 0));   /* the prefill's keys are distinct: seq 0 */
         if (!ok) {                   /* full or out of memory: the outcome says which; no point going on */
             w->prefill_full = true;
             break;
@@ -362,7 +363,7 @@ struct op_runner {
     bool (*insert)(void *, cht_key_t, cht_val_t);
     bool (*remove)(void *, cht_key_t);
     bool (*update)(void *, cht_key_t, cht_val_t);
-    uint64_t vbits;            /* values carry this thread's version (run_val) */
+    uint64_t vbits;            /* values carry this thread's writer number (run_val) */
     uint64_t *shadow;          /* LOOP_APPROX: the keys present */
     unsigned tid, nthreads;
     uint64_t range;
@@ -372,6 +373,7 @@ struct op_runner {
 struct tally {
     uint64_t gs, gf, is, inf, rs, rf, us, uf;
     uint64_t keysum;
+    uint64_t seq;                    /* this thread's writes so far: each stores run_val(k, vbits, seq++) */
     uint64_t skip_ins, skip_rem;     /* LOOP_APPROX: inserts of present, removes of absent keys */
 };
 
@@ -379,7 +381,7 @@ static inline __attribute__((always_inline)) void op_runner_init(struct op_runne
 {
     const struct shared *s = w->s;
     *r = (struct op_runner){ .t = s->table, .get = s->ops->get, .insert = s->ops->insert, .remove = s->ops->remove,
-                             .update = s->ops->update, .vbits = (uint64_t)(w->tid + 1) << RUN_VAL_KEY_BITS,
+                             .update = s->ops->update, .vbits = run_val_writer_bits(w->tid + 1),
                              .shadow = s->shadow, .tid = w->tid, .nthreads = s->p->threads,
                              .range = s->p->keys->range };
 }
@@ -393,7 +395,7 @@ static inline __attribute__((always_inline)) unsigned run_filter_op(const struct
     bool present = k && shadow_test(r->shadow, k), ok;
     if (op.kind == OP_INSERT) {
         n->skip_ins += !k || present;
-        ok = k && !present && r->insert(r->t, k, run_val(k, r->vbits));
+        ok = k && !present && r->insert(r->t, k, run_val(k, r->vbits, n->seq++));
         if (ok)
             shadow_set(r->shadow, k, true);
         n->is += ok;
@@ -428,7 +430,7 @@ static inline __attribute__((always_inline)) unsigned run_op(const struct op_run
     if ((mode & LOOP_APPROX) && (op.kind == OP_INSERT || op.kind == OP_REMOVE))
         return run_filter_op(r, n, op);
     if (op.kind == OP_INSERT) {
-        ok = r->insert(r->t, k, run_val(k, r->vbits));
+        ok = r->insert(r->t, k, run_val(k, r->vbits, n->seq++));
         n->keysum += k & -(uint64_t)ok;
         n->is += ok;
         n->inf += !ok;
@@ -444,7 +446,7 @@ static inline __attribute__((always_inline)) unsigned run_op(const struct op_run
     }
     /* update; F's read-modify-write: read, then write back this thread's version, counted once as an update */
     cht_val_t v;
-    ok = (op.kind == OP_UPDATE || r->get(r->t, k, &v)) && r->update(r->t, k, run_val(k, r->vbits));
+    ok = (op.kind == OP_UPDATE || r->get(r->t, k, &v)) && r->update(r->t, k, run_val(k, r->vbits, n->seq++));
     n->us += ok;
     n->uf += !ok;
     return UPD_SUC + !ok;
@@ -487,6 +489,7 @@ static inline __attribute__((always_inline)) void loop_finish(struct worker *w, 
     if (!warm && !w->s->p->trace && w->opbuf && src->pos > w->s->p->opbuf_len)
         w->opbuf_wrapped = true;
     w->keysum += n->keysum;
+    w->seq = n->seq;
     if (!warm) {
         w->skipped[0] = n->skip_ins;
         w->skipped[1] = n->skip_rem;
@@ -598,7 +601,7 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     struct op_runner run;
     op_runner_init(&run, w);
     struct opsrc src = w->src;
-    struct tally n = { 0 };
+    struct tally n = { .seq = w->seq };     /* the warm-up's writes and then the timed loop's */
     uint64_t remaining = loop_ops(w, warm);
     const int *stop = warm ? &s->warm_stop : &s->stop;
     cht_key_t bkeys[(mode & LOOP_BATCH) ? CHT_BATCH_MAX : 1];
@@ -843,7 +846,7 @@ pipe_step_run(struct cht_pipe_op *park, struct pipe_count *c, struct pipe_bads *
  * an op fewer than with both the caller's (callgrind, clht-lb -u 10). */
 static inline __attribute__((always_inline)) unsigned pipe_draw(struct pipe_ring *R, unsigned slot,
                                                                 struct cht_pipe_op *in, unsigned nd,
-                                                                struct opsrc *src, uint64_t vbits,
+                                                                struct opsrc *src, uint64_t vbits, uint64_t seq,
                                                                 const unsigned kind, const bool ordered)
 {
     struct opsrc s = *src;
@@ -862,7 +865,7 @@ static inline __attribute__((always_inline)) unsigned pipe_draw(struct pipe_ring
         if (!ordered) {          /* gets only: a get's val is the table's answer */
             assert(op.kind == OP_GET);
         } else {
-            in[i].val = run_val(op.key, vbits);
+            in[i].val = run_val(op.key, vbits, seq + i);   /* seq: this thread's draws so far (unique) */
             const unsigned x = pipe_key_hash(op.key);
             const uint64_t bit = 1ull << (x & 63), old = seen[x >> 6];
             seen[x >> 6] = old | bit;
@@ -1001,14 +1004,15 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
             if (nd > remaining)
                 nd = (unsigned)remaining;
             remaining -= nd;
+            const uint64_t seq = w->seq + drawn;
             drawn += nd;
             struct cht_pipe_op *in = R.slot[prev];
             /* OPSRC_SHIFT: a chunk in the buffer's first round draws as a plain
              * buffer's (its writes' keys as drawn), one past it shifts them */
             if ((kind & OPSRC_SHIFT) && __builtin_expect(src.pos + nd > src.mask + 1, 0))
-                nh_drawn = pipe_draw(&R, prev, in, nd, &src, run.vbits, kind, ordered);
+                nh_drawn = pipe_draw(&R, prev, in, nd, &src, run.vbits, seq, kind, ordered);
             else
-                nh_drawn = pipe_draw(&R, prev, in, nd, &src, run.vbits, kind & ~OPSRC_SHIFT, ordered);
+                nh_drawn = pipe_draw(&R, prev, in, nd, &src, run.vbits, seq, kind & ~OPSRC_SHIFT, ordered);
             start(run.t, in, nd);
         } else if (done == drawn) {
             break;
@@ -1030,6 +1034,7 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
     w->pipe_bad = bads.bad;
     w->pipe_first_bad = bads.first_bad;
     pipe_tally_into(&c, &n);
+    n.seq = w->seq + drawn;
     loop_finish(w, &src, &n, false);
 }
 
@@ -1193,7 +1198,7 @@ static void verify_slice(struct worker *w)
     uint64_t per = s->verify_n / n, extra = s->verify_n % n;
     uint64_t first = w->tid * per + (w->tid < extra ? w->tid : extra), cnt = per + (w->tid < extra);
     bool (*get)(void *, cht_key_t, cht_val_t *) = s->ops->get;
-    const bool *wrote = s->wrote;
+    const uint64_t *wrote = s->wrote;
     const bool check_values = !s->shadow;       /* a filter stores no values */
     uint64_t found = 0, present = 0, present_found = 0, ks = 0, bad = 0;
     for (uint64_t j = first + 1; j <= first + cnt; j++) {
@@ -1207,8 +1212,10 @@ static void verify_slice(struct worker *w)
         found += f;
         ks += k & -(uint64_t)f;
         if (f && check_values) {
-            uint64_t ver = v >> RUN_VAL_KEY_BITS;
-            if ((v & RUN_VAL_KEY_MASK) != run_val_keybits(k) || ver > n || !wrote[ver]) {
+            const unsigned wr = run_val_writer(v);
+            /* its key's hash, a writer of the run, a sequence that writer used (all, once past 2^32) */
+            if ((v & (RUN_VAL_KEY_MASK | 1ull << 63)) != run_val_keybits(k) || wr > n ||
+                (run_val_seq(v) >= wrote[wr] && wrote[wr] <= RUN_VAL_SEQ_MASK)) {
                 if (!bad++) {
                     w->bad_key = k;
                     w->bad_value = v;
@@ -1283,10 +1290,11 @@ static void *worker_main(void *arg)
     barrier(s);                              /* B4: all stopped */
     if (w->tid == 0) {
         s->final_size = s->ops->size(s->table);
-        s->wrote[0] = true;
+        s->wrote[0] = 1;                     /* the prefill's seq 0 */
         for (unsigned t = 0; t < p->threads; t++) {
             const uint64_t *c = s->workers[t].count, *wc = s->workers[t].warm_count;
-            s->wrote[t + 1] = c[INS_SUC] + c[UPD_SUC] + wc[INS_SUC] + wc[UPD_SUC] > 0;
+            const bool wrote_any = c[INS_SUC] + c[UPD_SUC] + wc[INS_SUC] + wc[UPD_SUC] > 0;
+            s->wrote[t + 1] = wrote_any ? s->workers[t].seq : 0;
         }
         if (cfg->workload == WL_YCSB_D && s->verify == VERIFY_FULL)
             s->verify_n = s->ycsb.next;      /* the new keys lie above the range */
@@ -1523,9 +1531,10 @@ static void verify_judge(const struct shared *s, struct run_result *r, uint64_t 
 }
 
 /* Values and the key sum (docs/cli.md "The final check"). Every found key's
- * value must be one the run wrote for it: its hash in the low bits, a
- * version the run wrote (0, or t + 1 for a worker t that inserted or
- * updated). A value of another key, garbage, or CHT_VAL_TORN (bit 63) fails.
+ * value must be one the run wrote for it (run_val): its hash, a writer that
+ * wrote (0, or t + 1 for a worker t that inserted or updated), and a
+ * sequence that writer used. A value of another key, one never written,
+ * garbage, or CHT_VAL_TORN (bit 63) fails.
  * A full sweep of an exact table also sums the keys found: that must be the
  * prefill's keys + the inserted - the removed ones (mod 2^64), so a lost key
  * and a key that should be gone cannot cancel in the count. */
@@ -1538,6 +1547,8 @@ static void verify_contents(const struct shared *s, struct run_result *r, const 
         if (w[i].verify_bad && !r->verify_bad_values) {
             r->bad_key = w[i].bad_key;
             r->bad_value = w[i].bad_value;
+            const unsigned wr = run_val_writer(r->bad_value);
+            r->bad_writer_seqs = wr <= n ? s->wrote[wr] : 0;
         }
         r->verify_bad_values += w[i].verify_bad;
         if (s->wrote[i + 1])
@@ -1941,7 +1952,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
     struct worker *w = aligned_alloc(CHT_CACHE_LINE, sizeof *w * p->threads);
     pthread_t *th = calloc(p->threads, sizeof *th);
     unsigned *nodes = calloc(p->threads, sizeof *nodes);
-    bool *wrote = calloc(p->threads + 1, sizeof *wrote);
+    uint64_t *wrote = calloc(p->threads + 1, sizeof *wrote);
     if (!s || !w || !th || !nodes || !wrote) {
         snprintf(r->error, sizeof r->error, "out of memory");
         goto out;

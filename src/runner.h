@@ -54,20 +54,34 @@ struct pipe_bad_answer {
 };
 
 /* The value the run writes for key k (docs/cli.md "The final check"):
- * bits 0..47 a hash of k, bits 48..62 a version: 0 for the prefill, tid + 1
- * for worker tid's inserts and updates (at most MAX_THREADS < 2^15, so bit
- * 63 stays clear and CHT_VAL_TORN is never a value written). One multiply
- * and an or with a register in the timed loop. */
-#define RUN_VAL_KEY_BITS 48
-#define RUN_VAL_KEY_MASK ((1ull << RUN_VAL_KEY_BITS) - 1)
+ * bits 45..62 a hash of k (18 bits: a value of another key passes 1 time in
+ * 2^18), bits 32..44 its writer (0 for the prefill, tid + 1 for worker tid;
+ * MAX_THREADS < 2^13), bits 0..31 the writer's write sequence (each of its
+ * writes a new one, mod 2^32), so that every write stores a value of its
+ * own and a value never written can be told (seq past the writer's last).
+ * Bit 63 stays clear, so CHT_VAL_TORN is never a value written. One
+ * multiply, a shift and two ors with registers in the timed loop. */
+#define RUN_VAL_SEQ_BITS 32
+#define RUN_VAL_WRITER_BITS 13
+#define RUN_VAL_KEY_BITS 18
+#define RUN_VAL_KEY_SHIFT (RUN_VAL_SEQ_BITS + RUN_VAL_WRITER_BITS)
+#define RUN_VAL_KEY_MASK (((1ull << RUN_VAL_KEY_BITS) - 1) << RUN_VAL_KEY_SHIFT)
+#define RUN_VAL_SEQ_MASK ((1ull << RUN_VAL_SEQ_BITS) - 1)
 static inline uint64_t run_val_keybits(uint64_t k)
 {
-    return (k * 0x9e3779b97f4a7c15ull) >> (64 - RUN_VAL_KEY_BITS);
+    return (k * 0x9e3779b97f4a7c15ull) >> (64 - RUN_VAL_KEY_BITS) << RUN_VAL_KEY_SHIFT;
 }
-static inline uint64_t run_val(uint64_t k, uint64_t version_bits)
+/* writer_bits: run_val_writer_bits(writer) */
+static inline uint64_t run_val_writer_bits(unsigned writer) { return (uint64_t)writer << RUN_VAL_SEQ_BITS; }
+static inline uint64_t run_val(uint64_t k, uint64_t writer_bits, uint64_t seq)
 {
-    return run_val_keybits(k) | version_bits;
+    return run_val_keybits(k) | writer_bits | (seq & RUN_VAL_SEQ_MASK);
 }
+static inline unsigned run_val_writer(uint64_t v)
+{
+    return (unsigned)(v >> RUN_VAL_SEQ_BITS) & ((1u << RUN_VAL_WRITER_BITS) - 1);
+}
+static inline uint64_t run_val_seq(uint64_t v) { return v & RUN_VAL_SEQ_MASK; }
 
 /* Set from a signal handler (SIGINT/SIGTERM): the signal number, 0 if none.
  * The current run stops at once; its repetition is not recorded. */
@@ -91,7 +105,8 @@ struct run_result {
     uint64_t bad_key, bad_value;        /* ... the first such key the sweep met, and the value read */
     uint64_t pipe_bad;                  /* --pipeline: steps that left an impossible result (OUTCOME_BAD_ANSWER) */
     struct pipe_bad_answer pipe_first_bad;   /* ... the first of them (of the lowest thread id) */
-    unsigned max_version;               /* the versions the run could have written: 0 .. max_version */
+    unsigned max_version;               /* the writers that wrote: 0 .. max_version (run_val) */
+    uint64_t bad_writer_seqs;           /* ... the sequences bad_value's writer used: 0 .. this - 1 */
     bool keysum_checked, keysum_ok;     /* VERIFY_FULL, exact tables: sum of keys found == keysum_expected */
     uint64_t keysum_found, keysum_expected;   /* mod 2^64: prefill + inserted - removed keys */
     double verify_s;

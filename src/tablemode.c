@@ -204,18 +204,21 @@ static void report_outcome(const struct table_choice *t, unsigned threads, unsig
         report_verify_failure(name, threads, rep, r);
     if (r->verify_bad_values) {
         uint64_t v = r->bad_value;
-        char ver[32] = "", what[96];
-        if (v == CHT_VAL_TORN) {       /* no version to speak of */
+        char what[160];
+        if (v == CHT_VAL_TORN) {       /* no writer to speak of */
             snprintf(what, sizeof what, "torn: words of two writes (cht_value_read)");
         } else {
-            snprintf(ver, sizeof ver, " version %llu", (unsigned long long)(v >> RUN_VAL_KEY_BITS));
-            snprintf(what, sizeof what, "key bits 0x%012llx, expected 0x%012llx",
-                     (unsigned long long)(v & RUN_VAL_KEY_MASK), (unsigned long long)run_val_keybits(r->bad_key));
+            const unsigned wr = run_val_writer(v);
+            snprintf(what, sizeof what, "writer %u seq %llu, key bits 0x%05llx, expected 0x%05llx; writer %u used "
+                     "seqs 0..%lld", wr, (unsigned long long)run_val_seq(v),
+                     (unsigned long long)((v & RUN_VAL_KEY_MASK) >> RUN_VAL_KEY_SHIFT),
+                     (unsigned long long)(run_val_keybits(r->bad_key) >> RUN_VAL_KEY_SHIFT), wr,
+                     (long long)r->bad_writer_seqs - 1);
         }
         fprintf(stderr,
-                "chtbench: VALUE MISMATCH: %s, %u threads, rep %u: key %llu%s read 0x%016llx (%s; versions written "
+                "chtbench: VALUE MISMATCH: %s, %u threads, rep %u: key %llu read 0x%016llx (%s; writers "
                 "0..%u): %llu of the %llu keys found hold a value the run did not write for them\n",
-                name, threads, rep, (unsigned long long)r->bad_key, ver, (unsigned long long)v, what, r->max_version,
+                name, threads, rep, (unsigned long long)r->bad_key, (unsigned long long)v, what, r->max_version,
                 (unsigned long long)r->verify_bad_values, (unsigned long long)r->verify_found);
     }
     if (!r->keysum_ok && r->verify_ok)    /* a wrong count makes a wrong sum: VERIFY FAILED says it */

@@ -79,7 +79,7 @@ check(p.returncode == 0 and r.get("verify_bad_values") is None and r.get("verify
       "--verify off: both columns empty")
 
 # ---- a table returning another key's value 1 in 10^5 (or 10^4) found gets ----
-VALUE_RE = re.compile(r"chtbench: VALUE MISMATCH: (\S+), (\d+) threads, rep 0: key (\d+)(?: version (\d+))? read "
+VALUE_RE = re.compile(r"chtbench: VALUE MISMATCH: (\S+), (\d+) threads, rep 0: key (\d+) read "
                       r"0x([0-9a-f]{16}) \((.*)\): (\d+) of the (\d+) keys found hold a value the run did not write")
 
 
@@ -94,26 +94,44 @@ def value_fault(table, n, every, initial, extra=(), hook="CHTBENCH_TEST_FAULT_ST
     check(p.returncode == 1 and r.get("outcome") == "value_mismatch" and exact and r.get("size_ok") == 1 and
           r.get("verify_ok") == 1 and r.get("verify_keysum_ok") == 1 and only(p, "VALUE MISMATCH") and
           m is not None and m.group(1) == table.split(":")[0] and int(m.group(2)) == n and
-          int(m.group(7)) == bad and int(m.group(8)) == found and summary_says(p, "VALUE MISMATCH"),
+          int(m.group(6)) == bad and int(m.group(7)) == found and summary_says(p, "VALUE MISMATCH"),
           f"{hook}={every} on {table} {' '.join(extra)}, {n} threads: exit 1, outcome value_mismatch, "
           f"verify_bad_values {bad} = found/{every} of {found}, size/count/key sum fine, one VALUE MISMATCH line "
           f"(exit {p.returncode}: {said(p)})")
     return m
 
 
+# run_val: bits 45..62 the key's hash, 32..44 the writer (0 prefill, t + 1), 0..31 its write sequence
+def keybits(key):
+    return (key * 0x9e3779b97f4a7c15 % 2 ** 64) >> 46
+
+
+WRITER_RE = re.compile(r"writer (\d+) seq (\d+), key bits 0x([0-9a-f]{5}), expected 0x([0-9a-f]{5}); writer (\d+) "
+                       r"used seqs 0\.\.(-?\d+); writers 0\.\.(\d+)$")
 m = value_fault("clht-lb", 2, 100000, "256K")
 if m:
-    key, ver, v = int(m.group(3)), int(m.group(4) or -1), int(m.group(5), 16)
-    h = (key * 0x9e3779b97f4a7c15 % 2 ** 64) >> 16
-    check(ver == v >> 48 and (v & (2 ** 48 - 1)) != h and f"expected 0x{h:012x}" in m.group(6) and
-          "versions written 0..2" in m.group(6),
-          f"the line names the key, the version read and the value: key {key} version {ver} read 0x{v:016x}")
+    key, v, w = int(m.group(3)), int(m.group(4), 16), WRITER_RE.match(m.group(5))
+    check(w is not None and int(w.group(1)) == (v >> 32) & 0x1fff and int(w.group(2)) == v & 0xffffffff and
+          int(w.group(3), 16) == v >> 45 and (v >> 45) != keybits(key) and int(w.group(4), 16) == keybits(key) and
+          w.group(5) == w.group(1) and int(w.group(7)) == 2,
+          f"the line names the key, the value's writer and seq, its key bits and the key's: key {key} read "
+          f"0x{v:016x} ({m.group(5)})")
+# a value of the right key whose write sequence its writer never used (seq 2^32 - 1)
+m = value_fault("clht-lb", 2, 10000, "64K", hook="CHTBENCH_TEST_FAULT_UNWRITTEN_GET")
+if m:
+    key, v, w = int(m.group(3)), int(m.group(4), 16), WRITER_RE.match(m.group(5))
+    check(w is not None and v >> 45 == keybits(key) and v & 0xffffffff == 0xffffffff and
+          int(w.group(6)) < 0xffffffff and w.group(3) == w.group(4),
+          f"a value never written (its key's bits, a seq past its writer's last) is named with its writer's seqs "
+          f"({m.group(5) if m else ''})")
 for table, n, extra in [("cuckoo", 3, ()), ("chain", 4, ()), ("locked", 2, ()), ("chain", 2, ("--value-size", "100"))]:
     value_fault(table, n, 10000, "64K", extra)
+for table, n, extra in [("cuckoo", 3, ()), ("chain", 2, ("--value-size", "100"))]:
+    value_fault(table, n, 10000, "64K", extra, hook="CHTBENCH_TEST_FAULT_UNWRITTEN_GET")
 # a torn multiword value, as cht_value_read reports it
 m = value_fault("chain", 3, 10000, "64K", ("--value-size", "100"), hook="CHTBENCH_TEST_FAULT_TORN_GET")
-check(m is not None and m.group(4) is None and m.group(5) == "bad0bad0bad0bad0" and m.group(6).startswith("torn"),
-      "a torn value is named torn, with no version: read 0xbad0bad0bad0bad0 (torn: ...)")
+check(m is not None and m.group(4) == "bad0bad0bad0bad0" and m.group(5).startswith("torn"),
+      "a torn value is named torn, with no writer: read 0xbad0bad0bad0bad0 (torn: ...)")
 
 # ---- an insert and a remove of different keys dropped: counts agree, the key sum does not ----
 SUM_RE = re.compile(r"chtbench: KEY SUM MISMATCH: (\S+), (\d+) threads, rep 0: the keys found sum to 0x([0-9a-f]{16}), "
