@@ -622,6 +622,43 @@ static int set_keybuf(const struct cli_option *o, const char *arg, void *base)
     return 0;
 }
 
+/* --verify: a final check (full | sample | off), history[:K], or both comma separated */
+#define HISTORY_DEFAULT_KEYS 256
+#define HISTORY_MAX_KEYS (1ull << 20)
+static int set_verify(const struct cli_option *o, const char *arg, void *base)
+{
+    struct bench_config *cfg = base;
+    char word[32];
+    bool check_given = false, history_given = false;
+    cfg->verify = VERIFY_AUTO;
+    cfg->history_keys = 0;
+    for (const char *p = arg;;) {
+        const size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof word)
+            return bad_value(o, arg);
+        memcpy(word, p, n);
+        word[n] = 0;
+        if (strncmp(word, "history", 7) == 0 && (word[7] == 0 || word[7] == ':') && !history_given) {
+            uint64_t k = HISTORY_DEFAULT_KEYS;
+            if (word[7] == ':' && (!parse_size(word + 8, &k) || k == 0 || k > HISTORY_MAX_KEYS))
+                return bad_value(o, arg);
+            cfg->history_keys = k;
+            history_given = true;
+        } else {
+            const struct cli_choice *c = o->choices;
+            while (c->name && strcmp(c->name, word) != 0)
+                c++;
+            if (!c->name || check_given)
+                return bad_value(o, arg);
+            cfg->verify = (enum verify_mode)c->value;
+            check_given = true;
+        }
+        if (!p[n])
+            return 0;
+        p += n + 1;
+    }
+}
+
 static int set_latency(const struct cli_option *o, const char *arg, void *base)
 {
     uint64_t v = LAT_DEFAULT_EVERY;
@@ -908,11 +945,18 @@ static const struct cli_option run_options[O_COUNT] = {
         "ops drawn before the run per thread, for every distribution but hotspot (0: in the loop)",
         "ops drawn before the run per thread, for every distribution but hotspot (\"What is timed\", step 5); N × "
         "8 bytes × the largest thread count above this machine's memory is a usage error" },
-    [O_VERIFY] = { "verify", 0, CLI_ARG, "MODE", cli_set_choice, CFG(verify), 0, 0, verify_modes, T_, NULL,
-        "full when `r ≤ 2^24`, else sample", NULL, "`full`, `sample`, `off`",
-        "the final check after each repetition: full | sample (2^20 keys) | off",
+    [O_VERIFY] = { "verify", 0, CLI_ARG, "MODE", set_verify, 0, 0, 0, 0, verify_modes, T_, NULL,
+        "full when `r ≤ 2^24`, else sample",
+        "full, sample, off, history[:K] (K 1..1048576), or one of the first three and history[:K] comma separated",
+        "`full`, `sample`, `off`; `history[:K]` (K 1..2^20, default 256); one of the first three and "
+        "`history[:K]`, comma separated",
+        "the final check after each repetition: full | sample (2^20 keys) | off; history[:K]: every answer of "
+        "the timed run on ~K watched keys checked for linearizability",
         "the final check after each repetition (\"The run\", step 6); `full` over a range (or a trace's largest "
-        "key) above 2^32 is a usage error saying to use `sample` (the sweep would take hours or more)" },
+        "key) above 2^32 is a usage error saying to use `sample` (the sweep would take hours or more). "
+        "`history[:K]` also records every op of the timed run on about K watched keys spread over the range and "
+        "checks each key's history for linearizability (\"Answers checked during the run\"); alone it keeps the "
+        "default final check" },
     [O_LATENCY] = { "latency", 0, CLI_OPT_ARG, "EVERY", set_latency, 0, 0, 0, 0, NULL, T_, NULL,
         "512 when given bare", "--latency or --latency=EVERY, EVERY 1..2^32 ops per sample",
         "1..2^32, after `=` (`--latency=5`; `--latency 5` is a usage error saying so)",
@@ -1316,6 +1360,20 @@ static int resolve_run_length(struct bench_config *cfg)
     return 0;
 }
 
+/* --verify history: the plain timed loop, with keys it can enumerate */
+static int check_history(const struct bench_config *cfg)
+{
+    if (!cfg->history_keys)
+        return 0;
+    const char *clash = cfg->latency_every ? "--latency" : cfg->batch > 1 ? "--batch" : cfg->timeline_ms ?
+                        "--timeline" : cfg->pipeline || cfg->pipeline_auto ? "--pipeline" : cfg->trace_path ?
+                        "--trace" : NULL;
+    if (clash)
+        return usage_error("--verify: history is not with %s (it records ops in a timed loop of its own%s)", clash,
+                           cfg->trace_path ? ", on keys of the range" : "");
+    return 0;
+}
+
 /* --batch, --pipeline and --latency: one way of overlapping (or timing) operations */
 static int check_overlap(const struct bench_config *cfg)
 {
@@ -1495,6 +1553,8 @@ static int check_tables(const struct bench_config *cfg)
         if ((ops->caps & CHT_CAP_FIXED_CAP) && cfg->density > 1 && !(ops->caps & CHT_CAP_RESIZE))
             return usage_error("--density: %g keys per slot, but table %s has a fixed capacity: it cannot hold "
                                "--initial keys at a density above 1", cfg->density, ops->name);
+        if (cfg->history_keys && (ops->caps & CHT_CAP_APPROXIMATE))
+            return usage_error("--verify: history is not for %s, a filter (it stores no values to check)", ops->name);
         if (cfg->keys_sparse && (ops->caps & CHT_CAP_APPROXIMATE))
             return usage_error("--keys: sparse is not for %s, a filter (the harness tracks its membership by "
                                "key in [1, r])", ops->name);
@@ -1516,7 +1576,7 @@ static int check_tables(const struct bench_config *cfg)
 static int check_table_run(struct bench_config *cfg)
 {
     int rc;
-    if ((rc = resolve_op_mix(cfg)) || (rc = resolve_run_length(cfg)) || (rc = check_overlap(cfg)) ||
+    if ((rc = resolve_op_mix(cfg)) || (rc = resolve_run_length(cfg)) || (rc = check_overlap(cfg)) || (rc = check_history(cfg)) ||
         (rc = resolve_workload(cfg)) || (rc = check_sparse_keys(cfg)) || (rc = check_range(cfg)) ||
         (rc = check_pinning(cfg)))
         return rc;

@@ -67,6 +67,7 @@ struct bench_config {
     bool keys_sparse;           /* --keys sparse: every key k is keygen_sparse(k) (false: dense, 1..r) */
     bool keybuf_set;            /* given on the command line (else: automatic) */
     enum verify_mode verify;    /* --verify (VERIFY_AUTO: full when affordable) */
+    uint64_t history_keys;      /* --verify history[:K]: about K watched keys (0: off; history.h) */
     bool json;
     /* measurement (docs/cli.md "Measurement") */
     uint64_t latency_every;     /* 0: no --latency; 1: every op */

@@ -125,7 +125,7 @@ static const struct col_decl table_cols[] = {
     JSON_ONLY("verify_found", "int", "", "", "of those, keys `get()` found"),
     COL("verify_ok", "0/1", "", "", "full: `verify_found == expected_size` (a filter, which may answer yes for absent keys: `>=`); sample: `verify_found` within 6 standard deviations of `verified_keys × expected_size / range`; empty when `verify` is off"),
     JSON_ONLY("verify_s", "float", "s", "", "seconds the final check took (not part of `elapsed_s`)"),
-    COL("outcome", "text", "", "", "`ok`; `full` (a fixed-capacity table refused inserts for lack of room: exit 3); `oom` (the table could not allocate memory: exit 1); correctness failures, exit 1, the first that applies in this order: `bad_answer` (an answer given during the timed run was impossible: a `--pipeline` step left a result other than 1/0, or answered \"again\" where it may not; the console names the op), `mismatch` (`size_ok` or `verify_ok` is 0), `value_mismatch` (`verify_bad_values` > 0), `keysum_mismatch` (`verify_keysum_ok` = 0), `fp_excess` (a filter's `fp_rate` above `fp_limit`). The accounting is exact in the first three"),
+    COL("outcome", "text", "", "", "`ok`; `full` (a fixed-capacity table refused inserts for lack of room: exit 3); `oom` (the table could not allocate memory: exit 1); correctness failures, exit 1, the first that applies in this order: `bad_answer` (an answer given during the timed run was impossible: a `--pipeline` step left a result other than 1/0, or answered \"again\" where it may not; the console names the op), `not_linearizable` (`--verify history`: `history_violations` > 0; the console prints the first violating window), `mismatch` (`size_ok` or `verify_ok` is 0), `value_mismatch` (`verify_bad_values` > 0), `keysum_mismatch` (`verify_keysum_ok` = 0), `fp_excess` (a filter's `fp_rate` above `fp_limit`). The accounting is exact in the first three"),
     COL("fp_rate", "float", "share", "", "filters (`CHT_CAP_APPROXIMATE`): the share of the absent keys the final check looked up that the table answered \"present\"; empty for exact tables or `--verify off`"),
     JSON_ONLY("fp_checked", "int", "", "", "filters: absent keys the final check looked up (the denominator of `fp_rate`)"),
     JSON_ONLY("false_negatives", "int", "", "", "filters: keys the harness knows present that `get()` did not find (must be 0: else `verify_ok=0`)"),
@@ -181,17 +181,27 @@ static const struct col_decl table_cols[] = {
     COL("lat_ins_suc_p999_ns", "float", "ns", "", "`ins_suc` latency (inserts that added the key), 99.9th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)"),
     COL("lat_ins_fail_p50_ns", "float", "ns", "", "`ins_fail` latency (inserts of a present key), median (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)"),
     COL("lat_ins_fail_p99_ns", "float", "ns", "", "`ins_fail` latency (inserts of a present key), 99th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)"),
-    COL("lat_ins_fail_p999_ns", "float", "ns", "", "`ins_fail` latency (inserts of a present key), 99.9th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)"),
+    JSON_ONLY("lat_ins_fail_p999_ns", "float", "ns", "", "`ins_fail` latency (inserts of a present key), 99.9th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)"),
     COL("lat_rem_suc_p50_ns", "float", "ns", "", "`rem_suc` latency (removes that removed the key), median (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)"),
     COL("lat_rem_suc_p99_ns", "float", "ns", "", "`rem_suc` latency (removes that removed the key), 99th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)"),
     COL("lat_rem_suc_p999_ns", "float", "ns", "", "`rem_suc` latency (removes that removed the key), 99.9th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)"),
     COL("lat_rem_fail_p50_ns", "float", "ns", "", "`rem_fail` latency (removes of an absent key), median (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)"),
     COL("lat_rem_fail_p99_ns", "float", "ns", "", "`rem_fail` latency (removes of an absent key), 99th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)"),
-    COL("lat_rem_fail_p999_ns", "float", "ns", "", "`rem_fail` latency (removes of an absent key), 99.9th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)"),
+    JSON_ONLY("lat_rem_fail_p999_ns", "float", "ns", "", "`rem_fail` latency (removes of an absent key), 99.9th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)"),
     COL("value_size", "int", "", "value-size", "`--value-size`: bytes per value (8, the default: the 8-byte value inline; more: stored out of line, replaced on update; docs/cli.md \"Value size\")"),
     COL("keys", "text", "", "keys", "`--keys`: `dense` (the default: keys 1..r as drawn) or `sparse` (each key k mapped by a fixed bijection of [1, 2^61] before the run, off the clock; docs/cli.md \"Key layout\")"),
     COL("verify_bad_values", "int", "", "", "the final check of values (docs/cli.md \"The final check\"): found keys whose value is not one the run wrote for that key (another key's, a version the run never wrote, garbage, or torn: `CHT_VAL_TORN`); must be 0, else `outcome=value_mismatch`, exit 1. Empty for filters (they store no values) and when `verify` is off"),
     COL("verify_keysum_ok", "0/1", "", "", "`--verify full` on an exact table: the keys found sum (mod 2^64) to the prefilled keys + the inserted keys − the removed keys (each as the table reported success), so a lost key and a key that should be gone cannot cancel in `verify_found`; 0: `outcome=keysum_mismatch` (unless the count failed too: `mismatch`), exit 1. Empty for `sample`, `off` and filters"),
+    COL("history_ops", "int", "", "", "`--verify history`: ops of the timed phase on watched keys recorded and checked (docs/cli.md \"Answers checked during the run\"); empty without it"),
+    COL("history_violations", "int", "", "", "`--verify history`: watched keys whose history no order of their ops explains as a register (a lost update, a stale read, a wrong \"absent\" or \"present\", a value never written); must be 0, else `outcome=not_linearizable`, exit 1; empty without it"),
+    JSON_ONLY("history_watched", "int", "", "", "`--verify history`: the watched keys (the multiples of `history_every` in the range, and YCSB-D's new keys so far) at the timed phase's start"),
+    JSON_ONLY("history_every", "int", "", "", "`--verify history`: the watched keys are the multiples of this odd number (about range / K)"),
+    JSON_ONLY("history_keys", "int", "", "", "`--verify history`: watched keys that the recorded ops touched"),
+    JSON_ONLY("history_lost", "int", "", "", "`--verify history`: watched ops not recorded because their thread's buffer was full (its share of 64 MiB)"),
+    JSON_ONLY("history_unanswered", "int", "", "", "`--verify history`: writes the cut (a full buffer) left without their answer, checked as pending"),
+    JSON_ONLY("history_undecided", "int", "", "", "`--verify history`: watched keys the search gave up on (more than 64 ops open at once, or over 100000 states at one return); neither passed nor failed"),
+    JSON_ONLY("history_covered_s", "float", "s", "", "`--verify history`: the first this many seconds of the timed phase are checked (all of it unless a buffer filled)"),
+    JSON_ONLY("history_check_s", "float", "s", "", "`--verify history`: seconds the checker took (not part of `elapsed_s`)"),
     JSON_ONLY("fp_bound", "float", "", "", "filters: the theoretical false-positive rate from the table's `stats()` (f fingerprint bits, b slots per bucket: `1 − (1 − 1/(2^f − 1))^(2b)`, about 2b/2^f); empty for exact tables, `verify` off, or a filter that states none"),
     JSON_ONLY("fp_limit", "float", "", "", "filters: the rate above which the run fails: `(m·p + 6·sqrt(m·p·(1 − p)) + 3) / m` for `m = fp_checked`, `p = fp_bound`; `fp_rate` above it is `outcome=fp_excess`, exit 1"),
     JSON_ONLY("filter_skipped_ins", "int", "", "", "filters: inserts of the timed phase not sent to the filter because the harness' membership says the key is present (a filter cannot refuse a duplicate); counted in `ins_fail` and `total_ops`. The filter's own inserts are `ins_suc + ins_fail − filter_skipped_ins`. Empty for exact tables"),
@@ -623,7 +633,8 @@ const char *report_outcome_name(enum run_outcome o)
                                          [OUTCOME_FP_EXCESS] = "fp_excess",
                                          [OUTCOME_KEYSUM_MISMATCH] = "keysum_mismatch",
                                          [OUTCOME_VALUE_MISMATCH] = "value_mismatch",
-                                         [OUTCOME_MISMATCH] = "mismatch", [OUTCOME_BAD_ANSWER] = "bad_answer" };
+                                         [OUTCOME_MISMATCH] = "mismatch", [OUTCOME_NOT_LINEARIZABLE] = "not_linearizable",
+                                         [OUTCOME_BAD_ANSWER] = "bad_answer" };
     return names[o];
 }
 
@@ -737,6 +748,18 @@ static void build_row(const struct record *rec, struct row *row)
     bool exact = !(rec->table->ops->caps & CHT_CAP_APPROXIMATE) && r->verify_mode != VERIFY_OFF;
     put_ou(row, "verify_bad_values", exact, r->verify_bad_values);
     put_ou(row, "verify_keysum_ok", r->keysum_checked, r->keysum_ok);
+    /* schema 11: --verify history */
+    const struct hist_result *h = &r->hist;
+    put_ou(row, "history_ops", r->hist_on, h->ops);
+    put_ou(row, "history_violations", r->hist_on, h->violations);
+    put_ou(row, "history_watched", r->hist_on, r->hist_watched);
+    put_ou(row, "history_every", r->hist_on, r->hist_watch_every);
+    put_ou(row, "history_keys", r->hist_on, h->keys);
+    put_ou(row, "history_lost", r->hist_on, h->lost);
+    put_ou(row, "history_unanswered", r->hist_on, h->unanswered);
+    put_ou(row, "history_undecided", r->hist_on, h->undecided);
+    put_od(row, "history_covered_s", r->hist_on, (double)h->covered_ns / 1e9);
+    put_od(row, "history_check_s", r->hist_on, h->check_s);
     put_od(row, "fp_bound", approx && r->fp_bound > 0, r->fp_bound);
     put_od(row, "fp_limit", approx && r->fp_bound > 0, r->fp_limit);
     bool filter = rec->table->ops->caps & CHT_CAP_APPROXIMATE;

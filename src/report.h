@@ -10,7 +10,7 @@
 #include "occupancy.h"
 #include "outfile.h"
 
-#define CSV_SCHEMA_VERSION 10
+#define CSV_SCHEMA_VERSION 11
 /* 1: no schema/run key columns (chtbench <= schema 3); 2: one row per log2 bucket (table schema <= 7);
  * 3: one row per operation class, every statistic (docs/csv.md "Side files") */
 #define LATENCY_CSV_SCHEMA_VERSION 3

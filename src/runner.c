@@ -68,6 +68,7 @@
 #include "util.h"
 #include "table_support.h"     /* cht_private_cache_bytes */
 #include "membench.h"          /* --ceiling-slices */
+#include "history.h"           /* --verify history */
 
 /* SIGINT/SIGTERM: the handler raises the current run's stop flag (workers
  * check it on every op) and records the signal; main finishes cleanly. */
@@ -150,6 +151,11 @@ struct shared {
     struct ceiling_chase *chase;             /* --ceiling-slices: built by thread 0 before B3, freed after B6 */
     bool sliced;                             /* ... it was built: the timed phase ran in slices */
     char chase_error[160];                   /* ... why it could not be */
+    bool hist_on;                            /* --verify history: the watched keys' ops recorded */
+    struct hist_watch hist_watch;            /* ... which keys */
+    struct hist_init *hist_init;             /* ... their states at the timed phase's start (thread 0's read) */
+    size_t hist_ninit;
+    bool hist_init_failed;                   /* ... out of memory for them */
 };
 
 /* the stop flag's values besides 0 (run) and 1 (stop: main, or a signal) */
@@ -190,6 +196,7 @@ struct worker {
     int finished;                /* --timeline: the loop has ended */
     char *chase_q[MEMBENCH_MAX_K];   /* --ceiling-slices: this thread's chains, from slice to slice */
     uint64_t chase_loads[2], chase_ns[2];   /* ... loads and time at k = 32, at k = 16 */
+    struct hist_buf hist;        /* --verify history: this thread's ops on watched keys */
 };
 
 /* ---------------- approximate tables (filters, CHT_CAP_APPROXIMATE) ----------------
@@ -354,7 +361,7 @@ static void opbuf_prepare(struct worker *w)
 /* ---------------- running one op ---------------- */
 
 /* the loop's measurement modes (constants in each instantiation) */
-enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2, LOOP_BATCH = 4, LOOP_APPROX = 8 };
+enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2, LOOP_BATCH = 4, LOOP_APPROX = 8, LOOP_HIST = 16 };
 
 /* The loop's constants: the table and what the final check needs written. */
 struct op_runner {
@@ -367,6 +374,8 @@ struct op_runner {
     uint64_t *shadow;          /* LOOP_APPROX: the keys present */
     unsigned tid, nthreads;
     uint64_t range;
+    struct hist_watch watch;   /* LOOP_HIST: the watched keys */
+    struct hist_buf *hist;     /* ... this thread's records */
 };
 
 /* The loop's counts, in registers: outcomes, and the keys inserts added and removes took away. */
@@ -377,13 +386,13 @@ struct tally {
     uint64_t skip_ins, skip_rem;     /* LOOP_APPROX: inserts of present, removes of absent keys */
 };
 
-static inline __attribute__((always_inline)) void op_runner_init(struct op_runner *r, const struct worker *w)
+static inline __attribute__((always_inline)) void op_runner_init(struct op_runner *r, struct worker *w)
 {
     const struct shared *s = w->s;
     *r = (struct op_runner){ .t = s->table, .get = s->ops->get, .insert = s->ops->insert, .remove = s->ops->remove,
                              .update = s->ops->update, .vbits = run_val_writer_bits(w->tid + 1),
                              .shadow = s->shadow, .tid = w->tid, .nthreads = s->p->threads,
-                             .range = s->p->keys->range };
+                             .range = s->p->keys->range, .watch = s->hist_watch, .hist = &w->hist };
 }
 
 /* LOOP_APPROX, an insert or a remove: sent to the filter only where the
@@ -450,6 +459,72 @@ static inline __attribute__((always_inline)) unsigned run_op(const struct op_run
     n->us += ok;
     n->uf += !ok;
     return UPD_SUC + !ok;
+}
+
+/* LOOP_HIST, an op on a watched key: run_op's work, with the clock read
+ * around each table call and the op recorded (history.h). Out of line: the
+ * loop's unwatched ops pay the watch test alone. */
+static __attribute__((noinline)) unsigned run_op_recorded(const struct op_runner *r, struct tally *n,
+                                                          struct opsrc *src, const unsigned kind, struct op op)
+{
+    const cht_key_t k = op.key;
+    cht_val_t v = 0;
+    uint64_t t0 = now_ns();
+    bool ok;
+    switch (op.kind) {
+    case OP_GET:
+        ok = r->get(r->t, k, &v);
+        hist_put(r->hist, k, v, t0, now_ns(), r->tid, HIST_GET, ok);
+        n->gs += ok;
+        n->gf += !ok;
+        return GET_SUC + !ok;
+    case OP_INSERT:
+        v = run_val(k, r->vbits, n->seq++);
+        ok = r->insert(r->t, k, v);
+        hist_put(r->hist, k, v, t0, now_ns(), r->tid, HIST_INSERT, ok);
+        n->keysum += k & -(uint64_t)ok;
+        n->is += ok;
+        n->inf += !ok;
+        if (kind & OPSRC_LATEST)
+            opsrc_done(src, OPSRC_LATEST, op);
+        return INS_SUC + !ok;
+    case OP_REMOVE:
+        ok = r->remove(r->t, k);
+        hist_put(r->hist, k, 0, t0, now_ns(), r->tid, HIST_REMOVE, ok);
+        n->keysum -= k & -(uint64_t)ok;
+        n->rs += ok;
+        n->rf += !ok;
+        return REM_SUC + !ok;
+    default:                         /* an update; F's read-modify-write is a get, then an update, each recorded */
+        ok = true;
+        if (op.kind == OP_RMW) {
+            ok = r->get(r->t, k, &v);
+            const uint64_t t1 = now_ns();
+            hist_put(r->hist, k, v, t0, t1, r->tid, HIST_GET, ok);
+            t0 = t1;
+        }
+        if (ok) {
+            v = run_val(k, r->vbits, n->seq++);
+            ok = r->update(r->t, k, v);
+            hist_put(r->hist, k, v, t0, now_ns(), r->tid, HIST_UPDATE, ok);
+        }
+        n->us += ok;
+        n->uf += !ok;
+        return UPD_SUC + !ok;
+    }
+}
+
+/* LOOP_HIST: the write key first (the watch test needs it), then the op,
+ * recorded when its key is watched. */
+static inline __attribute__((always_inline)) unsigned run_op_watched(const struct op_runner *r, struct tally *n,
+                                                                     struct opsrc *src, const unsigned kind,
+                                                                     struct op op)
+{
+    if (op.kind != OP_GET)
+        op.key = opsrc_write_key(src, kind, op.key);
+    if (__builtin_expect(hist_watched(&r->watch, op.key), 0))
+        return run_op_recorded(r, n, src, kind, op);
+    return run_op(r, n, src, kind & ~OPSRC_SHIFT, LOOP_PLAIN, op);   /* its key already shifted */
 }
 
 /* ---------------- the timed loops ---------------- */
@@ -564,6 +639,8 @@ timed_loop_run(struct worker *w, const struct op_runner *run, struct opsrc *src,
                 v->nb = 0;
             }
             store = GET_SUC;
+        } else if (mode & LOOP_HIST) {
+            store = run_op_watched(run, n, src, kind, op);
         } else {
             store = run_op(run, n, src, kind, mode, op);
         }
@@ -1090,6 +1167,13 @@ static __attribute__((noinline)) void pipe_timed_loop(struct worker *w, unsigned
     }
 }
 
+/* --verify history's loops, out of line like the pipelined ones */
+static __attribute__((noinline)) void hist_timed_loop(struct worker *w, unsigned kind)
+{
+#define HIST(k_) timed_loop_for(w, k_, LOOP_HIST, false)
+    FOR_SOURCE(kind, false, HIST);
+}
+
 static void timed_loop(struct worker *w)
 {
     const struct bench_config *cfg = w->s->p->cfg;
@@ -1105,6 +1189,10 @@ static void timed_loop(struct worker *w)
 #define APPROX(k_) timed_loop_for(w, k_, LOOP_APPROX | LOOP_LAT | LOOP_TL, false)
     if (w->s->shadow) {      /* a filter: one instantiation, with every measurement mode's code */
         FOR_SOURCE(kind, false, APPROX);
+        return;
+    }
+    if (w->s->hist_on) {     /* --verify history excludes --latency, --batch, --timeline and --pipeline */
+        hist_timed_loop(w, kind);
         return;
     }
     if (w->s->pipe_w) {      /* --pipeline excludes --latency and --batch */
@@ -1235,6 +1323,32 @@ static void verify_slice(struct worker *w)
     w->verify_present_found = present_found;
 }
 
+/* --verify history: the watched keys' states as the timed phase starts
+ * (thread 0, between barriers: nothing else runs). Keys of the range, and
+ * YCSB-D's new keys so far above it. */
+static void hist_read_initial(struct shared *s)
+{
+    const struct run_params *p = s->p;
+    uint64_t max = p->range;
+    if (p->cfg->workload == WL_YCSB_D && s->ycsb.next > max)
+        max = s->ycsb.next;
+    size_t n = 0;
+    cht_key_t *keys = hist_watched_keys(&s->hist_watch, max, p->cfg->keys_sparse, &n);
+    struct hist_init *init = keys ? malloc((n ? n : 1) * sizeof *init) : NULL;
+    if (!init) {
+        free(keys);
+        s->hist_init_failed = true;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        init[i] = (struct hist_init){ .key = keys[i] };
+        init[i].present = s->ops->get(s->table, keys[i], &init[i].val);
+    }
+    free(keys);
+    s->hist_init = init;
+    s->hist_ninit = n;
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -1276,6 +1390,11 @@ static void *worker_main(void *arg)
         source_init(w, (cfg->seed + p->rep) ^ 0x7761726d75700000ull);
         warmup_loop(w);
         barrier(s);                          /* BW: warm-up over */
+    }
+    if (s->hist_on) {
+        if (w->tid == 0)
+            hist_read_initial(s);
+        barrier(s);                          /* BH: the watched keys' states read */
     }
     source_init(w, cfg->seed + p->rep);
     if (counting(p))
@@ -1785,6 +1904,8 @@ static void run_phases(const struct run_params *p, struct shared *s, struct work
         __atomic_store_n(&s->warm_stop, 1, __ATOMIC_RELAXED);
         barrier(s);               /* BW */
     }
+    if (s->hist_on)
+        barrier(s);               /* BH: thread 0 has read the watched keys (the duration starts after it) */
     pthread_t shifter;
     bool shifting = p->keys->dist == KEYGEN_HOTSPOT && p->keys->spec.shift_ms &&
                     spawn_blocked(&shifter, shifter_main, s) == 0;
@@ -1892,11 +2013,59 @@ static bool run_collect(const struct run_params *p, const struct shared *s, cons
     return full;
 }
 
+/* --verify history: the watched keys, and each thread's buffer (its share
+ * of HIST_BYTES), allocated and touched before the threads start. */
+static int hist_prepare(const struct run_params *p, struct shared *s, struct worker *w, struct run_result *r)
+{
+    const uint64_t keys = p->cfg->history_keys;
+    if (!keys)
+        return 0;
+    s->hist_on = true;
+    hist_watch_init(&s->hist_watch, p->range, keys);
+    const uint64_t cap = HIST_BYTES / sizeof(struct hist_rec) / p->threads;
+    for (unsigned i = 0; i < p->threads; i++)
+        if (hist_buf_init(&w[i].hist, cap ? cap : 1) != 0) {
+            snprintf(r->error, sizeof r->error, "--verify history: out of memory for the records");
+            return -1;
+        }
+    return 0;
+}
+
+/* --verify history, after the run: every watched key's history checked. */
+static int hist_collect(const struct run_params *p, struct shared *s, struct worker *w, struct run_result *r)
+{
+    if (s->hist_init_failed) {
+        snprintf(r->error, sizeof r->error, "--verify history: out of memory for the watched keys' states");
+        return -1;
+    }
+    struct hist_buf *bufs = malloc(p->threads * sizeof *bufs);
+    if (!bufs) {
+        snprintf(r->error, sizeof r->error, "--verify history: out of memory");
+        return -1;
+    }
+    uint64_t t_start = UINT64_MAX, t_end = 0;
+    for (unsigned i = 0; i < p->threads; i++) {
+        bufs[i] = w[i].hist;
+        t_start = w[i].t_start < t_start ? w[i].t_start : t_start;
+        t_end = w[i].t_end > t_end ? w[i].t_end : t_end;
+    }
+    r->hist_on = true;
+    r->hist_watch_every = s->hist_watch.d;
+    r->hist_watched = s->hist_ninit;
+    const int rc = hist_check(bufs, p->threads, s->hist_init, s->hist_ninit, t_start, t_end, &r->hist);
+    free(bufs);
+    if (rc != 0)
+        snprintf(r->error, sizeof r->error, "--verify history: out of memory for the checker");
+    return rc;
+}
+
 /* What the repetition amounts to; of several failed checks, the last in enum run_outcome's order. */
 static enum run_outcome run_outcome_of(const struct run_result *r, bool prefill_full)
 {
     if (r->pipe_bad)
         return OUTCOME_BAD_ANSWER;
+    if (r->hist_on && r->hist.violations)
+        return OUTCOME_NOT_LINEARIZABLE;
     if (!r->size_ok || !r->verify_ok)
         return OUTCOME_MISMATCH;
     if (r->verify_bad_values)
@@ -1970,6 +2139,8 @@ int runner_run(const struct run_params *p, struct run_result *r)
     if (run_create(p, s, w, nodes, r) != 0)
         goto out;
     choose_verify(p, s);
+    if (hist_prepare(p, s, w, r) != 0)
+        goto out;
     ycsb_latest_init(&s->ycsb, p->range);
     s->mix = op_mix_basic(cfg->insert, cfg->remove);
     if (cfg->workload)
@@ -1997,6 +2168,8 @@ int runner_run(const struct run_params *p, struct run_result *r)
     memstat_take(&r->mem_after_run);
     if (s->shadow && s->verify != VERIFY_OFF)
         filter_bound(r);
+    if (s->hist_on && hist_collect(p, s, w, r) != 0)
+        goto out;
     r->outcome = run_outcome_of(r, full);
     run_collect_measures(p, w, r);
     s->ops->destroy(s->table);
@@ -2012,6 +2185,10 @@ int runner_run(const struct run_params *p, struct run_result *r)
         rc = -1;
     }
 out:
+    for (unsigned i = 0; s && w && i < p->threads; i++)
+        hist_buf_free(&w[i].hist);
+    if (s)
+        free(s->hist_init);
     free(th);
     free(w);
     free(s);

@@ -6,6 +6,7 @@
 #include "counters.h"
 #include "latency.h"
 #include "memstat.h"
+#include "history.h"
 
 struct trace;
 
@@ -41,6 +42,7 @@ enum run_outcome { OUTCOME_OK, OUTCOME_FULL, OUTCOME_OOM,
                    OUTCOME_KEYSUM_MISMATCH, /* the keys found are not the keys written (counts agree) */
                    OUTCOME_VALUE_MISMATCH,  /* a found key's value is not one the run wrote for it */
                    OUTCOME_MISMATCH,        /* size() or the count of keys found disagrees */
+                   OUTCOME_NOT_LINEARIZABLE,/* --verify history: a watched key's answers no order explains */
                    OUTCOME_BAD_ANSWER };    /* an answer given during the run was impossible (a
                                              * pipelined step's result not 1/0, struct pipe_bad_answer) */
 
@@ -105,6 +107,10 @@ struct run_result {
     uint64_t bad_key, bad_value;        /* ... the first such key the sweep met, and the value read */
     uint64_t pipe_bad;                  /* --pipeline: steps that left an impossible result (OUTCOME_BAD_ANSWER) */
     struct pipe_bad_answer pipe_first_bad;   /* ... the first of them (of the lowest thread id) */
+    bool hist_on;                       /* --verify history ran: */
+    uint64_t hist_watch_every;          /* ... the watched keys are the multiples of this */
+    uint64_t hist_watched;              /* ... of them, in the range (and YCSB-D's new keys) at the start */
+    struct hist_result hist;            /* ... what its checker found (history.h) */
     unsigned max_version;               /* the writers that wrote: 0 .. max_version (run_val) */
     uint64_t bad_writer_seqs;           /* ... the sequences bad_value's writer used: 0 .. this - 1 */
     bool keysum_checked, keysum_ok;     /* VERIFY_FULL, exact tables: sum of keys found == keysum_expected */

@@ -153,9 +153,36 @@ static void report_verify_failure(const char *name, unsigned threads, unsigned r
 
 /* One line on stderr for a repetition that is not a clean result; for a
  * correctness failure, one line per check that failed, named by the check. */
+/* --verify history: what was checked, on stderr (one line; the violation's window below it) */
+static void report_history(const char *name, unsigned threads, unsigned rep, const struct run_result *r)
+{
+    const struct hist_result *h = &r->hist;
+    const double covered = (double)h->covered_ns / 1e9;
+    char cut[96] = "";
+    if (h->lost)
+        snprintf(cut, sizeof cut, " (then the buffers were full: %llu watched ops not recorded)",
+                 (unsigned long long)h->lost);
+    char verdict[96];
+    if (h->violations)
+        snprintf(verdict, sizeof verdict, "%llu NOT LINEARIZABLE", (unsigned long long)h->violations);
+    else
+        snprintf(verdict, sizeof verdict, "all linearizable");
+    fprintf(stderr,
+            "chtbench: history: %s, %u threads, rep %u: %llu watched keys (the multiples of %llu), %llu ops on %llu "
+            "of them recorded over the first %.3f s of the timed phase%s, %llu of them cut before their answer: %s, "
+            "%llu undecided (checked in %.2f s)\n",
+            name, threads, rep, (unsigned long long)r->hist_watched, (unsigned long long)r->hist_watch_every,
+            (unsigned long long)h->ops, (unsigned long long)h->keys, covered, cut, (unsigned long long)h->unanswered,
+            verdict, (unsigned long long)h->undecided, h->check_s);
+    if (h->violations)
+        fprintf(stderr, "chtbench: NOT LINEARIZABLE: %s, %u threads, rep %u: %s\n", name, threads, rep, h->window);
+}
+
 static void report_outcome(const struct table_choice *t, unsigned threads, unsigned rep, const struct run_result *r)
 {
     const char *name = t->ops->name;
+    if (r->hist_on)
+        report_history(name, threads, rep, r);
     switch (r->outcome) {
     case OUTCOME_OK:
         return;
@@ -249,6 +276,7 @@ static const char *outcome_label(const struct run_result *r)
     case OUTCOME_KEYSUM_MISMATCH: return "KEY SUM MISMATCH";
     case OUTCOME_VALUE_MISMATCH: return "VALUE MISMATCH";
     case OUTCOME_MISMATCH: break;
+    case OUTCOME_NOT_LINEARIZABLE: return "NOT LINEARIZABLE";
     case OUTCOME_BAD_ANSWER: return "BAD ANSWER";
     }
     return !r->size_ok ? "SIZE MISMATCH" : "VERIFY FAILED";

@@ -219,7 +219,7 @@ if len(rows) == len(specs):
             ("example-lock", sha(LCK)), ("example-table;example-lock", sha(TAB) + ";" + sha(LCK))]
     got = [(r["plugin"], r["plugin_sha256"]) for r in rows]
     check(got == want, f"plugin, plugin_sha256 per row (table's, then its lock's) ({got})")
-    check(rows[0]["schema"] == "10", "table CSV schema 10")
+    check(rows[0]["schema"] == "11", "table CSV schema 11")
 
 # Two threads: the size check and the final check hold.
 p = run("--plugin", TAB, "--plugin", LCK, "-t", "ex-striped:lock=ex-ttas,ex-striped:lock=mcs", "-n", "2",
