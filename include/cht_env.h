@@ -34,6 +34,7 @@ struct cht_env {
     uint64_t fault_torn_get;      /* CHTBENCH_TEST_FAULT_TORN_GET */
     uint64_t fault_unwritten_get; /* CHTBENCH_TEST_FAULT_UNWRITTEN_GET */
     uint64_t fault_drop_update;   /* CHTBENCH_TEST_FAULT_DROP_UPDATE */
+    uint64_t fault_pipe_miss_get; /* CHTBENCH_TEST_FAULT_PIPE_MISS_GET */
     uint64_t fault_drop_pair;     /* CHTBENCH_TEST_FAULT_DROP_PAIR */
     uint64_t fault_filter_always; /* CHTBENCH_TEST_FAULT_FILTER_ALWAYS */
     uint64_t fault_size_skew;     /* CHTBENCH_TEST_FAULT_SIZE_SKEW */

@@ -648,7 +648,11 @@ static int set_verify(const struct cli_option *o, const char *arg, void *base)
             const struct cli_choice *c = o->choices;
             while (c->name && strcmp(c->name, word) != 0)
                 c++;
-            if (!c->name || check_given)
+            if (!c->name) {
+                static const char *const words[] = { "full", "sample", "off", "history", NULL };
+                return usage_error("--%s: expected %s (got '%s')%s", o->name, o->expect, arg, near(word, words));
+            }
+            if (check_given)
                 return bad_value(o, arg);
             cfg->verify = (enum verify_mode)c->value;
             check_given = true;
@@ -1366,8 +1370,7 @@ static int check_history(const struct bench_config *cfg)
     if (!cfg->history_keys)
         return 0;
     const char *clash = cfg->latency_every ? "--latency" : cfg->batch > 1 ? "--batch" : cfg->timeline_ms ?
-                        "--timeline" : cfg->pipeline || cfg->pipeline_auto ? "--pipeline" : cfg->trace_path ?
-                        "--trace" : NULL;
+                        "--timeline" : cfg->trace_path ? "--trace" : NULL;
     if (clash)
         return usage_error("--verify: history is not with %s (it records ops in a timed loop of its own%s)", clash,
                            cfg->trace_path ? ", on keys of the range" : "");

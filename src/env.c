@@ -49,6 +49,7 @@ static void env_read(void)
     env.fault_torn_get = env_count("CHTBENCH_TEST_FAULT_TORN_GET");
     env.fault_unwritten_get = env_count("CHTBENCH_TEST_FAULT_UNWRITTEN_GET");
     env.fault_drop_update = env_count("CHTBENCH_TEST_FAULT_DROP_UPDATE");
+    env.fault_pipe_miss_get = env_count("CHTBENCH_TEST_FAULT_PIPE_MISS_GET");
     env.fault_drop_pair = env_count("CHTBENCH_TEST_FAULT_DROP_PAIR");
     env.fault_filter_always = env_count("CHTBENCH_TEST_FAULT_FILTER_ALWAYS");
     env.fault_size_skew = env_count("CHTBENCH_TEST_FAULT_SIZE_SKEW");

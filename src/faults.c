@@ -9,9 +9,9 @@
 static const struct cht_ops *inner_ops;
 static struct cht_ops wrapped;
 static uint64_t drop_every, drop_rem_every, stale_every, torn_every, unwritten_every, miss_every, pair_from,
-    size_skew, drop_upd_every;
+    size_skew, drop_upd_every, pipe_miss_every;
 static bool filter_always;
-static uint64_t inserts, dropped, dropped_rem, gets, misses, last_value, removes, removes_all, updates;
+static uint64_t inserts, dropped, dropped_rem, gets, misses, last_value, removes, removes_all, updates, pipe_gets;
 static int pair_phase;           /* 0: waiting, 3: claimed, 1: a remove dropped, 2: the insert dropped too */
 static cht_key_t pair_removed;   /* B: the key whose remove was dropped */
 
@@ -86,6 +86,15 @@ static bool f_update(void *t, cht_key_t k, cht_val_t v)
     return inner_ops->update(t, k, v);
 }
 
+static void f_pipe_step(void *t, struct cht_pipe_op *ops, unsigned n)
+{
+    inner_ops->pipe_step(t, ops, n);
+    for (unsigned i = 0; i < n; i++)
+        if (ops[i].kind == CHT_PIPE_GET && ops[i].result == 1 &&
+            __atomic_add_fetch(&pipe_gets, 1, __ATOMIC_RELAXED) % pipe_miss_every == 0)
+            ops[i].result = 0;       /* found, answered absent */
+}
+
 static void f_get_batch(void *t, const cht_key_t *keys, size_t n, cht_val_t *vals, bool *found)
 {
     for (size_t i = 0; i < n; i++)
@@ -100,7 +109,7 @@ static size_t f_size(void *t)
 
 void fault_reset(void)
 {
-    inserts = dropped = dropped_rem = gets = misses = last_value = removes = removes_all = updates = 0;
+    inserts = dropped = dropped_rem = gets = misses = last_value = removes = removes_all = updates = pipe_gets = 0;
     pair_phase = 0;
     pair_removed = 0;
 }
@@ -114,12 +123,13 @@ const struct cht_ops *fault_wrap(const struct cht_ops *inner)
     torn_every = e->fault_torn_get;
     unwritten_every = e->fault_unwritten_get;
     drop_upd_every = e->fault_drop_update;
+    pipe_miss_every = e->fault_pipe_miss_get;
     miss_every = e->fault_miss_get;
     pair_from = e->fault_drop_pair;
     filter_always = e->fault_filter_always != 0;
     size_skew = e->fault_size_skew;
     if (!drop_every && !drop_rem_every && !stale_every && !torn_every && !unwritten_every && !miss_every &&
-        !pair_from && !filter_always && !size_skew && !drop_upd_every)
+        !pair_from && !filter_always && !size_skew && !drop_upd_every && !pipe_miss_every)
         return inner;
     inner_ops = inner;
     wrapped = *inner;
@@ -128,6 +138,8 @@ const struct cht_ops *fault_wrap(const struct cht_ops *inner)
     wrapped.get = f_get;
     if (drop_upd_every && inner->update)
         wrapped.update = f_update;
+    if (pipe_miss_every && inner->pipe_step)
+        wrapped.pipe_step = f_pipe_step;
     if (inner->get_batch)            /* the table's batched lookup would bypass the faulty get */
         wrapped.get_batch = f_get_batch;
     wrapped.size = f_size;

@@ -25,6 +25,9 @@
  *     reports success without writing (a lost update): the table's counts
  *     and values stay consistent; only --verify history sees it, when a
  *     later get of a watched key reads the value the update replaced.
+ *   CHTBENCH_TEST_FAULT_PIPE_MISS_GET=N: every N-th pipelined get whose
+ *     completing step found its key answers "absent" (pipe_step wrapped):
+ *     --verify history with --pipeline catches it.
  *   CHTBENCH_TEST_FAULT_DROP_PAIR=N: from the N-th remove on, the first
  *     remove of a present key B reports success without removing, and then
  *     the first insert of an absent key A != B reports success without

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include "cht.h"
 
 enum hist_op { HIST_GET, HIST_INSERT, HIST_REMOVE, HIST_UPDATE };
@@ -40,6 +41,34 @@ struct hist_rec {
     uint8_t ok;        /* the op's answer (get: found) */
     uint8_t known;     /* the checker's: 0 for an op its cut left without an answer */
 };
+
+/* The clock around a recorded op (CLOCK_MONOTONIC, one clock for all CPUs).
+ * Real-time order is only sound if the stamps bound the op's memory
+ * accesses: an op's loads must not run ahead of its start stamp (a load
+ * fence after the clock read: RDTSC is not ordered with later loads), and
+ * its stores must be visible to every thread by its end stamp (a full fence
+ * first: on x86 a store can sit in the store buffer, its line not yet owned,
+ * for ~100 ns after the call returns; unfenced, clht-lb's in-place updates
+ * then look like lost updates to a get that starts after that end). */
+static inline uint64_t hist_clock_start(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("lfence" ::: "memory");
+#else
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t hist_clock_end(void)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* One thread's records; `lost` counts watched ops past its capacity. */
 struct hist_buf {

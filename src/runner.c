@@ -371,6 +371,7 @@ struct op_runner {
     bool (*remove)(void *, cht_key_t);
     bool (*update)(void *, cht_key_t, cht_val_t);
     uint64_t vbits;            /* values carry this thread's writer number (run_val) */
+    uint64_t seq0;             /* ... and a write sequence from here on (the warm-up's writes came first) */
     uint64_t *shadow;          /* LOOP_APPROX: the keys present */
     unsigned tid, nthreads;
     uint64_t range;
@@ -382,7 +383,7 @@ struct op_runner {
 struct tally {
     uint64_t gs, gf, is, inf, rs, rf, us, uf;
     uint64_t keysum;
-    uint64_t seq;                    /* this thread's writes so far: each stores run_val(k, vbits, seq++) */
+    uint64_t seq;                    /* set at the loop's end: the write sequences used so far (tally_seq) */
     uint64_t skip_ins, skip_rem;     /* LOOP_APPROX: inserts of present, removes of absent keys */
 };
 
@@ -392,7 +393,17 @@ static inline __attribute__((always_inline)) void op_runner_init(struct op_runne
     *r = (struct op_runner){ .t = s->table, .get = s->ops->get, .insert = s->ops->insert, .remove = s->ops->remove,
                              .update = s->ops->update, .vbits = run_val_writer_bits(w->tid + 1),
                              .shadow = s->shadow, .tid = w->tid, .nthreads = s->p->threads,
-                             .range = s->p->keys->range, .watch = s->hist_watch, .hist = &w->hist };
+                             .range = s->p->keys->range, .watch = s->hist_watch, .hist = &w->hist,
+                             .seq0 = w->seq };
+}
+
+/* The next write's sequence: seq0 + the loop's inserts and updates so far
+ * (each counts one, written or not), so that no counter of its own stays
+ * live in the loop (one costs the buffered loop 1.25 instructions an op in
+ * reloads: callgrind, noop -u 10). */
+static inline __attribute__((always_inline)) uint64_t tally_seq(const struct op_runner *r, const struct tally *n)
+{
+    return r->seq0 + n->is + n->inf + n->us + n->uf;
 }
 
 /* LOOP_APPROX, an insert or a remove: sent to the filter only where the
@@ -404,7 +415,7 @@ static inline __attribute__((always_inline)) unsigned run_filter_op(const struct
     bool present = k && shadow_test(r->shadow, k), ok;
     if (op.kind == OP_INSERT) {
         n->skip_ins += !k || present;
-        ok = k && !present && r->insert(r->t, k, run_val(k, r->vbits, n->seq++));
+        ok = k && !present && r->insert(r->t, k, run_val(k, r->vbits, tally_seq(r, n)));
         if (ok)
             shadow_set(r->shadow, k, true);
         n->is += ok;
@@ -439,7 +450,7 @@ static inline __attribute__((always_inline)) unsigned run_op(const struct op_run
     if ((mode & LOOP_APPROX) && (op.kind == OP_INSERT || op.kind == OP_REMOVE))
         return run_filter_op(r, n, op);
     if (op.kind == OP_INSERT) {
-        ok = r->insert(r->t, k, run_val(k, r->vbits, n->seq++));
+        ok = r->insert(r->t, k, run_val(k, r->vbits, tally_seq(r, n)));
         n->keysum += k & -(uint64_t)ok;
         n->is += ok;
         n->inf += !ok;
@@ -455,7 +466,7 @@ static inline __attribute__((always_inline)) unsigned run_op(const struct op_run
     }
     /* update; F's read-modify-write: read, then write back this thread's version, counted once as an update */
     cht_val_t v;
-    ok = (op.kind == OP_UPDATE || r->get(r->t, k, &v)) && r->update(r->t, k, run_val(k, r->vbits, n->seq++));
+    ok = (op.kind == OP_UPDATE || r->get(r->t, k, &v)) && r->update(r->t, k, run_val(k, r->vbits, tally_seq(r, n)));
     n->us += ok;
     n->uf += !ok;
     return UPD_SUC + !ok;
@@ -469,19 +480,19 @@ static __attribute__((noinline)) unsigned run_op_recorded(const struct op_runner
 {
     const cht_key_t k = op.key;
     cht_val_t v = 0;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = hist_clock_start();
     bool ok;
     switch (op.kind) {
     case OP_GET:
         ok = r->get(r->t, k, &v);
-        hist_put(r->hist, k, v, t0, now_ns(), r->tid, HIST_GET, ok);
+        hist_put(r->hist, k, v, t0, hist_clock_end(), r->tid, HIST_GET, ok);
         n->gs += ok;
         n->gf += !ok;
         return GET_SUC + !ok;
     case OP_INSERT:
-        v = run_val(k, r->vbits, n->seq++);
+        v = run_val(k, r->vbits, tally_seq(r, n));
         ok = r->insert(r->t, k, v);
-        hist_put(r->hist, k, v, t0, now_ns(), r->tid, HIST_INSERT, ok);
+        hist_put(r->hist, k, v, t0, hist_clock_end(), r->tid, HIST_INSERT, ok);
         n->keysum += k & -(uint64_t)ok;
         n->is += ok;
         n->inf += !ok;
@@ -490,7 +501,7 @@ static __attribute__((noinline)) unsigned run_op_recorded(const struct op_runner
         return INS_SUC + !ok;
     case OP_REMOVE:
         ok = r->remove(r->t, k);
-        hist_put(r->hist, k, 0, t0, now_ns(), r->tid, HIST_REMOVE, ok);
+        hist_put(r->hist, k, 0, t0, hist_clock_end(), r->tid, HIST_REMOVE, ok);
         n->keysum -= k & -(uint64_t)ok;
         n->rs += ok;
         n->rf += !ok;
@@ -499,14 +510,13 @@ static __attribute__((noinline)) unsigned run_op_recorded(const struct op_runner
         ok = true;
         if (op.kind == OP_RMW) {
             ok = r->get(r->t, k, &v);
-            const uint64_t t1 = now_ns();
-            hist_put(r->hist, k, v, t0, t1, r->tid, HIST_GET, ok);
-            t0 = t1;
+            hist_put(r->hist, k, v, t0, hist_clock_end(), r->tid, HIST_GET, ok);
+            t0 = hist_clock_start();
         }
         if (ok) {
-            v = run_val(k, r->vbits, n->seq++);
+            v = run_val(k, r->vbits, tally_seq(r, n));
             ok = r->update(r->t, k, v);
-            hist_put(r->hist, k, v, t0, now_ns(), r->tid, HIST_UPDATE, ok);
+            hist_put(r->hist, k, v, t0, hist_clock_end(), r->tid, HIST_UPDATE, ok);
         }
         n->us += ok;
         n->uf += !ok;
@@ -678,7 +688,7 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     struct op_runner run;
     op_runner_init(&run, w);
     struct opsrc src = w->src;
-    struct tally n = { .seq = w->seq };     /* the warm-up's writes and then the timed loop's */
+    struct tally n = { 0 };
     uint64_t remaining = loop_ops(w, warm);
     const int *stop = warm ? &s->warm_stop : &s->stop;
     cht_key_t bkeys[(mode & LOOP_BATCH) ? CHT_BATCH_MAX : 1];
@@ -723,6 +733,7 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
         __atomic_store_n(&w->progress, v.done, __ATOMIC_RELAXED);
         __atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
     }
+    n.seq = tally_seq(&run, &n);
     loop_finish(w, &src, &n, warm);
 }
 
@@ -770,13 +781,15 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
  * pauses the loop there for the slice: slice_chase). Excludes --latency and --batch
  * (cli.c); a filter runs single ops (pipe_choose). */
 #define PIPE_CHUNK 16
+#define PIPE_HOLD_WATCHED 0x80
 #define PIPE_CHUNK_CAP (2 * PIPE_CHUNK)                 /* W / k rounded up stays below 2 * PIPE_CHUNK */
 #define PIPE_RING (CHT_PIPELINE_MAX / PIPE_CHUNK + 1)   /* k + 1 slots */
 struct pipe_ring {
     struct cht_pipe_op slot[PIPE_RING][PIPE_CHUNK_CAP];
     uint8_t n[PIPE_RING], nh[PIPE_RING];            /* each slot's ops and held ops */
     uint8_t hold[PIPE_RING][PIPE_CHUNK_CAP];        /* indexes of each chunk's held ops, in draw order */
-    uint8_t hold_kind[PIPE_RING][PIPE_CHUNK_CAP];   /* their enum op_kind (OP_RMW apart from OP_UPDATE) */
+    uint8_t hold_kind[PIPE_RING][PIPE_CHUNK_CAP];   /* their enum op_kind (OP_RMW apart from OP_UPDATE),
+                                                     * | PIPE_HOLD_WATCHED for a watched key's (LOOP_HIST) */
     uint64_t bits[PIPE_RING];                       /* each slot's keys' pipe_key_bit()s (ordered runs) */
     struct cht_pipe_op park[PIPE_RING][PIPE_CHUNK_CAP];   /* parked, by turn mod k */
     uint8_t npark[PIPE_RING];
@@ -924,7 +937,9 @@ pipe_step_run(struct cht_pipe_op *park, struct pipe_count *c, struct pipe_bads *
 static inline __attribute__((always_inline)) unsigned pipe_draw(struct pipe_ring *R, unsigned slot,
                                                                 struct cht_pipe_op *in, unsigned nd,
                                                                 struct opsrc *src, uint64_t vbits, uint64_t seq,
-                                                                const unsigned kind, const bool ordered)
+                                                                const struct hist_watch *watch,
+                                                                const unsigned kind, const bool ordered,
+                                                                const bool hist)
 {
     struct opsrc s = *src;
     uint64_t seen[4] = { 0 };
@@ -946,10 +961,11 @@ static inline __attribute__((always_inline)) unsigned pipe_draw(struct pipe_ring
             const unsigned x = pipe_key_hash(op.key);
             const uint64_t bit = 1ull << (x & 63), old = seen[x >> 6];
             seen[x >> 6] = old | bit;
-            if (__builtin_expect(((old & bit) != 0) | (op.kind == OP_RMW), 0) &&
-                (op.kind == OP_RMW || pipe_key_in(in, i, op.key))) {
+            const bool watched = hist && hist_watched(watch, op.key);
+            if (__builtin_expect(((old & bit) != 0) | (op.kind == OP_RMW) | watched, 0) &&
+                (watched || op.kind == OP_RMW || pipe_key_in(in, i, op.key))) {
                 in[i].kind = op.kind == OP_RMW ? CHT_PIPE_UPDATE : op.kind;
-                R->hold_kind[slot][nh] = (uint8_t)op.kind;
+                R->hold_kind[slot][nh] = (uint8_t)(op.kind | (watched ? PIPE_HOLD_WATCHED : 0));
                 R->hold[slot][nh++] = (uint8_t)i;
             }
         }
@@ -959,6 +975,43 @@ static inline __attribute__((always_inline)) unsigned pipe_draw(struct pipe_ring
     if (ordered)
         R->bits[slot] = seen[0] | seen[1] | seen[2] | seen[3];
     return nh;
+}
+
+/* LOOP_HIST: a held op on a watched key (pipe_draw holds them all), run as
+ * the held ops are and recorded: its completing step linearizes it (cht.h),
+ * so its interval is that of its steps. A read-modify-write is a get and an
+ * update, each recorded. Returns its answer. */
+static __attribute__((noinline)) int pipe_held_recorded(const struct op_runner *run, struct cht_pipe_op *op,
+                                                        unsigned okind,
+                                                        void (*step)(void *, struct cht_pipe_op *, unsigned),
+                                                        struct pipe_bads *bads)
+{
+    uint64_t t0 = hist_clock_start();
+    if (okind == OP_RMW) {
+        cht_val_t v = 0;
+        int r = run->get(run->t, op->key, &v);
+        hist_put(run->hist, op->key, v, t0, hist_clock_end(), run->tid, HIST_GET, r);
+        if (r) {
+            t0 = hist_clock_start();
+            r = run->update(run->t, op->key, op->val);
+            hist_put(run->hist, op->key, op->val, t0, hist_clock_end(), run->tid, HIST_UPDATE, r);
+        }
+        return r;
+    }
+    step(run->t, op, 1);
+    unsigned nstep = 1;
+    int r = op->result;
+    if (r == CHT_PIPE_AGAIN && op->stage == 1) {
+        op->result = CHT_PIPE_POISON;
+        step(run->t, op, 1);
+        r = op->result;
+        nstep = 2;
+    }
+    const uint64_t t1 = hist_clock_end();
+    if ((unsigned)r > 1u)
+        pipe_bad(bads, op, nstep), r = 0;
+    hist_put(run->hist, op->key, op->val, t0, t1, run->tid, (enum hist_op)okind, r);
+    return r;
 }
 
 static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w, const unsigned kind,
@@ -1001,9 +1054,11 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
         if (ordered) {
             for (unsigned i = 0; i < R.nh[prev]; i++) {
                 struct cht_pipe_op *op = &R.slot[prev][R.hold[prev][i]];
-                const unsigned ok = R.hold_kind[prev][i];
+                const unsigned hk = R.hold_kind[prev][i], ok = hk & ~PIPE_HOLD_WATCHED;
                 int r;
-                if (ok == OP_RMW) {
+                if ((mode & LOOP_HIST) && (hk & PIPE_HOLD_WATCHED)) {
+                    r = pipe_held_recorded(&run, op, ok, step, &bads);
+                } else if (ok == OP_RMW) {
                     cht_val_t v;
                     r = run.get(run.t, op->key, &v) && run.update(run.t, op->key, op->val);
                 } else {
@@ -1087,9 +1142,11 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
             /* OPSRC_SHIFT: a chunk in the buffer's first round draws as a plain
              * buffer's (its writes' keys as drawn), one past it shifts them */
             if ((kind & OPSRC_SHIFT) && __builtin_expect(src.pos + nd > src.mask + 1, 0))
-                nh_drawn = pipe_draw(&R, prev, in, nd, &src, run.vbits, seq, kind, ordered);
+                nh_drawn = pipe_draw(&R, prev, in, nd, &src, run.vbits, seq, &run.watch, kind, ordered,
+                                     mode & LOOP_HIST);
             else
-                nh_drawn = pipe_draw(&R, prev, in, nd, &src, run.vbits, seq, kind & ~OPSRC_SHIFT, ordered);
+                nh_drawn = pipe_draw(&R, prev, in, nd, &src, run.vbits, seq, &run.watch, kind & ~OPSRC_SHIFT,
+                                     ordered, mode & LOOP_HIST);
             start(run.t, in, nd);
         } else if (done == drawn) {
             break;
@@ -1171,7 +1228,11 @@ static __attribute__((noinline)) void pipe_timed_loop(struct worker *w, unsigned
 static __attribute__((noinline)) void hist_timed_loop(struct worker *w, unsigned kind)
 {
 #define HIST(k_) timed_loop_for(w, k_, LOOP_HIST, false)
-    FOR_SOURCE(kind, false, HIST);
+#define PIPE_HIST(k_) pipe_loop_for(w, k_, LOOP_HIST, true)
+    if (w->s->pipe_w)        /* pipe_choose makes a history's run ordered */
+        FOR_SOURCE(kind, false, PIPE_HIST);
+    else
+        FOR_SOURCE(kind, false, HIST);
 }
 
 static void timed_loop(struct worker *w)
@@ -1191,7 +1252,7 @@ static void timed_loop(struct worker *w)
         FOR_SOURCE(kind, false, APPROX);
         return;
     }
-    if (w->s->hist_on) {     /* --verify history excludes --latency, --batch, --timeline and --pipeline */
+    if (w->s->hist_on) {     /* --verify history excludes --latency, --batch and --timeline */
         hist_timed_loop(w, kind);
         return;
     }
@@ -1255,7 +1316,7 @@ static void pipe_choose(struct shared *s)
     }
     s->pipe_mode = PIPE_HOOKS;
     s->pipe_chunks = s->pipe_w >= 2 * PIPE_CHUNK ? s->pipe_w / PIPE_CHUNK : 1;
-    s->pipe_ordered = s->p->trace || !op_mix_reads_only(&s->mix);
+    s->pipe_ordered = s->p->trace || !op_mix_reads_only(&s->mix) || s->hist_on;   /* history: pipe_draw holds */
 }
 
 /* --ceiling-slices: thread 0, after the prefill (off the clock), builds the
