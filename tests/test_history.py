@@ -129,18 +129,18 @@ p, r = run("-t", "chain", "-n", "2", "-i", "1K", "-d", "200", "--workload", "ycs
 check(p.returncode == 0 and r.get("outcome") == "ok" and r.get("history_ops") is None,
       "without history the lost updates pass: exit 0, outcome ok, history_ops empty")
 # a false "absent" (the final check is off: it would see the misses too)
-fault("clht-lb", 2, "CHTBENCH_TEST_FAULT_MISS_GET", 10000, ["-u", "10", "--verify", "off,history"],
+fault("clht-lb", 2, "CHTBENCH_TEST_FAULT_MISS_GET", 3000, ["-u", "10", "--verify", "off,history"],
       "a present key answered absent")
-fault("chain", 4, "CHTBENCH_TEST_FAULT_MISS_GET", 10000, ["-u", "50", "--verify", "off,history"],
+fault("chain", 4, "CHTBENCH_TEST_FAULT_MISS_GET", 3000, ["-u", "50", "--verify", "off,history"],
       "a present key answered absent")
 # another key's value
-fault("cuckoo", 2, "CHTBENCH_TEST_FAULT_STALE_GET", 10000, ["-u", "10", "--verify", "off,history"],
+fault("cuckoo", 2, "CHTBENCH_TEST_FAULT_STALE_GET", 2000, ["-u", "10", "--verify", "off,history"],
       "another key's value")
 
 # a pipelined get answering "absent" for a present key
-fault("cuckoo", 2, "CHTBENCH_TEST_FAULT_PIPE_MISS_GET", 10000, ["-u", "10", "--pipeline", "16", "--verify",
+fault("cuckoo", 2, "CHTBENCH_TEST_FAULT_PIPE_MISS_GET", 2000, ["-u", "10", "--pipeline", "16", "--verify",
       "off,history"], "a pipelined get of a present key answered absent")
-fault("clht-lb", 3, "CHTBENCH_TEST_FAULT_PIPE_MISS_GET", 10000, ["-u", "0", "--pipeline", "32", "--verify",
+fault("clht-lb", 3, "CHTBENCH_TEST_FAULT_PIPE_MISS_GET", 2000, ["-u", "0", "--pipeline", "32", "--verify",
       "off,history"], "a pipelined get of a present key answered absent")
 # all keys watched, one thread, --ops, pipelined: every op recorded
 p, r = run("-t", "cuckoo", "-n", "1", "-i", "1K", "--ops", "100000", "-u", "50", "--pipeline", "16", "--verify",
@@ -150,13 +150,14 @@ check(p.returncode == 0 and r.get("pipeline_w") == 16 and r.get("history_ops") =
       f"pipelined, all keys watched: history_ops == total_ops == 100000 (got {r.get('history_ops')})")
 
 # ---- a full buffer: the history is cut, soundly ----
-p, r = run("-t", "clht-lb", "-n", "2", "-i", "1K", "-d", "1500", "-u", "50", "--verify", "history")
+# all keys watched, 2 x 1.2M ops: more than the 2 x 838860 records 64 MiB holds
+p, r = run("-t", "clht-lb", "-n", "2", "-i", "1K", "--ops", "1200000", "-u", "50", "--verify", "history:4096")
 m = history_line(p)
 check(p.returncode == 0 and r.get("history_lost", 0) > 0 and 0 < r.get("history_covered_s", 9) < r.get("elapsed_s", 0)
       and r.get("history_violations") == 0 and m is not None and "then the buffers were full" in m.group(8) and
-      r.get("history_ops", 0) * 40 <= 64 << 20,
-      f"-d 1500 at -i 1K: the buffers fill, the check covers the first {r.get('history_covered_s')} s of "
-      f"{r.get('elapsed_s')}, {r.get('history_lost')} ops not recorded, no violation")
+      r.get("history_ops", 0) * 40 <= 64 << 20 and r.get("history_ops", 0) + r.get("history_lost", 0) <= 2400000,
+      f"2 x 1.2M ops, all watched: the buffers fill, the check covers the first {r.get('history_covered_s')} s of "
+      f"{r.get('elapsed_s')}, {r.get('history_lost')} ops not recorded, {r.get('history_ops')} checked, no violation")
 
 # ---- usage errors: exit 2, one line naming the flag, nothing written ----
 tmp = tempfile.mkdtemp()
