@@ -53,6 +53,8 @@
 #include "cht_atomic.h"
 #include "registry.h"
 #include "keygen.h"
+#include "history.h"
+#include "runner.h"          /* run_val: the values history.c decodes */
 
 /* the check that runs (one at a time) */
 static struct check_ctx *cur;
@@ -274,6 +276,7 @@ struct worker {
     uint64_t *published;      /* versions: per key, the newest version its writer is about to write */
     uint64_t nkeys;           /* versions: keys 1 .. nkeys */
     uint64_t lost, stale, unwritten;   /* versions: wrong answers by kind */
+    struct hist_buf *hist;    /* history: this thread's ops */
     int errors;
     uint64_t done;            /* ops issued */
     char cex[200];            /* the first wrong result */
@@ -771,6 +774,109 @@ static void mode_versions(void)
     free(w);
     free(published);
     free(seen);
+}
+
+/* ---------------- history: every answer of a concurrent run linearizable ----------------
+ * n threads on HIST_CHECK_KEYS keys (half prefilled): 50% gets, 10% inserts, 10% removes, 30%
+ * updates (inserts and removes where there is no update()), every write's value unique (run_val:
+ * key, writer, that writer's sequence). Every op is recorded with fenced clock stamps around it,
+ * and each key's history is checked for linearizability as a register after the join (src/history.c):
+ * a lost update, a stale read, a false "absent" or "present", a value never written, each is a
+ * history no order explains. The counter-example is the first violating key's window. */
+#define HIST_CHECK_KEYS 16
+
+static void *history_worker(void *arg)
+{
+    struct worker *w = arg;
+    t_init(w->t, w->tid);
+    pthread_barrier_wait(w->bar);
+    struct cht_rng r;
+    cht_rng_seed(&r, w->seed, w->tid);
+    const uint64_t vbits = run_val_writer_bits(w->tid + 1);
+    uint64_t i, seq = 0;
+    for (i = 0; i < w->nops && !out_of_time(i); i++) {
+        const unsigned c = (unsigned)cht_rng_below(cht_rng_next(&r), 100);
+        const cht_key_t k = 1 + cht_rng_below(cht_rng_next(&r), HIST_CHECK_KEYS);
+        cht_val_t v = 0;
+        enum hist_op op;
+        bool ok;
+        const uint64_t t0 = hist_clock_start();
+        if (c < 50) {
+            op = HIST_GET;
+            ok = ops->get(w->t, k, &v);
+        } else if (c < 60 || (c < 80 && !ops->update)) {
+            op = HIST_INSERT;
+            v = run_val(k, vbits, seq++);
+            ok = ops->insert(w->t, k, v);
+        } else if (c < 70 || !ops->update) {
+            op = HIST_REMOVE;
+            ok = ops->remove(w->t, k);
+        } else {
+            op = HIST_UPDATE;
+            v = run_val(k, vbits, seq++);
+            ok = ops->update(w->t, k, v);
+        }
+        hist_put(w->hist, k, v, t0, hist_clock_end(), w->tid, op, ok);
+    }
+    w->done = i;
+    pthread_barrier_wait(w->bar);
+    t_exit(w->t, w->tid);
+    return NULL;
+}
+
+static void mode_history(void)
+{
+    if (ops->caps & CHT_CAP_APPROXIMATE) {
+        note("history: %s stores no values; nothing to check\n", ops->name);
+        skip_why = "stores no values (a filter)";
+        return;
+    }
+    const unsigned n = nthr(4) < 2 ? 2 : nthr(4);
+    const uint64_t per = scaled(1000000) / n + 1;    /* a fault 1 in 10^4 ops is seen ~10 times */
+    struct worker *w = aligned_alloc(64, sizeof *w * n);
+    struct hist_buf *bufs = calloc(n, sizeof *bufs);
+    struct hist_init init[HIST_CHECK_KEYS];
+    bool bufs_ok = w && bufs;
+    for (unsigned i = 0; bufs_ok && i < n; i++)
+        bufs_ok = hist_buf_init(&bufs[i], per) == 0;
+    if (!bufs_ok) {
+        ck_fail("out of memory");
+        longjmp(abort_check, 1);
+    }
+    void *t = make_table(HIST_CHECK_KEYS, 0.5, n, HIST_CHECK_KEYS);
+    t_init(t, 0);
+    for (cht_key_t k = 1; k <= HIST_CHECK_KEYS; k++) {
+        init[k - 1] = (struct hist_init){ .key = k, .val = run_val(k, 0, 0), .present = k % 2 == 1 };
+        if (init[k - 1].present)
+            CHECK(ops->insert(t, k, init[k - 1].val), "key %llu prefill insert expected true got false",
+                  (unsigned long long)k);
+    }
+    t_exit(t, 0);
+    pthread_barrier_t bar;
+    pthread_barrier_init(&bar, NULL, n);
+    for (unsigned i = 0; i < n; i++)
+        w[i] = (struct worker){ .tid = i, .t = t, .seed = 600, .nops = per, .nthreads = n, .bar = &bar,
+                                .hist = &bufs[i] };
+    const uint64_t t_start = mono_ns();
+    run_threads(w, n, history_worker);
+    struct hist_result h;
+    for (unsigned i = 0; i < n; i++)
+        ops_total += w[i].done;
+    const int rc = hist_check(bufs, n, init, HIST_CHECK_KEYS, t_start, mono_ns(), &h);
+    CHECK(rc == 0, "out of memory for the history checker");
+    for (char *c = h.window; (c = strstr(c, "\n    ")) != NULL;)   /* one line: "; " between the window's ops */
+        memmove(c + 2, c + 5, strlen(c + 5) + 1), c[0] = ';', c[1] = ' ';
+    CHECK(h.violations == 0, "%s (%llu of %llu keys not linearizable; %llu ops, %u threads)", h.window,
+          (unsigned long long)h.violations, (unsigned long long)h.keys, (unsigned long long)h.ops, n);
+    ops->destroy(t);
+    pthread_barrier_destroy(&bar);
+    note("history: %s, %u threads, %u keys: %llu ops, %llu keys not linearizable, %llu undecided\n", choice_p->text,
+         n, HIST_CHECK_KEYS, (unsigned long long)h.ops, (unsigned long long)h.violations,
+         (unsigned long long)h.undecided);
+    for (unsigned i = 0; i < n; i++)
+        hist_buf_free(&bufs[i]);
+    free(bufs);
+    free(w);
 }
 
 /* ---------------- values: no torn value under concurrent updates ---------------- */
@@ -1390,7 +1496,7 @@ static void ax_stress(void)
 /* ---------------- the entry points ---------------- */
 
 static const char *const kind_names[] = { "model", "disjoint", "stable", "stress", "values", "steady", "versions",
-                                          NULL };
+                                          "history", NULL };
 
 const char *check_kind_name(enum check_kind k)
 {
@@ -1425,6 +1531,7 @@ enum check_verdict check_table(struct check_ctx *c, enum check_kind k)
         case CHECK_VALUES: mode_values(); break;
         case CHECK_STEADY: mode_steady(); break;
         case CHECK_VERSIONS: mode_versions(); break;
+        case CHECK_HISTORY: mode_history(); break;
         default: break;
         }
     }

@@ -33,6 +33,7 @@ enum check_kind {
     CHECK_VALUES,    /* no torn or foreign value under concurrent updates */
     CHECK_STEADY,    /* the steady state does not grow */
     CHECK_VERSIONS,  /* unique values: no lost update, stale read or value never written */
+    CHECK_HISTORY,   /* every answer of a concurrent run on shared keys linearizable (src/history.c) */
     CHECK_TABLE_KINDS
 };
 

@@ -26,8 +26,9 @@
 /* the checks by name, in the order they run: tables, then locks */
 enum { CK_MUTEX = CHECK_TABLE_KINDS, CK_RW, CK_RWBENCH, CK_ALL };
 static const char *const all_names[CK_ALL] = {
-    "model", "disjoint", "stable", "stress", "values", "steady", "versions", "mutex", "rw", "rwbench",
+    "model", "disjoint", "stable", "stress", "values", "steady", "versions", "history", "mutex", "rw", "rwbench",
 };
+_Static_assert(CHECK_TABLE_KINDS == 8, "all_names lists the table checks in enum check_kind's order");
 
 #define CHECK_LOCK_THREADS 16          /* the suite's lock runs: more threads than CPUs */
 #define CHECK_VALUES_OOL 100           /* the values check's size for out-of-line tables without --value-size */
@@ -260,7 +261,7 @@ static int set_help(const struct cli_option *o, const char *arg, void *base)
 static const struct cli_option check_options[] = {
     { "table", 't', CLI_ARG, "LIST", cli_set_string, ARGS(tables), 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL,
       "as for a run", "tables as for a run (NAME or NAME:key=val,...): model, disjoint, stable, stress, values, "
-      "steady, versions", "tables to check (validated as a run's: unknown names, options, availability, a tiny `create()`)" },
+      "steady, versions, history", "tables to check (validated as a run's: unknown names, options, availability, a tiny `create()`)" },
     { "lock", 0, CLI_ARG, "LIST", cli_set_string, ARGS(locks), 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL,
       "locks from `--list=locks`, usable here", "locks (see --list=locks): mutex, rw, rwbench",
       "locks to check (not `lock=` of the tables: give that in the spec, `locked:lock=mcs`)" },
@@ -281,7 +282,7 @@ static const struct cli_option check_options[] = {
       "runs at " STR(CHECK_VALUES_OOL) " unless given)", NULL },
     { "checks", 0, CLI_ARG, "LIST", cli_set_string, ARGS(checks), 0, 0, NULL, CLI_CHECK, NULL, "all that apply",
       NULL, "names from the table of checks above, comma separated", "only these checks, comma separated: model, "
-      "disjoint, stable, stress, values, steady, versions, mutex, rw, rwbench", "only these checks" },
+      "disjoint, stable, stress, values, steady, versions, history, mutex, rw, rwbench", "only these checks" },
     { "verbose", 'v', CLI_NO_ARG, NULL, cli_set_true, ARGS(verbose), 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL, NULL,
       "the suite's progress lines and every failed check, on stderr", NULL },
     { "help", 'h', CLI_NO_ARG, NULL, set_help, 0, 0, 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL, NULL, "this text", NULL },
@@ -313,14 +314,14 @@ static int parse_checks(const char *list, bool *want)
     int n = list_split(list, buf, sizeof buf, items, CK_ALL * 2, false, why, sizeof why);
     if (n < 0)
         return usage_error("--checks: %s (expected names from model, disjoint, stable, stress, values, steady, "
-                           "versions, mutex, rw, rwbench; got '%s')", why, list);
+                           "versions, history, mutex, rw, rwbench; got '%s')", why, list);
     for (int i = 0; i < n; i++) {
         unsigned k = 0;
         while (k < CK_ALL && strcmp(items[i], all_names[k]) != 0)
             k++;
         if (k == CK_ALL)
             return usage_error("--checks: unknown check '%s' (expected model, disjoint, stable, stress, values, "
-                               "steady, versions, mutex, rw, rwbench)", items[i]);
+                               "steady, versions, history, mutex, rw, rwbench)", items[i]);
         want[k] = true;
     }
     return 0;

@@ -47,11 +47,11 @@ for t in ["clht-lb", "cuckoo", "chain"]:
     want += [rf"PASS model {t} \({OPS}\)", rf"PASS disjoint {t} \({OPS}\)",
              rf"PASS stable {t} \({OPS}, \d+ resizes under load\)", rf"PASS stress {t} \({OPS}\)",
              rf"PASS values {t} \({OPS}{', value size 100' if t == 'chain' else ''}\)", rf"PASS steady {t} \({OPS}\)",
-             rf"PASS versions {t} \({OPS}\)"]
-want.append(r"check: 21 passed, 0 failed, 0 skipped")
+             rf"PASS versions {t} \({OPS}\)", rf"PASS history {t} \({OPS}\)"]
+want.append(r"check: 24 passed, 0 failed, 0 skipped")
 lines = out(p)
 check(p.returncode == 0 and len(lines) == len(want) and all(re.fullmatch(w, l) for w, l in zip(want, lines)),
-      f"clht-lb, cuckoo, chain: 21 exact PASS lines and the summary, exit 0 (exit {p.returncode}: {show(p)})")
+      f"clht-lb, cuckoo, chain: 24 exact PASS lines and the summary, exit 0 (exit {p.returncode}: {show(p)})")
 check(p.stderr == "", f"nothing on stderr without --verbose ({p.stderr[-200:]!r})")
 
 # a filter (its own model), a check that does not apply, a table that stores nothing

@@ -7,6 +7,12 @@ counts by kind; the correct twin passes. The faults:
   race-lost-update  the same, only over updates made while another thread is inside an op
   stale-read        one get in 10^4 that finds its key while another thread is inside an op returns
                     the key's previous value
+  false-absent      one get in 10^4 that finds its key while another thread is inside an op answers
+                    "absent" (history only: versions never removes)
+  false-present     one get in 10^4 that misses the key last removed from its bucket, while another
+                    thread is inside an op, answers "present" with its old value (history only)
+The history check (every answer of 4 threads on 16 shared keys checked for linearizability) catches
+each of the five 10 times in 10 too.
 Every write of the check stores a value unique to (key, writer, the writer's version of the key), so
 the older value is told from the newest; before these, every write of a key by one thread stored the
 same value and all six checks passed these tables.
@@ -66,4 +72,32 @@ for fault, first in FIRST.items():
             break
     check(caught == 10 and slowest < 20, f"fault={fault}: caught 10 times in 10 (caught {caught}), slowest run "
           f"{slowest:.1f} s: {example}")
+
+# ---- the history check: every answer of a concurrent run on 16 shared keys linearizable ----
+p, _ = run("twin", "history")
+check(p.returncode == 0 and re.fullmatch(r"PASS history twin \(\d+ ops\)", p.stdout.splitlines()[0]),
+      f"the correct twin passes history ({p.stdout.strip()[-200:]})")
+HIST_FIRST = {
+    "lost-update": r"get -> 0x[0-9a-f]{16} \((thread \d+'s write \d+|the prefill's)\)",
+    "race-lost-update": r"get -> 0x[0-9a-f]{16} \((thread \d+'s write \d+|the prefill's)\)",
+    "stale-read": r"get -> 0x[0-9a-f]{16} \((thread \d+'s write \d+|the prefill's)\)",
+    "false-absent": r"get -> absent",
+    "false-present": r"get -> 0x[0-9a-f]{16} \((thread \d+'s write \d+|the prefill's)\)",
+}
+for fault, first in HIST_FIRST.items():
+    caught, slowest, example = 0, 0.0, ""
+    for _ in range(10):
+        p, dt = run(f"twin:fault={fault}", "history")
+        lines = p.stdout.splitlines()
+        m = re.match(rf"FAIL history twin:fault={fault}: key \d+ \(at the start [^)]*\)+: no order of its ops "
+                     rf"explains thread \d+ {first}, \[\+[0-9.]+, \+[0-9.]+\] us", lines[0]) if lines else None
+        ok = p.returncode == 1 and m is not None and len(lines) == 2
+        caught += ok
+        slowest = max(slowest, dt)
+        example = example or (lines[0][:240] if ok else "")
+        if not ok:
+            example = f"missed: {p.returncode} {p.stdout.strip()[-300:]}"
+            break
+    check(caught == 10 and slowest < 20, f"history, fault={fault}: caught 10 times in 10 (caught {caught}), slowest "
+          f"run {slowest:.1f} s: {example}")
 finish()

@@ -20,6 +20,11 @@
  *   fault=stale-read        one get in 10^4 that finds its key while another
  *                           thread is inside an op returns the key's previous
  *                           value (each node keeps it)
+ *   fault=false-absent      one get in 10^4 that finds its key while another
+ *                           thread is inside an op answers "absent"
+ *   fault=false-present     one get in 10^4 that misses a key, the last one
+ *                           removed from its bucket, while another thread is
+ *                           inside an op answers "present" with its old value
  *
  * Buckets (a power of two, at least the prefill's key count) each hold a
  * spin lock and a singly linked chain; every op, get included, holds its
@@ -35,9 +40,10 @@
 #include "cht_plugin.h"
 
 enum twin_fault { FAULT_NONE, FAULT_PIPE_FIRST_ONLY, FAULT_PIPE_AGAIN_TWICE, FAULT_PIPE_GARBAGE, FAULT_LOST_UPDATE,
-                  FAULT_RACE_LOST_UPDATE, FAULT_STALE_READ, FAULTS };
+                  FAULT_RACE_LOST_UPDATE, FAULT_STALE_READ, FAULT_FALSE_ABSENT, FAULT_FALSE_PRESENT, FAULTS };
 static const char *const fault_names[FAULTS] = { "none", "pipe-first-only", "pipe-again-twice", "pipe-garbage",
-                                                 "lost-update", "race-lost-update", "stale-read" };
+                                                 "lost-update", "race-lost-update", "stale-read", "false-absent",
+                                                 "false-present" };
 
 struct node {
     cht_key_t key;
@@ -49,6 +55,8 @@ struct node {
 struct bucket {
     unsigned lock;
     struct node *head;
+    cht_key_t gone_key;  /* the last key removed from it, and its value (fault=false-present) */
+    cht_val_t gone_val;
 };
 
 struct twin {
@@ -62,7 +70,7 @@ struct twin {
 
 static const struct cht_option_spec twin_options[] = {
     { "fault", "none (default), pipe-first-only, pipe-again-twice, pipe-garbage, lost-update, race-lost-update, "
-               "stale-read: the bug to carry" },
+               "stale-read, false-absent, false-present: the bug to carry" },
     { NULL, NULL },
 };
 
@@ -82,7 +90,8 @@ static void *twin_create(const struct cht_config *cfg, char *err, size_t len)
             i++;
         if (i == FAULTS) {
             snprintf(err, len, "--table twin: option fault=%s: expected none, pipe-first-only, pipe-again-twice, "
-                     "pipe-garbage, lost-update, race-lost-update or stale-read", o->val);
+                     "pipe-garbage, lost-update, race-lost-update, stale-read, false-absent or false-present",
+                     o->val);
             return NULL;
         }
         fault = (enum twin_fault)i;
@@ -157,6 +166,12 @@ static bool twin_op(struct twin *t, uint64_t h, unsigned kind, cht_key_t k, cht_
     case CHT_PIPE_GET:
         if (x)
             *v = t->fault == FAULT_STALE_READ && twin_fault_now(t, true) ? x->prev : x->val;
+        if (x && t->fault == FAULT_FALSE_ABSENT && twin_fault_now(t, true))
+            ok = false;
+        if (!x && t->fault == FAULT_FALSE_PRESENT && b->gone_key == k && twin_fault_now(t, true)) {
+            *v = b->gone_val;
+            ok = true;
+        }
         break;
     case CHT_PIPE_INSERT:
         ok = !x;
@@ -174,6 +189,8 @@ static bool twin_op(struct twin *t, uint64_t h, unsigned kind, cht_key_t k, cht_
         if (x) {
             *p = x->next;
             gone = x;
+            b->gone_key = k;
+            b->gone_val = x->val;
             __atomic_fetch_sub(&t->size, 1, __ATOMIC_RELAXED);
         }
         break;
