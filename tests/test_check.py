@@ -120,9 +120,11 @@ check(p.returncode == 1 and len(lines) == 3 and
       f"no-lock hook: mutex loses increments, RWBench's sum is not 0, exit 1 ({show(p)})")
 
 # ---- plugins: examples/plugin-table, good and -DBROKEN ----
-p = run("--plugin", GOOD, "--table", "ex-striped:lock=ttas", "--checks", "model,disjoint,stable", "--seconds", "1")
+p = run("--plugin", GOOD, "--table", "ex-striped:lock=ttas", "--checks", "model,disjoint,stable,history", "--seconds",
+        "1")
 want = [rf"PASS model ex-striped:lock=ttas \({OPS}\)", rf"PASS disjoint ex-striped:lock=ttas \({OPS}\)",
-        rf"PASS stable ex-striped:lock=ttas \({OPS}, 0 resizes under load\)", r"check: 3 passed, 0 failed, 0 skipped"]
+        rf"PASS stable ex-striped:lock=ttas \({OPS}, 0 resizes under load\)",
+        rf"PASS history ex-striped:lock=ttas \({OPS}\)", r"check: 4 passed, 0 failed, 0 skipped"]
 lines = out(p)
 check(p.returncode == 0 and len(lines) == len(want) and all(re.fullmatch(w, l) for w, l in zip(want, lines)),
       f"plugin ex-striped: PASS, exit 0 (exit {p.returncode}: {show(p)})")
