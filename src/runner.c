@@ -2183,12 +2183,14 @@ int runner_run(const struct run_params *p, struct run_result *r)
     pthread_t *th = calloc(p->threads, sizeof *th);
     unsigned *nodes = calloc(p->threads, sizeof *nodes);
     uint64_t *wrote = calloc(p->threads + 1, sizeof *wrote);
+    bool cleared = false;                /* s and w zeroed: what out: frees is known */
     if (!s || !w || !th || !nodes || !wrote) {
         snprintf(r->error, sizeof r->error, "out of memory");
         goto out;
     }
     memset(s, 0, sizeof *s);
     memset(w, 0, sizeof *w * p->threads);
+    cleared = true;
     s->p = p;
     s->workers = w;
     s->wrote = wrote;
@@ -2246,9 +2248,9 @@ int runner_run(const struct run_params *p, struct run_result *r)
         rc = -1;
     }
 out:
-    for (unsigned i = 0; s && w && i < p->threads; i++)
+    for (unsigned i = 0; cleared && i < p->threads; i++)
         hist_buf_free(&w[i].hist);
-    if (s)
+    if (cleared)
         free(s->hist_init);
     free(th);
     free(w);
