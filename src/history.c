@@ -246,13 +246,11 @@ static int by_return(const void *a, const void *b, void *ctx)
     return x->t1 != y->t1 ? (x->t1 > y->t1) - (x->t1 < y->t1) : (x->t0 > y->t0) - (x->t0 < y->t0);
 }
 
-static void window_of(struct key_check *kc, size_t r_at, size_t nret, uint64_t used, const uint32_t *slot_op,
-                      unsigned r_slot)
+static void window_of(struct key_check *kc, size_t r_at, uint64_t used, const uint32_t *slot_op, unsigned r_slot)
 {
     const struct hist_rec *o = kc->op, *r = &o[kc->ret[r_at]];
     char *b = kc->window, line[256], iv[80];
     size_t n = kc->window_len, k = 0;
-    (void)nret;
     if (kc->init.present)
         describe_val(iv, sizeof iv, kc->init.val);
     else
@@ -364,7 +362,7 @@ static int check_key(struct key_check *kc)
         if (rc)
             break;
         if (kc->next.n == 0) {
-            window_of(kc, ri, nret, used, slot_op, rs);
+            window_of(kc, ri, used, slot_op, rs);
             rc = 1;
             break;
         }

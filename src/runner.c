@@ -977,6 +977,27 @@ static inline __attribute__((always_inline)) unsigned pipe_draw(struct pipe_ring
     return nh;
 }
 
+/* A held op (not a read-modify-write) stepped alone: a second step at once
+ * where the first answers "again"; an impossible answer is counted (pipe_bad)
+ * and taken as 0. Returns the answer. */
+static inline __attribute__((always_inline)) int pipe_held_step(void *t, struct cht_pipe_op *op,
+                                                                void (*step)(void *, struct cht_pipe_op *, unsigned),
+                                                                struct pipe_bads *bads)
+{
+    step(t, op, 1);
+    unsigned nstep = 1;
+    int r = op->result;
+    if (r == CHT_PIPE_AGAIN && op->stage == 1) {
+        op->result = CHT_PIPE_POISON;
+        step(t, op, 1);
+        r = op->result;
+        nstep = 2;
+    }
+    if ((unsigned)r > 1u)
+        pipe_bad(bads, op, nstep), r = 0;
+    return r;
+}
+
 /* LOOP_HIST: a held op on a watched key (pipe_draw holds them all), run as
  * the held ops are and recorded: its completing step linearizes it (cht.h),
  * so its interval is that of its steps. A read-modify-write is a get and an
@@ -998,19 +1019,8 @@ static __attribute__((noinline)) int pipe_held_recorded(const struct op_runner *
         }
         return r;
     }
-    step(run->t, op, 1);
-    unsigned nstep = 1;
-    int r = op->result;
-    if (r == CHT_PIPE_AGAIN && op->stage == 1) {
-        op->result = CHT_PIPE_POISON;
-        step(run->t, op, 1);
-        r = op->result;
-        nstep = 2;
-    }
-    const uint64_t t1 = hist_clock_end();
-    if ((unsigned)r > 1u)
-        pipe_bad(bads, op, nstep), r = 0;
-    hist_put(run->hist, op->key, op->val, t0, t1, run->tid, (enum hist_op)okind, r);
+    const int r = pipe_held_step(run->t, op, step, bads);
+    hist_put(run->hist, op->key, op->val, t0, hist_clock_end(), run->tid, (enum hist_op)okind, r);
     return r;
 }
 
@@ -1062,16 +1072,7 @@ static inline __attribute__((always_inline)) void pipe_loop_for(struct worker *w
                     cht_val_t v;
                     r = run.get(run.t, op->key, &v) && run.update(run.t, op->key, op->val);
                 } else {
-                    step(run.t, op, 1);
-                    unsigned nstep = 1;
-                    if ((r = op->result) == CHT_PIPE_AGAIN && op->stage == 1) {
-                        op->result = CHT_PIPE_POISON;
-                        step(run.t, op, 1);
-                        r = op->result;
-                        nstep = 2;
-                    }
-                    if ((unsigned)r > 1u)
-                        pipe_bad(&bads, op, nstep), r = 0;
+                    r = pipe_held_step(run.t, op, step, &bads);
                 }
                 pipe_tally(&c, &src, kind, ok, op->key, r);
             }
