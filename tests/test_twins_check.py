@@ -12,7 +12,9 @@ counts by kind; the correct twin passes. The faults:
   false-present     one get in 10^4 that misses the key last removed from its bucket, while another
                     thread is inside an op, answers "present" with its old value (history only)
 The history check (every answer of 4 threads on 16 shared keys checked for linearizability) catches
-each of the five 10 times in 10 too.
+lost-update, stale-read, false-absent and false-present 10 times in 10; race-lost-update it catches in most
+runs only (14 of 15 at 8 threads: the fault needs two threads inside ops at once, rarer when 4 threads share
+2 CPUs), so it is left to versions here.
 Every write of the check stores a value unique to (key, writer, the writer's version of the key), so
 the older value is told from the newest; before these, every write of a key by one thread stored the
 same value and all six checks passed these tables.
@@ -79,7 +81,6 @@ check(p.returncode == 0 and re.fullmatch(r"PASS history twin \(\d+ ops\)", p.std
       f"the correct twin passes history ({p.stdout.strip()[-200:]})")
 HIST_FIRST = {
     "lost-update": r"get -> 0x[0-9a-f]{16} \((thread \d+'s write \d+|the prefill's)\)",
-    "race-lost-update": r"get -> 0x[0-9a-f]{16} \((thread \d+'s write \d+|the prefill's)\)",
     "stale-read": r"get -> 0x[0-9a-f]{16} \((thread \d+'s write \d+|the prefill's)\)",
     "false-absent": r"get -> absent",
     "false-present": r"get -> 0x[0-9a-f]{16} \((thread \d+'s write \d+|the prefill's)\)",
