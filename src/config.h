@@ -60,7 +60,7 @@ struct bench_config {
     uint64_t keybuf;            /* --keybuf: pre-generated ops per thread (0: in the loop) */
     unsigned batch;             /* --batch: gets per get_batch call (1: single gets) */
     unsigned pipeline;          /* --pipeline W: ops in flight per thread (0: single ops) */
-    bool pipeline_auto;         /* --pipeline auto: W chosen by the table's size (runner.c pipe_choose) */
+    bool pipeline_auto;         /* --pipeline auto: W chosen by the table's size (src/run/pipe.c run_pipe_choose) */
     size_t value_size;          /* --value-size: bytes per value (8: inline; > 8: CHT_CAP_VALUE_OOL tables) */
     bool hugepages;             /* --hugepages thp (false: off) */
     const char *allocator;      /* --allocator: a name from alloc_names (src/alloc.h), NULL when not given */

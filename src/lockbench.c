@@ -1,6 +1,6 @@
 /*
- * lockbench.c - lock-only benchmarks (DESIGN.md "Locks": "a mutex counter
- * bench and RWBench (Calciu et al., PPoPP'13) with their invariants"; docs/cli.md "Lock
+ * lockbench.c - lock-only benchmarks: a mutex counter bench and RWBench
+ * (Calciu et al., PPoPP'13) with their invariants (docs/cli.md "Lock
  * benchmarks").
  *
  *   main: allocate the lock (64-byte aligned, lock_size bytes), init it with
@@ -32,17 +32,16 @@
  * to the worker's own padded slot, at the end.
  */
 #include <pthread.h>
-#include <signal.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
 #include <time.h>
 #include "cht_env.h"
 #include "lockbench.h"
 #include "mode.h"
 #include "runner.h"
+#include "team.h"
 #include "report.h"
 #include "util.h"
 
@@ -52,7 +51,7 @@ struct lb_shared {
     const struct lb_params *p;
     const struct lock_ops *ops;
     void *lock;
-    pthread_barrier_t bar;
+    struct team team;
     alignas(LB_LINE) int stop;                        /* its own line */
     alignas(LB_LINE) uint64_t counter[LB_COUNTERS];   /* mutex: one line */
     alignas(LB_LINE) uint64_t array[LB_ARRAY];        /* rwlock: 8 lines */
@@ -198,7 +197,7 @@ static void *worker_main(void *arg)
             w->no_memory = true;
         }
     }
-    pthread_barrier_wait(&s->bar);           /* all ready: go */
+    team_wait(&s->team);                     /* all ready: go */
     if (!w->no_memory) {
         if (p->cfg->bench == BENCH_RWLOCK)
             rw_loop(w);
@@ -208,15 +207,6 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-static void sleep_ms(uint64_t ms)
-{
-    struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L };
-    if (runner_interrupted)   /* the signal came before the sleep */
-        return;
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !runner_interrupted)
-        ;
-}
-
 int lockbench_run(const struct lb_params *p, struct lb_result *r)
 {
     const struct bench_config *cfg = p->cfg;
@@ -224,11 +214,10 @@ int lockbench_run(const struct lb_params *p, struct lb_result *r)
     memset(r, 0, sizeof *r);
     struct lb_shared *s = aligned_alloc(LB_LINE, round_line(sizeof *s));
     struct lb_worker *w = aligned_alloc(LB_LINE, round_line(sizeof *w * p->threads));
-    pthread_t *th = calloc(p->threads, sizeof *th);
     void *lock = aligned_alloc(LB_LINE, round_line(o->lock_size));
-    if (!s || !w || !th || !lock) {
+    if (!s || !w || !lock) {
         snprintf(r->error, sizeof r->error, "--bench: out of memory");
-        free(s), free(w), free(th), free(lock);
+        free(s), free(w), free(lock);
         return -1;
     }
     memset(s, 0, sizeof *s);
@@ -244,29 +233,25 @@ int lockbench_run(const struct lb_params *p, struct lb_result *r)
     s->p = p;
     s->ops = o;
     s->lock = lock;
-    pthread_barrier_init(&s->bar, NULL, p->threads + 1);
-    sigset_t all, old;                       /* signals go to this thread, whose sleep they cut short */
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
     for (unsigned i = 0; i < p->threads; i++) {
         w[i].tid = i;
         w[i].s = s;
-        if (pthread_create(&th[i], NULL, worker_main, &w[i]) != 0) {
-            fprintf(stderr, "chtbench: cannot start thread %u of %u\n", i, p->threads);
-            exit(EXIT_FAILED);               /* a partial barrier cannot be unwound */
-        }
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (team_start(&s->team, p->threads, true, worker_main, w, sizeof *w) != 0) {
+        snprintf(r->error, sizeof r->error, "--bench: out of memory");
+        if (o->destroy)
+            o->destroy(lock);
+        free(s), free(w), free(lock);
+        return -1;
+    }
     runner_watch_stop(NULL, &s->stop);
-    pthread_barrier_wait(&s->bar);           /* go */
-    sleep_ms(cfg->duration_ms);
+    team_wait(&s->team);                     /* go */
+    runner_sleep_ms(cfg->duration_ms);
     __atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
-    for (unsigned i = 0; i < p->threads; i++)
-        pthread_join(th[i], NULL);
+    team_join(&s->team);
     runner_watch_stop(NULL, NULL);
     clock_gettime(CLOCK_REALTIME, &r->end_time);
     r->interrupted = runner_interrupted != 0;
-    pthread_barrier_destroy(&s->bar);
 
     uint64_t t0 = UINT64_MAX, t1 = 0, lo = UINT64_MAX, hi = 0;
     const char *pin_error = NULL;
@@ -318,7 +303,6 @@ int lockbench_run(const struct lb_params *p, struct lb_result *r)
     for (unsigned i = 0; i < p->threads; i++)
         free(w[i].ctx);
     free(lock);
-    free(th);
     free(w);
     free(s);
     if (pin_error || no_memory) {

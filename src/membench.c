@@ -11,9 +11,7 @@
  * pointers in registers. Buffers are mmap'ed with MADV_NOHUGEPAGE (4 KiB
  * pages: a TLB miss per line at large sizes) or MADV_HUGEPAGE (THP).
  */
-#include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +24,7 @@
 #include "outfile.h"
 #include "report.h"
 #include "runner.h"
+#include "team.h"
 #include "util.h"
 #include "memstat.h"
 
@@ -37,7 +36,7 @@ struct mb_shared {
     uint64_t *start;              /* per thread, per chase: the line it starts at */
     unsigned threads, k;
     uint64_t ms;
-    pthread_barrier_t bar;
+    struct team team;
     const struct pin_topology *topo;
     const struct pin_plan *plan;
 };
@@ -91,7 +90,7 @@ static void *mb_worker_main(void *arg)
     char *p[MEMBENCH_MAX_K];
     for (unsigned j = 0; j < s->k; j++)
         p[j] = s->buf + s->start[w->tid * s->k + j] * LINE;
-    pthread_barrier_wait(&s->bar);
+    team_wait(&s->team);
     switch (s->k) {
     case 1: w->loads = chase_1(p, s->ms, &w->ns, &w->sink); break;
     case 2: w->loads = chase_2(p, s->ms, &w->ns, &w->sink); break;
@@ -168,47 +167,37 @@ static int cycle_measure(const struct mb_cycle *c, bool thp, unsigned threads, u
     const unsigned nstart = threads * k;
     s.start = calloc(nstart, sizeof *s.start);
     struct mb_worker *w = aligned_alloc(64, sizeof *w * threads);
-    pthread_t *th = calloc(threads, sizeof *th);
-    if (!s.start || !w || !th) {
+    if (!s.start || !w) {
         snprintf(err, len, "--bench memory: out of memory");
         free(s.start);
         free(w);
-        free(th);
         return -1;
     }
     for (unsigned j = 0; j < nstart; j++)
         s.start[j] = c->order[(uint64_t)j * c->lines / nstart];
     memset(w, 0, sizeof *w * threads);
-    pthread_barrier_init(&s.bar, NULL, threads);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    unsigned started = 0;
-    for (; started < threads; started++) {
-        w[started].s = &s;
-        w[started].tid = started;
-        if (pthread_create(&th[started], NULL, mb_worker_main, &w[started]) != 0)
-            break;
+    for (unsigned i = 0; i < threads; i++) {
+        w[i].s = &s;
+        w[i].tid = i;
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (started < threads) {
-        fprintf(stderr, "chtbench: cannot start thread %u of %u\n", started, threads);
-        exit(EXIT_FAILED);
+    if (team_start(&s.team, threads, false, mb_worker_main, w, sizeof *w) != 0) {
+        snprintf(err, len, "--bench memory: out of memory");
+        free(s.start);
+        free(w);
+        return -1;
     }
+    team_join(&s.team);
     uint64_t loads = 0, ns = 0;
     for (unsigned i = 0; i < threads; i++) {
-        pthread_join(th[i], NULL);
         loads += w[i].loads;
         ns = w[i].ns > ns ? w[i].ns : ns;
     }
-    pthread_barrier_destroy(&s.bar);
     *out = (struct membench_point){ .bytes = c->bytes, .thp = thp, .threads = threads, .k = k };
     out->ns_per_load = loads ? (double)ns * threads / (double)loads : 0;
     out->mloads_per_s = ns ? (double)loads / ((double)ns / 1e9) / 1e6 : 0;
     clock_gettime(CLOCK_REALTIME, &out->end_time);
     free(s.start);
     free(w);
-    free(th);
     return 0;
 }
 

@@ -675,69 +675,69 @@ static void build_row(const struct record *rec, struct row *row)
                                  r->warmup_count[UPD_SUC] + r->warmup_count[UPD_FAIL]);
     put_u(row, "warmup_ins_suc", r->warmup_count[INS_SUC]);
     put_u(row, "warmup_rem_suc", r->warmup_count[REM_SUC]);
-    put_u(row, "prefilled", r->prefilled);
-    put_u(row, "final_size", r->final_size);
-    put_u(row, "expected_size", r->expected_size);
-    put_u(row, "size_ok", r->size_ok);
-    put_s(row, "verify", verify_mode_name(r->verify_mode));
-    put_u(row, "verified_keys", r->verified_keys);
-    put_u(row, "verify_found", r->verify_found);
-    put_ou(row, "verify_ok", r->verify_mode != VERIFY_OFF, r->verify_ok);
-    put_d(row, "verify_s", r->verify_s);
+    put_u(row, "prefilled", r->check.prefilled);
+    put_u(row, "final_size", r->check.final_size);
+    put_u(row, "expected_size", r->check.expected_size);
+    put_u(row, "size_ok", r->check.size_ok);
+    put_s(row, "verify", verify_mode_name(r->check.verify_mode));
+    put_u(row, "verified_keys", r->check.verified_keys);
+    put_u(row, "verify_found", r->check.verify_found);
+    put_ou(row, "verify_ok", r->check.verify_mode != VERIFY_OFF, r->check.verify_ok);
+    put_d(row, "verify_s", r->check.verify_s);
     put_s(row, "outcome", report_outcome_name(r->outcome));
-    bool approx = (rec->table->ops->caps & CHT_CAP_APPROXIMATE) && r->verify_mode != VERIFY_OFF;
-    put_od(row, "fp_rate", approx, r->fp_rate);
-    put_ou(row, "fp_checked", approx, r->fp_checked);
-    put_ou(row, "false_negatives", approx, r->false_negatives);
-    put_od(row, "bits_per_item", (rec->table->ops->caps & CHT_CAP_APPROXIMATE) && r->final_size,
-           r->final_size ? (double)r->stats.bytes * 8 / (double)r->final_size : 0);
+    bool approx = (rec->table->ops->caps & CHT_CAP_APPROXIMATE) && r->check.verify_mode != VERIFY_OFF;
+    put_od(row, "fp_rate", approx, r->filter.fp_rate);
+    put_ou(row, "fp_checked", approx, r->filter.fp_checked);
+    put_ou(row, "false_negatives", approx, r->filter.false_negatives);
+    put_od(row, "bits_per_item", (rec->table->ops->caps & CHT_CAP_APPROXIMATE) && r->check.final_size,
+           r->check.final_size ? (double)r->memory.stats.bytes * 8 / (double)r->check.final_size : 0);
     put_u(row, "oversubscribed", rec->oversubscribed);
     put_u(row, "batch", c->batch);
     put_s(row, "get_batch", c->batch <= 1 ? "-" : rec->table->ops->get_batch ? "table" : "single gets");
-    put_u(row, "keybuf", r->opbuf_len);
-    put_u(row, "keybuf_bytes", r->opbuf_len * 8 * rec->threads);
-    put_u(row, "keybuf_wrapped", r->opbuf_wrapped);
-    put_od(row, "keygen_ns", r->opbuf_len > 0, r->opbuf_len ? (double)r->opbuf_ns / ((double)r->opbuf_len * rec->threads) : 0);
-    put_od(row, "ceiling_mops", r->ceiling_mops > 0, r->ceiling_mops);
-    put_od(row, "ceiling_frac", r->ceiling_mops > 0, r->ceiling_mops > 0 ? r->mops / r->ceiling_mops : 0);
-    const bool sliced = r->ceiling_slices_k != 0;
+    put_u(row, "keybuf", r->opbuf.opbuf_len);
+    put_u(row, "keybuf_bytes", r->opbuf.opbuf_len * 8 * rec->threads);
+    put_u(row, "keybuf_wrapped", r->opbuf.opbuf_wrapped);
+    put_od(row, "keygen_ns", r->opbuf.opbuf_len > 0, r->opbuf.opbuf_len ? (double)r->opbuf.opbuf_ns / ((double)r->opbuf.opbuf_len * rec->threads) : 0);
+    put_od(row, "ceiling_mops", r->ceiling.ceiling_mops > 0, r->ceiling.ceiling_mops);
+    put_od(row, "ceiling_frac", r->ceiling.ceiling_mops > 0, r->ceiling.ceiling_mops > 0 ? r->mops / r->ceiling.ceiling_mops : 0);
+    const bool sliced = r->ceiling.ceiling_slices_k != 0;
     put_ou(row, "ceiling_slice_ms", sliced, rec->cfg->ceiling_slice_ms);
-    put_od(row, "ceiling_slices_s", sliced, r->ceiling_slices_s);
-    put_ou(row, "ceiling_slices_k", sliced, r->ceiling_slices_k);
-    put_u(row, "table_bytes", r->stats.bytes);
-    put_u(row, "buckets", r->stats.buckets);
-    put_u(row, "resizes", r->stats.resizes);
-    put_u(row, "full_failures", r->stats.full_failures);
-    put_u(row, "alloc_failures", r->stats.alloc_failures);
+    put_od(row, "ceiling_slices_s", sliced, r->ceiling.ceiling_slices_s);
+    put_ou(row, "ceiling_slices_k", sliced, r->ceiling.ceiling_slices_k);
+    put_u(row, "table_bytes", r->memory.stats.bytes);
+    put_u(row, "buckets", r->memory.stats.buckets);
+    put_u(row, "resizes", r->memory.stats.resizes);
+    put_u(row, "full_failures", r->memory.stats.full_failures);
+    put_u(row, "alloc_failures", r->memory.stats.alloc_failures);
     /* HTM (thesis tables 4.2-4.4): tables running under an elided lock report them */
     bool htm = rec->table->ops->caps & CHT_CAP_NEEDS_RTM;
-    put_ou(row, "tx_begins", htm, r->stats.tx_begins);
-    put_ou(row, "tx_commits", htm, r->stats.tx_commits);
-    put_ou(row, "tx_aborts", htm, r->stats.tx_aborts);
-    put_ou(row, "tx_fallbacks", htm, r->stats.tx_fallbacks);
+    put_ou(row, "tx_begins", htm, r->memory.stats.tx_begins);
+    put_ou(row, "tx_commits", htm, r->memory.stats.tx_commits);
+    put_ou(row, "tx_aborts", htm, r->memory.stats.tx_aborts);
+    put_ou(row, "tx_fallbacks", htm, r->memory.stats.tx_fallbacks);
     /* memory */
-    put_ou(row, "table_bytes_after_prefill", r->has_stats, r->table_bytes_after_prefill);
-    put_od(row, "bytes_per_key", r->has_stats && c->initial, c->initial ? (double)r->table_bytes_after_prefill / (double)c->initial : 0);
-    put_ou(row, "rss_before_create_bytes", r->mem_before_create.rss_ok, r->mem_before_create.rss);
-    put_ou(row, "rss_after_prefill_bytes", r->mem_after_prefill.rss_ok, r->mem_after_prefill.rss);
-    put_ou(row, "thp_after_prefill_bytes", r->mem_after_prefill.thp_ok, r->mem_after_prefill.thp);
-    put_ou(row, "rss_after_run_bytes", r->mem_after_run.rss_ok, r->mem_after_run.rss);
-    put_ou(row, "rss_peak_bytes", r->mem_after_run.rss_ok, r->mem_after_run.peak);
-    put_ou(row, "jemalloc_allocated_before_create_bytes", r->mem_before_create.je_ok, r->mem_before_create.je_allocated);
-    put_ou(row, "jemalloc_allocated_after_prefill_bytes", r->mem_after_prefill.je_ok, r->mem_after_prefill.je_allocated);
-    put_ou(row, "jemalloc_resident_after_prefill_bytes", r->mem_after_prefill.je_ok, r->mem_after_prefill.je_resident);
-    put_ou(row, "jemalloc_allocated_after_run_bytes", r->mem_after_run.je_ok, r->mem_after_run.je_allocated);
-    put_ou(row, "jemalloc_resident_after_run_bytes", r->mem_after_run.je_ok, r->mem_after_run.je_resident);
+    put_ou(row, "table_bytes_after_prefill", r->memory.has_stats, r->memory.table_bytes_after_prefill);
+    put_od(row, "bytes_per_key", r->memory.has_stats && c->initial, c->initial ? (double)r->memory.table_bytes_after_prefill / (double)c->initial : 0);
+    put_ou(row, "rss_before_create_bytes", r->memory.mem_before_create.rss_ok, r->memory.mem_before_create.rss);
+    put_ou(row, "rss_after_prefill_bytes", r->memory.mem_after_prefill.rss_ok, r->memory.mem_after_prefill.rss);
+    put_ou(row, "thp_after_prefill_bytes", r->memory.mem_after_prefill.thp_ok, r->memory.mem_after_prefill.thp);
+    put_ou(row, "rss_after_run_bytes", r->memory.mem_after_run.rss_ok, r->memory.mem_after_run.rss);
+    put_ou(row, "rss_peak_bytes", r->memory.mem_after_run.rss_ok, r->memory.mem_after_run.peak);
+    put_ou(row, "jemalloc_allocated_before_create_bytes", r->memory.mem_before_create.je_ok, r->memory.mem_before_create.je_allocated);
+    put_ou(row, "jemalloc_allocated_after_prefill_bytes", r->memory.mem_after_prefill.je_ok, r->memory.mem_after_prefill.je_allocated);
+    put_ou(row, "jemalloc_resident_after_prefill_bytes", r->memory.mem_after_prefill.je_ok, r->memory.mem_after_prefill.je_resident);
+    put_ou(row, "jemalloc_allocated_after_run_bytes", r->memory.mem_after_run.je_ok, r->memory.mem_after_run.je_allocated);
+    put_ou(row, "jemalloc_resident_after_run_bytes", r->memory.mem_after_run.je_ok, r->memory.mem_after_run.je_resident);
     /* scaling */
     put_od(row, "speedup", rec->has_speedup, rec->speedup);
     /* counters */
     const struct counter_set *cs = rec->counters;
-    bool cnt = cs && cs->active && r->counters_ok;
+    bool cnt = cs && cs->active && r->counters.counters_ok;
     size_t cl = 0;
     row->counters[0] = '\0';
     for (unsigned e = 0; cnt && e < cs->n; e++)
         cl += (size_t)snprintf(row->counters + cl, cl < sizeof row->counters ? sizeof row->counters - cl : 0, "%s%.6g",
-                               e ? ";" : "", r->counter_per_op[e]);
+                               e ? ";" : "", r->counters.counter_per_op[e]);
     put_s(row, "counter_names", cnt ? cs->joined : "");
     put_s(row, "counter_values_per_op", row->counters);
     /* latency */
@@ -745,29 +745,29 @@ static void build_row(const struct record *rec, struct row *row)
     put_u(row, "value_size", c->value_size);   /* schema 5 */
     put_s(row, "keys", c->keys_sparse ? "sparse" : "dense");   /* schema 6 */
     /* schema 7: the final check of values and keys, the filter's bound */
-    bool exact = !(rec->table->ops->caps & CHT_CAP_APPROXIMATE) && r->verify_mode != VERIFY_OFF;
-    put_ou(row, "verify_bad_values", exact, r->verify_bad_values);
-    put_ou(row, "verify_keysum_ok", r->keysum_checked, r->keysum_ok);
+    bool exact = !(rec->table->ops->caps & CHT_CAP_APPROXIMATE) && r->check.verify_mode != VERIFY_OFF;
+    put_ou(row, "verify_bad_values", exact, r->check.verify_bad_values);
+    put_ou(row, "verify_keysum_ok", r->check.keysum_checked, r->check.keysum_ok);
     /* schema 11: --verify history */
-    const struct hist_result *h = &r->hist;
-    put_ou(row, "history_ops", r->hist_on, h->ops);
-    put_ou(row, "history_violations", r->hist_on, h->violations);
-    put_ou(row, "history_watched", r->hist_on, r->hist_watched);
-    put_ou(row, "history_every", r->hist_on, r->hist_watch_every);
-    put_ou(row, "history_keys", r->hist_on, h->keys);
-    put_ou(row, "history_lost", r->hist_on, h->lost);
-    put_ou(row, "history_unanswered", r->hist_on, h->unanswered);
-    put_ou(row, "history_undecided", r->hist_on, h->undecided);
-    put_od(row, "history_covered_s", r->hist_on, (double)h->covered_ns / 1e9);
-    put_od(row, "history_check_s", r->hist_on, h->check_s);
-    put_od(row, "fp_bound", approx && r->fp_bound > 0, r->fp_bound);
-    put_od(row, "fp_limit", approx && r->fp_bound > 0, r->fp_limit);
+    const struct hist_result *h = &r->history.hist;
+    put_ou(row, "history_ops", r->history.hist_on, h->ops);
+    put_ou(row, "history_violations", r->history.hist_on, h->violations);
+    put_ou(row, "history_watched", r->history.hist_on, r->history.hist_watched);
+    put_ou(row, "history_every", r->history.hist_on, r->history.hist_watch_every);
+    put_ou(row, "history_keys", r->history.hist_on, h->keys);
+    put_ou(row, "history_lost", r->history.hist_on, h->lost);
+    put_ou(row, "history_unanswered", r->history.hist_on, h->unanswered);
+    put_ou(row, "history_undecided", r->history.hist_on, h->undecided);
+    put_od(row, "history_covered_s", r->history.hist_on, (double)h->covered_ns / 1e9);
+    put_od(row, "history_check_s", r->history.hist_on, h->check_s);
+    put_od(row, "fp_bound", approx && r->filter.fp_bound > 0, r->filter.fp_bound);
+    put_od(row, "fp_limit", approx && r->filter.fp_bound > 0, r->filter.fp_limit);
     bool filter = rec->table->ops->caps & CHT_CAP_APPROXIMATE;
-    put_ou(row, "filter_skipped_ins", filter, r->filter_skipped[0]);
-    put_ou(row, "filter_skipped_rem", filter, r->filter_skipped[1]);
+    put_ou(row, "filter_skipped_ins", filter, r->filter.filter_skipped[0]);
+    put_ou(row, "filter_skipped_rem", filter, r->filter.filter_skipped[1]);
     const struct lock_ops *lk = registry_choice_lock(rec->table);
     put_plugins(row, registry_table_plugin(rec->table->ops), lk ? registry_lock_plugin(lk) : NULL);   /* schema 8 */
-    /* schema 9: --pipeline, the W used and how (runner.c pipe_choose). A row keeps pointers to its
+    /* schema 9: --pipeline, the W used and how (src/run/pipe.c run_pipe_choose). A row keeps pointers to its
      * strings until written, so each W has a string of its own that never changes (filled once,
      * always with the same text) */
     static const char *const pipe_modes[] = { "-", "hooks", "fallback", "plain" };
@@ -775,8 +775,8 @@ static void build_row(const struct record *rec, struct row *row)
     unsigned pw = c->pipeline <= CHT_PIPELINE_MAX ? c->pipeline : 0;
     snprintf(pipe_asked[pw], sizeof pipe_asked[pw], "%u", pw);
     put_s(row, "pipeline", c->pipeline_auto ? "auto" : pipe_asked[pw]);
-    put_u(row, "pipeline_w", r->pipeline_w);
-    put_s(row, "pipeline_mode", pipe_modes[r->pipeline_mode]);
+    put_u(row, "pipeline_w", r->pipe.pipeline_w);
+    put_s(row, "pipeline_mode", pipe_modes[r->pipe.pipeline_mode]);
     /* the share of the timed phase the threads were on a CPU: below 1 on a busy machine */
     put_od(row, "cpu_share", r->elapsed_s > 0 && r->cpu_ns,
            r->elapsed_s > 0 ? (double)r->cpu_ns * 1e-9 / ((double)rec->threads * r->elapsed_s) : 0);
@@ -1102,15 +1102,15 @@ static int timeline_append(struct outfile *o, const struct record *rec, char *er
     unsigned np = row.n;
     format_fields(&prefix, &row, 0, np, false);
     double prev = 0;
-    for (size_t i = 0; r->timeline && i < r->ntimeline && !prefix.oom; i++) {
-        double dt = r->timeline[i].t_ms - prev;
+    for (size_t i = 0; r->timeline.samples && i < r->timeline.n && !prefix.oom; i++) {
+        double dt = r->timeline.samples[i].t_ms - prev;
         row.n = np;
-        put_timeline_cols(&row, r->timeline[i].t_ms, r->timeline[i].ops,
-                      dt > 0 ? (double)r->timeline[i].ops / (dt * 1e3) : 0, r->timeline[i].hot_base);
+        put_timeline_cols(&row, r->timeline.samples[i].t_ms, r->timeline.samples[i].ops,
+                      dt > 0 ? (double)r->timeline.samples[i].ops / (dt * 1e3) : 0, r->timeline.samples[i].hot_base);
         sb_printf(&b, "%s,", prefix.p);
         format_fields(&b, &row, np, row.n, false);
         sb_printf(&b, "\n");
-        prev = r->timeline[i].t_ms;
+        prev = r->timeline.samples[i].t_ms;
     }
     b.oom |= prefix.oom;
     free(prefix.p);

@@ -1,7 +1,8 @@
-/* runner.h - one CHTBench run: create, pin, prefill, timed phase, check. */
+/* runner.h - one CHTBench run: create, pin, prefill, timed phase, check (src/run/). */
 #ifndef CHT_RUNNER_H
 #define CHT_RUNNER_H
 
+#include <pthread.h>
 #include "config.h"
 #include "counters.h"
 #include "latency.h"
@@ -89,63 +90,102 @@ static inline uint64_t run_val_seq(uint64_t v) { return v & RUN_VAL_SEQ_MASK; }
  * The current run stops at once; its repetition is not recorded. */
 extern volatile int runner_interrupted;
 void runner_install_signals(void);
+/* Sleeps ms, or less when a signal interrupts the run. */
+void runner_sleep_ms(uint64_t ms);
 
-struct run_result {
-    uint64_t count[N_OUTCOMES];
-    uint64_t total_ops;
-    double elapsed_s, mops;
+/* What a repetition measured and found, one part per feature. */
+struct run_check {                      /* the size accounting and the final check (run/final_check.c) */
     size_t prefill_size;        /* size() after the prefill barrier */
     size_t final_size;          /* size() after the timed phase */
     size_t expected_size;       /* prefilled + ins_suc - rem_suc */
     uint64_t prefilled;         /* prefill inserts that succeeded (== initial unless the table refused) */
     bool prefill_ok, size_ok;
-    uint64_t warmup_count[N_OUTCOMES];  /* --warmup: not in count[] or mops, but in the size accounting */
     enum verify_mode verify_mode;       /* VERIFY_FULL, VERIFY_SAMPLE or VERIFY_OFF, as done */
     uint64_t verified_keys, verify_found, verify_expected;
     bool verify_ok;
     uint64_t verify_bad_values;         /* found keys whose value the run did not write (wrong key, version, torn) */
     uint64_t bad_key, bad_value;        /* ... the first such key the sweep met, and the value read */
-    uint64_t pipe_bad;                  /* --pipeline: steps that left an impossible result (OUTCOME_BAD_ANSWER) */
-    struct pipe_bad_answer pipe_first_bad;   /* ... the first of them (of the lowest thread id) */
-    bool hist_on;                       /* --verify history ran: */
-    uint64_t hist_watch_every;          /* ... the watched keys are the multiples of this */
-    uint64_t hist_watched;              /* ... of them, in the range (and YCSB-D's new keys) at the start */
-    struct hist_result hist;            /* ... what its checker found (history.h) */
     unsigned max_version;               /* the writers that wrote: 0 .. max_version (run_val) */
     uint64_t bad_writer_seqs;           /* ... the sequences bad_value's writer used: 0 .. this - 1 */
     bool keysum_checked, keysum_ok;     /* VERIFY_FULL, exact tables: sum of keys found == keysum_expected */
     uint64_t keysum_found, keysum_expected;   /* mod 2^64: prefill + inserted - removed keys */
     double verify_s;
-    enum run_outcome outcome;
-    bool interrupted;           /* stopped by a signal: not a result */
-    struct timespec end_time;   /* CLOCK_REALTIME at the repetition's end */
-    uint64_t opbuf_len;         /* ops pre-generated per thread (0: drawn in the loop) */
-    double ceiling_mops;        /* --ceiling: the machine's independent-miss rate at the table's size (0: none) */
-    double ceiling_slices_s;    /* --ceiling-slices: seconds a thread chased (mean), left out of elapsed_s */
-    unsigned ceiling_slices_k;  /* ... the chains a thread (16 or 32) whose rate is ceiling_mops */
-    unsigned pipeline_w;        /* --pipeline: ops in flight per thread in the timed loop (0: single ops) */
-    uint64_t cpu_ns;            /* CPU time of all threads' timed loops */
-    enum pipe_mode { PIPE_OFF, PIPE_HOOKS, PIPE_FALLBACK, PIPE_PLAIN } pipeline_mode;
-                                /* not asked; the table's pipe hooks; no hooks (single ops);
-                                 * auto chose single ops (the table fits in the cache) */
-    uint64_t fp_checked;        /* approximate tables: absent keys the final check asked */
+};
+
+struct run_filter {                     /* approximate tables (CHT_CAP_APPROXIMATE) */
+    uint64_t fp_checked;        /* absent keys the final check asked */
     double fp_rate;             /* ... the share of them answered "present" */
     uint64_t false_negatives;   /* ... present keys not found (must be 0) */
     double fp_bound;            /* ... the table's theoretical false-positive rate (0: it states none) */
     double fp_limit;            /* ... the rate above which the run fails: bound + 6 sd (+3 keys) */
     bool fp_excess;             /* ... fp_rate > fp_limit */
     uint64_t filter_skipped[2]; /* ... inserts of present keys, removes of absent keys: not sent to the filter */
+};
+
+struct run_pipe {                       /* --pipeline (run/pipe.c) */
+    unsigned pipeline_w;        /* ops in flight per thread in the timed loop (0: single ops) */
+    enum pipe_mode { PIPE_OFF, PIPE_HOOKS, PIPE_FALLBACK, PIPE_PLAIN } pipeline_mode;
+                                /* not asked; the table's pipe hooks; no hooks (single ops);
+                                 * auto chose single ops (the table fits in the cache) */
+    uint64_t pipe_bad;          /* steps that left an impossible result (OUTCOME_BAD_ANSWER) */
+    struct pipe_bad_answer pipe_first_bad;   /* ... the first of them (of the lowest thread id) */
+};
+
+struct run_history {                    /* --verify history (run/watched.c) */
+    bool hist_on;               /* it ran: */
+    uint64_t hist_watch_every;  /* ... the watched keys are the multiples of this */
+    uint64_t hist_watched;      /* ... of them, in the range (and YCSB-D's new keys) at the start */
+    struct hist_result hist;    /* ... what its checker found (history.h) */
+};
+
+struct run_ceiling {                    /* --ceiling, --ceiling-slices (run/slices.c) */
+    double ceiling_mops;        /* the machine's independent-miss rate at the table's size (0: none) */
+    double ceiling_slices_s;    /* --ceiling-slices: seconds a thread chased (mean), left out of elapsed_s */
+    unsigned ceiling_slices_k;  /* ... the chains a thread (16 or 32) whose rate is ceiling_mops */
+};
+
+struct run_opbuf {                      /* --keybuf, --trace (run/opstream.c) */
+    uint64_t opbuf_len;         /* ops pre-generated per thread (0: drawn in the loop) */
     uint64_t opbuf_ns;          /* time all threads spent filling them (off the clock) */
     bool opbuf_wrapped;         /* some thread's timed loop went round its buffer */
+};
+
+struct run_memory {
     struct cht_stats stats;     /* of the table at the end (if it has stats()) */
     bool has_stats;             /* the table has stats() */
     size_t table_bytes_after_prefill;   /* stats().bytes, thread 0 after the prefill check */
     struct memsnap mem_before_create, mem_after_prefill, mem_after_run;
-    struct lat_result lat;      /* --latency */
-    bool counters_ok;           /* --counters: every thread counted */
+};
+
+struct run_counters {                   /* --counters */
+    bool counters_ok;           /* every thread counted */
     double counter_per_op[CNT_MAX_EVENTS];
-    struct tl_sample { double t_ms; uint64_t ops, hot_base; } *timeline;  /* --timeline: malloc'ed, caller frees */
-    size_t ntimeline;
+};
+
+struct run_timeline {                   /* --timeline (run/samplers.c) */
+    struct tl_sample { double t_ms; uint64_t ops, hot_base; } *samples;   /* malloc'ed, caller frees */
+    size_t n;
+};
+
+struct run_result {
+    uint64_t count[N_OUTCOMES];
+    uint64_t total_ops;
+    double elapsed_s, mops;
+    uint64_t warmup_count[N_OUTCOMES];  /* --warmup: not in count[] or mops, but in the size accounting */
+    uint64_t cpu_ns;            /* CPU time of all threads' timed loops */
+    enum run_outcome outcome;
+    bool interrupted;           /* stopped by a signal: not a result */
+    struct timespec end_time;   /* CLOCK_REALTIME at the repetition's end */
+    struct run_check check;
+    struct run_filter filter;
+    struct run_pipe pipe;
+    struct run_history history;
+    struct run_ceiling ceiling;
+    struct run_opbuf opbuf;
+    struct run_memory memory;
+    struct lat_result lat;      /* --latency */
+    struct run_counters counters;
+    struct run_timeline timeline;
     char error[256];            /* fatal error (create failed, pinning refused) */
 };
 

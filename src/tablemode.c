@@ -118,37 +118,37 @@ static uint64_t opbuf_len(const struct bench_config *cfg, const struct table_sta
 /* VERIFY FAILED: the final check's count, in the words of its mode */
 static void report_verify_failure(const char *name, unsigned threads, unsigned rep, const struct run_result *r)
 {
-    const char *mode = verify_mode_name(r->verify_mode);
-    if (r->false_negatives)
+    const char *mode = verify_mode_name(r->check.verify_mode);
+    if (r->filter.false_negatives)
         fprintf(stderr,
                 "chtbench: VERIFY FAILED: %s, %u threads, rep %u: %llu keys present not found (false negatives) "
                 "by the final check (--verify %s)\n",
-                name, threads, rep, (unsigned long long)r->false_negatives, mode);
-    else if (r->verify_mode == VERIFY_FULL) {
-        bool missing = r->verify_found < r->verify_expected;
+                name, threads, rep, (unsigned long long)r->filter.false_negatives, mode);
+    else if (r->check.verify_mode == VERIFY_FULL) {
+        bool missing = r->check.verify_found < r->check.verify_expected;
         char howmany[96];
         if (missing)
             snprintf(howmany, sizeof howmany, "%llu of %llu keys missing",
-                     (unsigned long long)(r->verify_expected - r->verify_found),
-                     (unsigned long long)r->verify_expected);
+                     (unsigned long long)(r->check.verify_expected - r->check.verify_found),
+                     (unsigned long long)r->check.verify_expected);
         else
             snprintf(howmany, sizeof howmany, "%llu keys too many, %llu expected",
-                     (unsigned long long)(r->verify_found - r->verify_expected),
-                     (unsigned long long)r->verify_expected);
+                     (unsigned long long)(r->check.verify_found - r->check.verify_expected),
+                     (unsigned long long)r->check.verify_expected);
         fprintf(stderr,
                 "chtbench: VERIFY FAILED: %s, %u threads, rep %u: %s (the final check, --verify full, looked up "
                 "%llu keys and found %llu; size() says %zu)\n",
-                name, threads, rep, howmany, (unsigned long long)r->verified_keys,
-                (unsigned long long)r->verify_found, r->final_size);
+                name, threads, rep, howmany, (unsigned long long)r->check.verified_keys,
+                (unsigned long long)r->check.verify_found, r->check.final_size);
     }
     else
         fprintf(stderr,
                 "chtbench: VERIFY FAILED: %s, %u threads, rep %u: the final check (--verify %s) found %llu of a "
                 "sample of %llu keys, %llu expected on average: keys %s beyond 6 standard deviations (size() "
                 "says %zu)\n",
-                name, threads, rep, mode, (unsigned long long)r->verify_found, (unsigned long long)r->verified_keys,
-                (unsigned long long)r->verify_expected, r->verify_found < r->verify_expected ? "missing" : "too many",
-                r->final_size);
+                name, threads, rep, mode, (unsigned long long)r->check.verify_found, (unsigned long long)r->check.verified_keys,
+                (unsigned long long)r->check.verify_expected, r->check.verify_found < r->check.verify_expected ? "missing" : "too many",
+                r->check.final_size);
 }
 
 /* One line on stderr for a repetition that is not a clean result; for a
@@ -156,7 +156,7 @@ static void report_verify_failure(const char *name, unsigned threads, unsigned r
 /* --verify history: what was checked, on stderr (one line; the violation's window below it) */
 static void report_history(const char *name, unsigned threads, unsigned rep, const struct run_result *r)
 {
-    const struct hist_result *h = &r->hist;
+    const struct hist_result *h = &r->history.hist;
     const double covered = (double)h->covered_ns / 1e9;
     char cut[96] = "";
     if (h->lost)
@@ -171,7 +171,7 @@ static void report_history(const char *name, unsigned threads, unsigned rep, con
             "chtbench: history: %s, %u threads, rep %u: %llu watched keys (the multiples of %llu), %llu ops on %llu "
             "of them recorded over the first %.3f s of the timed phase%s, %llu of them cut before their answer: %s, "
             "%llu undecided (checked in %.2f s)\n",
-            name, threads, rep, (unsigned long long)r->hist_watched, (unsigned long long)r->hist_watch_every,
+            name, threads, rep, (unsigned long long)r->history.hist_watched, (unsigned long long)r->history.hist_watch_every,
             (unsigned long long)h->ops, (unsigned long long)h->keys, covered, cut, (unsigned long long)h->unanswered,
             verdict, (unsigned long long)h->undecided, h->check_s);
     if (h->violations)
@@ -181,7 +181,7 @@ static void report_history(const char *name, unsigned threads, unsigned rep, con
 static void report_outcome(const struct table_choice *t, unsigned threads, unsigned rep, const struct run_result *r)
 {
     const char *name = t->ops->name;
-    if (r->hist_on)
+    if (r->history.hist_on)
         report_history(name, threads, rep, r);
     switch (r->outcome) {
     case OUTCOME_OK:
@@ -190,20 +190,20 @@ static void report_outcome(const struct table_choice *t, unsigned threads, unsig
         fprintf(stderr,
                 "chtbench: TABLE FULL: %s, %u threads, rep %u: the fixed-capacity table refused %llu inserts for "
                 "lack of room%s%s (the accounting is exact; lower --density or --initial, or use a resizing table)\n",
-                name, threads, rep, (unsigned long long)r->stats.full_failures, r->error[0] ? "; " : "", r->error);
+                name, threads, rep, (unsigned long long)r->memory.stats.full_failures, r->error[0] ? "; " : "", r->error);
         return;
     case OUTCOME_OOM:
         fprintf(stderr,
                 "chtbench: OUT OF MEMORY: %s, %u threads, rep %u: %llu inserts refused because memory could not "
                 "be allocated%s%s\n",
-                name, threads, rep, (unsigned long long)r->stats.alloc_failures, r->error[0] ? "; " : "", r->error);
+                name, threads, rep, (unsigned long long)r->memory.stats.alloc_failures, r->error[0] ? "; " : "", r->error);
         return;
     default:
         break;
     }
-    if (r->pipe_bad) {
+    if (r->pipe.pipe_bad) {
         static const char *const kinds[] = { "get", "insert", "remove", "update" };
-        const struct pipe_bad_answer *b = &r->pipe_first_bad;
+        const struct pipe_bad_answer *b = &r->pipe.pipe_first_bad;
         char left[64];
         if (b->result == CHT_PIPE_POISON)
             snprintf(left, sizeof left, "left the result it was given untouched (CHT_PIPE_POISON)");
@@ -216,21 +216,21 @@ static void report_outcome(const struct table_choice *t, unsigned threads, unsig
                 "%s, expected 1 or 0%s: %llu ops answered so, counted as failures\n",
                 name, threads, rep, b->kind < 4 ? kinds[b->kind] : "op of unknown kind", (unsigned long long)b->key,
                 b->step == 2 ? "second" : "first", left, b->step == 2 ? "" : " or CHT_PIPE_AGAIN with stage 1",
-                (unsigned long long)r->pipe_bad);
+                (unsigned long long)r->pipe.pipe_bad);
     }
-    if (!r->size_ok)
+    if (!r->check.size_ok)
         fprintf(stderr,
                 "chtbench: SIZE MISMATCH: %s, %u threads, rep %u: size after prefill %zu (expected %llu), "
                 "final size %zu, expected %zu = %llu prefilled + %llu inserted - %llu removed%s%s\n",
-                name, threads, rep, r->prefill_size, (unsigned long long)r->prefilled, r->final_size,
-                r->expected_size, (unsigned long long)r->prefilled,
+                name, threads, rep, r->check.prefill_size, (unsigned long long)r->check.prefilled, r->check.final_size,
+                r->check.expected_size, (unsigned long long)r->check.prefilled,
                 (unsigned long long)(r->count[INS_SUC] + r->warmup_count[INS_SUC]),
                 (unsigned long long)(r->count[REM_SUC] + r->warmup_count[REM_SUC]), r->error[0] ? "; " : "",
                 r->error);
-    if (!r->verify_ok)
+    if (!r->check.verify_ok)
         report_verify_failure(name, threads, rep, r);
-    if (r->verify_bad_values) {
-        uint64_t v = r->bad_value;
+    if (r->check.verify_bad_values) {
+        uint64_t v = r->check.bad_value;
         char what[160];
         if (v == CHT_VAL_TORN) {       /* no writer to speak of */
             snprintf(what, sizeof what, "torn: words of two writes (cht_value_read)");
@@ -239,29 +239,29 @@ static void report_outcome(const struct table_choice *t, unsigned threads, unsig
             snprintf(what, sizeof what, "writer %u seq %llu, key bits 0x%05llx, expected 0x%05llx; writer %u used "
                      "seqs 0..%lld", wr, (unsigned long long)run_val_seq(v),
                      (unsigned long long)((v & RUN_VAL_KEY_MASK) >> RUN_VAL_KEY_SHIFT),
-                     (unsigned long long)(run_val_keybits(r->bad_key) >> RUN_VAL_KEY_SHIFT), wr,
-                     (long long)r->bad_writer_seqs - 1);
+                     (unsigned long long)(run_val_keybits(r->check.bad_key) >> RUN_VAL_KEY_SHIFT), wr,
+                     (long long)r->check.bad_writer_seqs - 1);
         }
         fprintf(stderr,
                 "chtbench: VALUE MISMATCH: %s, %u threads, rep %u: key %llu read 0x%016llx (%s; writers "
                 "0..%u): %llu of the %llu keys found hold a value the run did not write for them\n",
-                name, threads, rep, (unsigned long long)r->bad_key, (unsigned long long)v, what, r->max_version,
-                (unsigned long long)r->verify_bad_values, (unsigned long long)r->verify_found);
+                name, threads, rep, (unsigned long long)r->check.bad_key, (unsigned long long)v, what, r->check.max_version,
+                (unsigned long long)r->check.verify_bad_values, (unsigned long long)r->check.verify_found);
     }
-    if (!r->keysum_ok && r->verify_ok)    /* a wrong count makes a wrong sum: VERIFY FAILED says it */
+    if (!r->check.keysum_ok && r->check.verify_ok)    /* a wrong count makes a wrong sum: VERIFY FAILED says it */
         fprintf(stderr,
                 "chtbench: KEY SUM MISMATCH: %s, %u threads, rep %u: the keys found sum to 0x%016llx, the prefilled "
                 "+ inserted - removed keys to 0x%016llx (mod 2^64; found - expected = %lld): the count agrees, so a "
                 "key was lost and another that should be gone is there\n",
-                name, threads, rep, (unsigned long long)r->keysum_found, (unsigned long long)r->keysum_expected,
-                (long long)(r->keysum_found - r->keysum_expected));
-    if (r->fp_excess)
+                name, threads, rep, (unsigned long long)r->check.keysum_found, (unsigned long long)r->check.keysum_expected,
+                (long long)(r->check.keysum_found - r->check.keysum_expected));
+    if (r->filter.fp_excess)
         fprintf(stderr,
                 "chtbench: FP EXCESS: %s, %u threads, rep %u: rate %.4g > bound %.4g + 6 sd (limit %.4g): %llu of "
                 "%llu absent keys answered \"present\" (f = %u fingerprint bits, b = %u slots per bucket)\n",
-                name, threads, rep, r->fp_rate, r->fp_bound, r->fp_limit,
-                (unsigned long long)llround(r->fp_rate * (double)r->fp_checked), (unsigned long long)r->fp_checked,
-                r->stats.fp_bits, r->stats.fp_bucket_slots);
+                name, threads, rep, r->filter.fp_rate, r->filter.fp_bound, r->filter.fp_limit,
+                (unsigned long long)llround(r->filter.fp_rate * (double)r->filter.fp_checked), (unsigned long long)r->filter.fp_checked,
+                r->memory.stats.fp_bits, r->memory.stats.fp_bucket_slots);
 }
 
 /* The summary's word for a repetition: "ok" or the check that failed first
@@ -279,7 +279,7 @@ static const char *outcome_label(const struct run_result *r)
     case OUTCOME_NOT_LINEARIZABLE: return "NOT LINEARIZABLE";
     case OUTCOME_BAD_ANSWER: return "BAD ANSWER";
     }
-    return !r->size_ok ? "SIZE MISMATCH" : "VERIFY FAILED";
+    return !r->check.size_ok ? "SIZE MISMATCH" : "VERIFY FAILED";
 }
 
 /* Exit status of a repetition's outcome: 1 for a correctness failure or out
@@ -416,23 +416,23 @@ static int table_run(struct run_context *ctx, const struct mode_cell *c, unsigne
         return REP_INTERRUPTED;
     report_outcome(p.table, c->threads, rep, r);
     if (cfg->ceiling && !cfg->ceiling_slice_ms) {   /* off the clock: between repetitions, cached per machine */
-        uint64_t bytes = r->table_bytes_after_prefill ? r->table_bytes_after_prefill : r->stats.bytes;
-        bool thp = ceiling_on_thp(cfg->hugepages, &r->mem_after_prefill, bytes);   /* the table's pages */
-        r->ceiling_mops = bytes ? membench_ceiling(bytes, c->threads, thp, ctx->topo, c->plan) : 0;
+        uint64_t bytes = r->memory.table_bytes_after_prefill ? r->memory.table_bytes_after_prefill : r->memory.stats.bytes;
+        bool thp = ceiling_on_thp(cfg->hugepages, &r->memory.mem_after_prefill, bytes);   /* the table's pages */
+        r->ceiling.ceiling_mops = bytes ? membench_ceiling(bytes, c->threads, thp, ctx->topo, c->plan) : 0;
     }
-    if (cfg->ceiling_slice_ms && !r->ceiling_slices_k && !st->slices_noted) {
+    if (cfg->ceiling_slice_ms && !r->ceiling.ceiling_slices_k && !st->slices_noted) {
         st->slices_noted = true;    /* chase_build: no size, no buffer to chase */
         fprintf(stderr, "chtbench: note: --ceiling-slices: %s reports no size (no stats()): its runs were not "
                 "sliced and have no ceiling\n", p.table->ops->name);
     }
     /* uniform keys: gets re-read a sample as good as a new one, and writes on
      * dense keys get a shifted one each round (OPSRC_SHIFT); not sparse keys' */
-    if (r->opbuf_wrapped && !st->wrap_noted &&
+    if (r->opbuf.opbuf_wrapped && !st->wrap_noted &&
         (cfg->workload || cfg->dist.dist != KEYGEN_UNIFORM || (cfg->keys_sparse && cfg->update > 0))) {
         st->wrap_noted = true;
         fprintf(stderr, "chtbench: note: the %llu ops per thread drawn before the run ran out and were re-read "
                 "(keybuf_wrapped=1): the stream repeats its sample; give --keybuf (up to 2^28) or --ops for an exact "
-                "stream\n", (unsigned long long)r->opbuf_len);
+                "stream\n", (unsigned long long)r->opbuf.opbuf_len);
     }
     if (cfg->latency_every) {
         struct record rec = record_of(ctx, c, rep, r, (struct speedup){ false, 0 });
@@ -455,8 +455,8 @@ static void table_rows(struct run_context *ctx, const struct mode_cell *c, unsig
 static void table_release(void *result)
 {
     struct run_result *r = result;
-    free(r->timeline);
-    r->timeline = NULL;
+    free(r->timeline.samples);
+    r->timeline.samples = NULL;
 }
 
 static void table_console_header(struct run_context *ctx) { report_console_header(ctx->human, ctx->cfg); }
@@ -477,8 +477,8 @@ static void table_console_summary(struct run_context *ctx, const struct mode_cel
     double frac[n ? n : 1];
     unsigned nf = 0;
     for (unsigned i = 0; i < n; i++)
-        if (r[i].ceiling_mops > 0)
-            frac[nf++] = r[i].mops / r[i].ceiling_mops;
+        if (r[i].ceiling.ceiling_mops > 0)
+            frac[nf++] = r[i].mops / r[i].ceiling.ceiling_mops;
     char check[96];
     snprintf(check, sizeof check, "%s", worst ? outcome_label(worst) : "ok");
     if (nf) {

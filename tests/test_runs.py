@@ -4,7 +4,7 @@ real runs through every path of the runner (warm-up, final check full and
 sample, pre-generated Zipf, hotspot shifts, YCSB, traces, batches, timeline,
 latency, SIGINT), each of which must pass its checks. scripts/test runs this
 in the address/undefined and thread sanitizer builds (suite 'driver'), where
-a race or an overflow in src/runner.c fails the run.
+a race or an overflow in src/run/ fails the run.
 """
 import json
 import os
