@@ -9,13 +9,13 @@
  *  - cht_spin_wait(&n, period): the same for the locks of locks/ (spin_wait,
  *    locks/lock_internal.h, period LOCK_SPIN_YIELD): pause, and yield too;
  *  - LD/ST/XCHG/FADD/CAS: the __atomic builtins with the memory order spelled
- *    in the call (LD(p, ACQUIRE)), so every access states its order;
+ *    in the call (CHT_LD(p, ACQUIRE)), so every access states its order;
  *  - CHT_UNDER_TSAN: 1 in a ThreadSanitizer build, for code paths TSan
  *    cannot model (RTM; plain loads that only a seqlock makes safe).
  *
  * Header-only and `static inline`: the helpers compile to the instruction
- * they wrap. The short macro names are defined only here; a file that
- * includes this header must not define its own.
+ * they wrap. Every macro is CHT_-prefixed: the header is installed with the
+ * SDK and lands in every plugin's namespace (tests/test_sdk_prefix.py).
  */
 #ifndef CHT_ATOMIC_H
 #define CHT_ATOMIC_H
@@ -73,11 +73,11 @@ static inline void cht_spin_wait(unsigned *n, unsigned period)
 }
 
 /* mo, fmo: RELAXED, ACQUIRE, RELEASE, ACQ_REL, SEQ_CST (fmo: the order of a failed CAS) */
-#define LD(p, mo)       __atomic_load_n((p), __ATOMIC_##mo)
-#define ST(p, v, mo)    __atomic_store_n((p), (v), __ATOMIC_##mo)
-#define XCHG(p, v, mo)  __atomic_exchange_n((p), (v), __ATOMIC_##mo)
-#define FADD(p, v, mo)  __atomic_fetch_add((p), (v), __ATOMIC_##mo)
-#define CAS(p, expp, v, mo, fmo) \
+#define CHT_LD(p, mo)       __atomic_load_n((p), __ATOMIC_##mo)
+#define CHT_ST(p, v, mo)    __atomic_store_n((p), (v), __ATOMIC_##mo)
+#define CHT_XCHG(p, v, mo)  __atomic_exchange_n((p), (v), __ATOMIC_##mo)
+#define CHT_FADD(p, v, mo)  __atomic_fetch_add((p), (v), __ATOMIC_##mo)
+#define CHT_CAS(p, expp, v, mo, fmo) \
     __atomic_compare_exchange_n((p), (expp), (v), false, __ATOMIC_##mo, __ATOMIC_##fmo)
 
 #endif /* CHT_ATOMIC_H */

@@ -37,8 +37,8 @@ struct lock_config {
 };
 
 /* what handoff_bound and waiter_threshold are when no run sets them */
-#define LOCK_HANDOFF_DEFAULT 64
-#define LOCK_WAITER_THRESHOLD_DEFAULT 0
+#define CHT_LOCK_HANDOFF_DEFAULT 64
+#define CHT_LOCK_WAITER_THRESHOLD_DEFAULT 0
 
 /* HTM and acquisition counters; a lock that keeps none leaves them 0. */
 struct lock_stats {

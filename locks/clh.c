@@ -43,14 +43,14 @@ struct clh_lock {
 static void clh_init(void *l, const struct lock_config *cfg)
 {
     (void)cfg;
-    ST(&((struct clh_lock *)l)->tail, NULL, RELAXED);
+    CHT_ST(&((struct clh_lock *)l)->tail, NULL, RELAXED);
 }
 static void clh_destroy(void *l) { (void)l; }
 
 static void clh_ctx_init(void *ctx, unsigned tid, unsigned node)
 {
     (void)tid; (void)node;
-    ST(&((struct clh_node *)ctx)->state, CLH_FREE, RELAXED);
+    CHT_ST(&((struct clh_node *)ctx)->state, CLH_FREE, RELAXED);
 }
 
 static void clh_lock(void *l, void *ctx)
@@ -58,28 +58,28 @@ static void clh_lock(void *l, void *ctx)
     struct clh_lock *c = l;
     struct clh_node *me = ctx;
     struct spin_wait w = SPIN_WAIT_INIT;
-    while (LD(&me->state, ACQUIRE) != CLH_FREE)
+    while (CHT_LD(&me->state, ACQUIRE) != CLH_FREE)
         spin_wait(&w);
-    ST(&me->state, CLH_WAIT, RELAXED);
-    struct clh_node *pred = XCHG(&c->tail, me, SEQ_CST);
+    CHT_ST(&me->state, CLH_WAIT, RELAXED);
+    struct clh_node *pred = CHT_XCHG(&c->tail, me, SEQ_CST);
     if (!pred)
         return;
-    while (LD(&pred->state, ACQUIRE) != CLH_RELEASED)
+    while (CHT_LD(&pred->state, ACQUIRE) != CLH_RELEASED)
         spin_wait(&w);
-    ST(&pred->state, CLH_FREE, RELEASE);   /* give the node back to its owner */
+    CHT_ST(&pred->state, CLH_FREE, RELEASE); /* give the node back to its owner */
 }
 
 static bool clh_trylock(void *l, void *ctx)
 {
     struct clh_lock *c = l;
     struct clh_node *me = ctx;
-    if (LD(&me->state, ACQUIRE) != CLH_FREE || LD(&c->tail, RELAXED))
+    if (CHT_LD(&me->state, ACQUIRE) != CLH_FREE || CHT_LD(&c->tail, RELAXED))
         return false;   /* not FREE: my successor owns the lock right now */
-    ST(&me->state, CLH_WAIT, RELAXED);
+    CHT_ST(&me->state, CLH_WAIT, RELAXED);
     struct clh_node *expect = NULL;
-    if (CAS(&c->tail, &expect, me, SEQ_CST, RELAXED))
+    if (CHT_CAS(&c->tail, &expect, me, SEQ_CST, RELAXED))
         return true;
-    ST(&me->state, CLH_FREE, RELAXED);
+    CHT_ST(&me->state, CLH_FREE, RELAXED);
     return false;
 }
 
@@ -88,20 +88,20 @@ static void clh_unlock(void *l, void *ctx)
     struct clh_lock *c = l;
     struct clh_node *me = ctx;
     struct clh_node *expect = me;
-    if (CAS(&c->tail, &expect, NULL, RELEASE, RELAXED))
-        ST(&me->state, CLH_FREE, RELAXED);
+    if (CHT_CAS(&c->tail, &expect, NULL, RELEASE, RELAXED))
+        CHT_ST(&me->state, CLH_FREE, RELAXED);
     else
-        ST(&me->state, CLH_RELEASED, RELEASE);
+        CHT_ST(&me->state, CLH_RELEASED, RELEASE);
 }
 
 static bool clh_is_locked(void *l)
 {
-    return LD(&((struct clh_lock *)l)->tail, SEQ_CST) != NULL;
+    return CHT_LD(&((struct clh_lock *)l)->tail, SEQ_CST) != NULL;
 }
 
 static bool clh_has_waiters(void *l, void *ctx)
 {
-    return LD(&((struct clh_lock *)l)->tail, RELAXED) != ctx;
+    return CHT_LD(&((struct clh_lock *)l)->tail, RELAXED) != ctx;
 }
 
 const struct lock_ops lock_ops_clh = {

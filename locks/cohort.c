@@ -120,10 +120,10 @@ static void cohort_lock(void *l, void *ctx)
     struct cohort_ctx *x = ctx;
     struct cohort_node *n = my_node(c, x);
     c->local_ops->lock(n->local, x->local_ctx);
-    if (LD(&n->global_held, RELAXED))
+    if (CHT_LD(&n->global_held, RELAXED))
         return;                             /* passed to me within the cohort */
     c->global_ops->lock(c->global, NULL);
-    ST(&n->global_held, 1, RELAXED);
+    CHT_ST(&n->global_held, 1, RELAXED);
 }
 
 static bool cohort_trylock(void *l, void *ctx)
@@ -133,10 +133,10 @@ static bool cohort_trylock(void *l, void *ctx)
     struct cohort_node *n = my_node(c, x);
     if (!c->local_ops->trylock(n->local, x->local_ctx))
         return false;
-    if (LD(&n->global_held, RELAXED))
+    if (CHT_LD(&n->global_held, RELAXED))
         return true;
     if (c->global_ops->trylock(c->global, NULL)) {
-        ST(&n->global_held, 1, RELAXED);
+        CHT_ST(&n->global_held, 1, RELAXED);
         return true;
     }
     c->local_ops->unlock(n->local, x->local_ctx);  /* global_held stays 0 */
@@ -148,14 +148,14 @@ static void cohort_unlock(void *l, void *ctx)
     struct cohort *c = *(struct cohort **)l;
     struct cohort_ctx *x = ctx;
     struct cohort_node *n = my_node(c, x);
-    uint32_t h = LD(&n->handoffs, RELAXED);
+    uint32_t h = CHT_LD(&n->handoffs, RELAXED);
     if (h < c->bound && c->local_ops->has_waiters(n->local, x->local_ctx)) {
-        ST(&n->handoffs, h + 1, RELAXED);    /* keep the global lock for the cohort */
+        CHT_ST(&n->handoffs, h + 1, RELAXED); /* keep the global lock for the cohort */
         c->local_ops->unlock(n->local, x->local_ctx);
         return;
     }
-    ST(&n->handoffs, 0, RELAXED);
-    ST(&n->global_held, 0, RELAXED);
+    CHT_ST(&n->handoffs, 0, RELAXED);
+    CHT_ST(&n->global_held, 0, RELAXED);
     c->global_ops->unlock(c->global, NULL);
     c->local_ops->unlock(n->local, x->local_ctx);
 }

@@ -31,7 +31,7 @@ struct mcs_lock {
 static void mcs_init(void *l, const struct lock_config *cfg)
 {
     (void)cfg;
-    ST(&((struct mcs_lock *)l)->tail, NULL, RELAXED);
+    CHT_ST(&((struct mcs_lock *)l)->tail, NULL, RELAXED);
 }
 static void mcs_destroy(void *l) { (void)l; }
 
@@ -39,22 +39,22 @@ static void mcs_ctx_init(void *ctx, unsigned tid, unsigned node)
 {
     (void)tid; (void)node;
     struct mcs_node *n = ctx;
-    ST(&n->next, NULL, RELAXED);
-    ST(&n->locked, 0, RELAXED);
+    CHT_ST(&n->next, NULL, RELAXED);
+    CHT_ST(&n->locked, 0, RELAXED);
 }
 
 static void mcs_lock(void *l, void *ctx)
 {
     struct mcs_lock *m = l;
     struct mcs_node *n = ctx;
-    ST(&n->next, NULL, RELAXED);
-    ST(&n->locked, 1, RELAXED);
-    struct mcs_node *pred = XCHG(&m->tail, n, SEQ_CST);
+    CHT_ST(&n->next, NULL, RELAXED);
+    CHT_ST(&n->locked, 1, RELAXED);
+    struct mcs_node *pred = CHT_XCHG(&m->tail, n, SEQ_CST);
     if (!pred)
         return;
-    ST(&pred->next, n, RELEASE);
+    CHT_ST(&pred->next, n, RELEASE);
     struct spin_wait w = SPIN_WAIT_INIT;
-    while (LD(&n->locked, ACQUIRE))
+    while (CHT_LD(&n->locked, ACQUIRE))
         spin_wait(&w);
 }
 
@@ -62,40 +62,40 @@ static bool mcs_trylock(void *l, void *ctx)
 {
     struct mcs_lock *m = l;
     struct mcs_node *n = ctx;
-    if (LD(&m->tail, RELAXED))
+    if (CHT_LD(&m->tail, RELAXED))
         return false;
-    ST(&n->next, NULL, RELAXED);
+    CHT_ST(&n->next, NULL, RELAXED);
     struct mcs_node *expect = NULL;
-    return CAS(&m->tail, &expect, n, SEQ_CST, RELAXED);
+    return CHT_CAS(&m->tail, &expect, n, SEQ_CST, RELAXED);
 }
 
 static void mcs_unlock(void *l, void *ctx)
 {
     struct mcs_lock *m = l;
     struct mcs_node *n = ctx;
-    struct mcs_node *succ = LD(&n->next, ACQUIRE);
+    struct mcs_node *succ = CHT_LD(&n->next, ACQUIRE);
     if (!succ) {
         struct mcs_node *expect = n;
-        if (CAS(&m->tail, &expect, NULL, RELEASE, RELAXED))
+        if (CHT_CAS(&m->tail, &expect, NULL, RELEASE, RELAXED))
             return;
         /* a successor swapped itself in and is about to link */
         struct spin_wait w = SPIN_WAIT_INIT;
-        while (!(succ = LD(&n->next, ACQUIRE)))
+        while (!(succ = CHT_LD(&n->next, ACQUIRE)))
             spin_wait(&w);
     }
-    ST(&succ->locked, 0, RELEASE);
+    CHT_ST(&succ->locked, 0, RELEASE);
 }
 
 static bool mcs_is_locked(void *l)
 {
-    return LD(&((struct mcs_lock *)l)->tail, SEQ_CST) != NULL;
+    return CHT_LD(&((struct mcs_lock *)l)->tail, SEQ_CST) != NULL;
 }
 
 static bool mcs_has_waiters(void *l, void *ctx)
 {
     struct mcs_lock *m = l;
     struct mcs_node *n = ctx;
-    return LD(&n->next, RELAXED) != NULL || LD(&m->tail, RELAXED) != n;
+    return CHT_LD(&n->next, RELAXED) != NULL || CHT_LD(&m->tail, RELAXED) != n;
 }
 
 const struct lock_ops lock_ops_mcs = {

@@ -129,14 +129,14 @@ static inline struct rw_indicator *my_ri(struct numa_rw *r, struct rw_ctx *x)
     return &r->ri[x->numa_node % r->nodes];
 }
 
-static inline void ri_arrive(struct rw_indicator *ri) { FADD(&ri->ingress, 1, SEQ_CST); }
-static inline void ri_depart(struct rw_indicator *ri) { FADD(&ri->egress, 1, SEQ_CST); }
+static inline void ri_arrive(struct rw_indicator *ri) { CHT_FADD(&ri->ingress, 1, SEQ_CST); }
+static inline void ri_depart(struct rw_indicator *ri) { CHT_FADD(&ri->egress, 1, SEQ_CST); }
 
 static bool ri_is_empty(struct numa_rw *r)
 {
     for (unsigned i = 0; i < r->nodes; i++) {
-        uint64_t e = LD(&r->ri[i].egress, SEQ_CST);
-        if (LD(&r->ri[i].ingress, SEQ_CST) != e)
+        uint64_t e = CHT_LD(&r->ri[i].egress, SEQ_CST);
+        if (CHT_LD(&r->ri[i].ingress, SEQ_CST) != e)
             return false;
     }
     return true;
@@ -155,7 +155,7 @@ static void wait_readers_gone(struct numa_rw *r, uint32_t *barrier, uint32_t *ra
     while (!ri_is_empty(r)) {
         spin_wait(&w);
         if (barrier && !*raised && ++patience > PATIENCE) {
-            FADD(barrier, 1, SEQ_CST);
+            CHT_FADD(barrier, 1, SEQ_CST);
             *raised = 1;
         }
     }
@@ -178,14 +178,14 @@ static void rw_read_lock(void *l, void *ctx)
         return;
     case RW_RP:
     case RW_RP_OPT:
-        while (LD(&r->rbarrier, SEQ_CST))
+        while (CHT_LD(&r->rbarrier, SEQ_CST))
             spin_wait(&w);
         ri_arrive(ri);
         if (r->policy == RW_RP)
             while (cohort_locked(r))
                 spin_wait(&w);
         else
-            while (LD(&r->wactive, SEQ_CST))
+            while (CHT_LD(&r->wactive, SEQ_CST))
                 spin_wait(&w);
         return;
     case RW_WP: {
@@ -199,13 +199,13 @@ static void rw_read_lock(void *l, void *ctx)
             while (cohort_locked(r)) {
                 spin_wait(&w);
                 if (!raised && ++patience > PATIENCE) {
-                    FADD(&r->wbarrier, 1, SEQ_CST);
+                    CHT_FADD(&r->wbarrier, 1, SEQ_CST);
                     raised = true;
                 }
             }
         }
         if (raised)
-            FADD(&r->wbarrier, -1, SEQ_CST);
+            CHT_FADD(&r->wbarrier, -1, SEQ_CST);
         return;
     }
     }
@@ -244,13 +244,13 @@ static void rw_lock(void *l, void *ctx)
         co->lock(r->cohort, x->cohort_ctx);
         for (;;) {
             wait_readers_gone(r, &r->rbarrier, &x->raised);
-            ST(&r->wactive, 1, SEQ_CST);
+            CHT_ST(&r->wactive, 1, SEQ_CST);
             if (ri_is_empty(r))
                 return;
-            ST(&r->wactive, 0, SEQ_CST);
+            CHT_ST(&r->wactive, 0, SEQ_CST);
         }
     case RW_WP:
-        while (LD(&r->wbarrier, SEQ_CST))
+        while (CHT_LD(&r->wbarrier, SEQ_CST))
             spin_wait(&w);
         co->lock(r->cohort, x->cohort_ctx);
         wait_readers_gone(r, NULL, NULL);
@@ -264,16 +264,16 @@ static bool rw_trylock(void *l, void *ctx)
     struct rw_ctx *x = ctx;
     const struct lock_ops *co = r->cohort_ops;
     x->raised = 0;
-    if (r->policy == RW_WP && LD(&r->wbarrier, SEQ_CST))
+    if (r->policy == RW_WP && CHT_LD(&r->wbarrier, SEQ_CST))
         return false;
     if (!co->trylock(r->cohort, x->cohort_ctx))
         return false;
     if (r->policy == RW_RP_OPT)
-        ST(&r->wactive, 1, SEQ_CST);
+        CHT_ST(&r->wactive, 1, SEQ_CST);
     if (ri_is_empty(r))
         return true;
     if (r->policy == RW_RP_OPT)
-        ST(&r->wactive, 0, SEQ_CST);
+        CHT_ST(&r->wactive, 0, SEQ_CST);
     co->unlock(r->cohort, x->cohort_ctx);
     return false;
 }
@@ -283,9 +283,9 @@ static void rw_unlock(void *l, void *ctx)
     struct numa_rw *r = *(struct numa_rw **)l;
     struct rw_ctx *x = ctx;
     if (r->policy == RW_RP_OPT)
-        ST(&r->wactive, 0, RELEASE);
+        CHT_ST(&r->wactive, 0, RELEASE);
     if (x->raised) {
-        FADD(&r->rbarrier, -1, SEQ_CST);
+        CHT_FADD(&r->rbarrier, -1, SEQ_CST);
         x->raised = 0;
     }
     r->cohort_ops->unlock(r->cohort, x->cohort_ctx);

@@ -196,7 +196,7 @@ static const unsigned sim_cycle[] = {
 };
 #define SIM_N (sizeof sim_cycle / sizeof sim_cycle[0])
 
-void cht_rtm_simulate_aborts(bool on) { ST(&rtm_simulate, on, RELAXED); }
+void cht_rtm_simulate_aborts(bool on) { CHT_ST(&rtm_simulate, on, RELAXED); }
 
 const unsigned *cht_rtm_simulated_cycle(unsigned *n)
 {
@@ -252,13 +252,13 @@ static void rtm_setup(void *l, const struct lock_config *cfg, const struct rtm_v
     memset(L, 0, sizeof *L);
     L->v = v;
     char why[200] = "";
-    if (LD(&rtm_simulate, RELAXED))
+    if (CHT_LD(&rtm_simulate, RELAXED))
         L->mode = MODE_SIM;
     else if (cht_rtm_available(why, sizeof why))
         L->mode = MODE_HW;
     else {
         static bool warned;
-        if (!XCHG(&warned, true, RELAXED))
+        if (!CHT_XCHG(&warned, true, RELAXED))
             fprintf(stderr, "lock %s: %s; using only its fallback lock %s\n",
                     v->name, why, v->main_ops->name);
         L->mode = MODE_NONE;
@@ -449,7 +449,7 @@ static void rtm_ctx_stats(void *ctx, struct lock_stats *s)
 
 static bool rtm_lock_available(char *why, size_t len)
 {
-    if (LD(&rtm_simulate, RELAXED))
+    if (CHT_LD(&rtm_simulate, RELAXED))
         return true;
     return cht_rtm_available(why, len);
 }

@@ -29,31 +29,31 @@ struct spin_lock {
 static void spin_init(void *l, const struct lock_config *cfg)
 {
     (void)cfg;
-    ST(&((struct spin_lock *)l)->held, 0, RELAXED);
+    CHT_ST(&((struct spin_lock *)l)->held, 0, RELAXED);
 }
 static void spin_destroy(void *l) { (void)l; }
 
 static inline bool spin_try(struct spin_lock *s)
 {
-    return XCHG(&s->held, 1, SEQ_CST) == 0;
+    return CHT_XCHG(&s->held, 1, SEQ_CST) == 0;
 }
 
 static bool spin_trylock(void *l, void *ctx)
 {
     (void)ctx;
     struct spin_lock *s = l;
-    return LD(&s->held, RELAXED) == 0 && spin_try(s);
+    return CHT_LD(&s->held, RELAXED) == 0 && spin_try(s);
 }
 
 static void spin_unlock(void *l, void *ctx)
 {
     (void)ctx;
-    ST(&((struct spin_lock *)l)->held, 0, RELEASE);
+    CHT_ST(&((struct spin_lock *)l)->held, 0, RELEASE);
 }
 
 static bool spin_is_locked(void *l)
 {
-    return LD(&((struct spin_lock *)l)->held, SEQ_CST) != 0;
+    return CHT_LD(&((struct spin_lock *)l)->held, SEQ_CST) != 0;
 }
 
 /* Algorithm 5.1 */
@@ -73,7 +73,7 @@ static void ttas_lock(void *l, void *ctx)
     struct spin_lock *s = l;
     struct spin_wait w = SPIN_WAIT_INIT;
     for (;;) {
-        while (LD(&s->held, RELAXED))
+        while (CHT_LD(&s->held, RELAXED))
             spin_wait(&w);
         if (spin_try(s))
             return;
@@ -102,7 +102,7 @@ static void ttas_backoff_lock(void *l, void *ctx)
     struct spin_wait w = SPIN_WAIT_INIT;
     uint32_t limit = BACKOFF_MIN;
     for (;;) {
-        while (LD(&s->held, RELAXED))
+        while (CHT_LD(&s->held, RELAXED))
             spin_wait(&w);
         if (spin_try(s))
             return;

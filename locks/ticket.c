@@ -28,8 +28,8 @@ static void ticket_init(void *l, const struct lock_config *cfg)
 {
     (void)cfg;
     struct ticket_lock *t = l;
-    ST(&t->next, 0, RELAXED);
-    ST(&t->serving, 0, RELAXED);
+    CHT_ST(&t->next, 0, RELAXED);
+    CHT_ST(&t->serving, 0, RELAXED);
 }
 static void ticket_destroy(void *l) { (void)l; }
 
@@ -37,9 +37,9 @@ static void ticket_lock(void *l, void *ctx)
 {
     (void)ctx;
     struct ticket_lock *t = l;
-    uint32_t me = FADD(&t->next, 1, SEQ_CST);
+    uint32_t me = CHT_FADD(&t->next, 1, SEQ_CST);
     struct spin_wait w = SPIN_WAIT_INIT;
-    while (LD(&t->serving, ACQUIRE) != me)
+    while (CHT_LD(&t->serving, ACQUIRE) != me)
         spin_wait(&w);
 }
 
@@ -47,30 +47,30 @@ static bool ticket_trylock(void *l, void *ctx)
 {
     (void)ctx;
     struct ticket_lock *t = l;
-    uint32_t s = LD(&t->serving, ACQUIRE);
+    uint32_t s = CHT_LD(&t->serving, ACQUIRE);
     uint32_t expect = s;
-    return CAS(&t->next, &expect, s + 1, SEQ_CST, RELAXED);
+    return CHT_CAS(&t->next, &expect, s + 1, SEQ_CST, RELAXED);
 }
 
 static void ticket_unlock(void *l, void *ctx)
 {
     (void)ctx;
     struct ticket_lock *t = l;
-    ST(&t->serving, LD(&t->serving, RELAXED) + 1, RELEASE);
+    CHT_ST(&t->serving, CHT_LD(&t->serving, RELAXED) + 1, RELEASE);
 }
 
 static bool ticket_is_locked(void *l)
 {
     struct ticket_lock *t = l;
-    uint32_t s = LD(&t->serving, SEQ_CST);
-    return LD(&t->next, SEQ_CST) != s;
+    uint32_t s = CHT_LD(&t->serving, SEQ_CST);
+    return CHT_LD(&t->next, SEQ_CST) != s;
 }
 
 static bool ticket_has_waiters(void *l, void *ctx)
 {
     (void)ctx;
     struct ticket_lock *t = l;
-    return LD(&t->next, RELAXED) - LD(&t->serving, RELAXED) > 1;
+    return CHT_LD(&t->next, RELAXED) - CHT_LD(&t->serving, RELAXED) > 1;
 }
 
 const struct lock_ops lock_ops_ticket = {

@@ -57,12 +57,12 @@ struct waiter_lock {
 static void waiter_init(void *l, const struct lock_config *cfg)
 {
     struct waiter_lock *w = l;
-    ST(&w->next, 0, RELAXED);
-    ST(&w->owner, 0, RELAXED);
-    ST(&w->list_lock, 0, RELAXED);
+    CHT_ST(&w->next, 0, RELAXED);
+    CHT_ST(&w->owner, 0, RELAXED);
+    CHT_ST(&w->list_lock, 0, RELAXED);
     w->threshold = cfg ? cfg->waiter_threshold : 0;
-    ST(&w->head, NULL, RELAXED);
-    ST(&w->tail, NULL, RELAXED);
+    CHT_ST(&w->head, NULL, RELAXED);
+    CHT_ST(&w->tail, NULL, RELAXED);
 }
 static void waiter_destroy(void *l) { (void)l; }
 
@@ -70,26 +70,26 @@ static void waiter_ctx_init(void *ctx, unsigned tid, unsigned node)
 {
     (void)tid; (void)node;
     struct waiter_node *n = ctx;
-    ST(&n->next, NULL, RELAXED);
-    ST(&n->woken, 0, RELAXED);
+    CHT_ST(&n->next, NULL, RELAXED);
+    CHT_ST(&n->woken, 0, RELAXED);
 }
 
 static void list_acquire(struct waiter_lock *w)
 {
     struct spin_wait sw = SPIN_WAIT_INIT;
     for (;;) {
-        while (LD(&w->list_lock, RELAXED))
+        while (CHT_LD(&w->list_lock, RELAXED))
             spin_wait(&sw);
-        if (XCHG(&w->list_lock, 1, ACQUIRE) == 0)
+        if (CHT_XCHG(&w->list_lock, 1, ACQUIRE) == 0)
             return;
     }
 }
-static void list_release(struct waiter_lock *w) { ST(&w->list_lock, 0, RELEASE); }
+static void list_release(struct waiter_lock *w) { CHT_ST(&w->list_lock, 0, RELEASE); }
 
 static inline uint32_t requesters(struct waiter_lock *w)
 {
-    uint32_t o = LD(&w->owner, SEQ_CST);
-    return LD(&w->next, SEQ_CST) - o;
+    uint32_t o = CHT_LD(&w->owner, SEQ_CST);
+    return CHT_LD(&w->next, SEQ_CST) - o;
 }
 
 static void futex_wait(uint32_t *addr, uint32_t val)
@@ -105,27 +105,27 @@ static void futex_wake_one(uint32_t *addr)
 static void waiter_sleep(struct waiter_lock *w, struct waiter_node *me)
 {
     list_acquire(w);
-    ST(&me->next, NULL, RELAXED);
-    ST(&me->woken, 0, RELAXED);
-    struct waiter_node *prev = LD(&w->tail, RELAXED);
+    CHT_ST(&me->next, NULL, RELAXED);
+    CHT_ST(&me->woken, 0, RELAXED);
+    struct waiter_node *prev = CHT_LD(&w->tail, RELAXED);
     if (prev)
-        ST(&prev->next, me, RELAXED);
+        CHT_ST(&prev->next, me, RELAXED);
     else
-        ST(&w->head, me, SEQ_CST);
-    ST(&w->tail, me, SEQ_CST);
+        CHT_ST(&w->head, me, SEQ_CST);
+    CHT_ST(&w->tail, me, SEQ_CST);
     /* Dekker with waiter_unlock: the enqueue above is seq_cst; now re-read */
     if (requesters(w) == 0) {
         /* the estimate was wrong: the lock is free; I am still the tail */
         if (prev)
-            ST(&prev->next, NULL, RELAXED);
+            CHT_ST(&prev->next, NULL, RELAXED);
         else
-            ST(&w->head, NULL, SEQ_CST);
-        ST(&w->tail, prev, RELAXED);
+            CHT_ST(&w->head, NULL, SEQ_CST);
+        CHT_ST(&w->tail, prev, RELAXED);
         list_release(w);
         return;
     }
     list_release(w);
-    while (LD(&me->woken, ACQUIRE) == 0)
+    while (CHT_LD(&me->woken, ACQUIRE) == 0)
         futex_wait(&me->woken, 0);
 }
 
@@ -134,9 +134,9 @@ static void waiter_lock(void *l, void *ctx)
     struct waiter_lock *w = l;
     if (requesters(w) > w->threshold)
         waiter_sleep(w, ctx);
-    uint32_t me = FADD(&w->next, 1, SEQ_CST);
+    uint32_t me = CHT_FADD(&w->next, 1, SEQ_CST);
     struct spin_wait sw = SPIN_WAIT_INIT;
-    while (LD(&w->owner, ACQUIRE) != me)
+    while (CHT_LD(&w->owner, ACQUIRE) != me)
         spin_wait(&sw);
 }
 
@@ -144,26 +144,26 @@ static bool waiter_trylock(void *l, void *ctx)
 {
     (void)ctx;
     struct waiter_lock *w = l;
-    uint32_t o = LD(&w->owner, ACQUIRE);
+    uint32_t o = CHT_LD(&w->owner, ACQUIRE);
     uint32_t expect = o;
-    return CAS(&w->next, &expect, o + 1, SEQ_CST, RELAXED);
+    return CHT_CAS(&w->next, &expect, o + 1, SEQ_CST, RELAXED);
 }
 
 static void waiter_unlock(void *l, void *ctx)
 {
     (void)ctx;
     struct waiter_lock *w = l;
-    FADD(&w->owner, 1, SEQ_CST);          /* only the holder writes owner */
-    if (!LD(&w->head, SEQ_CST))
+    CHT_FADD(&w->owner, 1, SEQ_CST);      /* only the holder writes owner */
+    if (!CHT_LD(&w->head, SEQ_CST))
         return;
     list_acquire(w);
-    struct waiter_node *s = LD(&w->head, RELAXED);
+    struct waiter_node *s = CHT_LD(&w->head, RELAXED);
     if (s) {
-        struct waiter_node *after = LD(&s->next, RELAXED);
-        ST(&w->head, after, RELAXED);
+        struct waiter_node *after = CHT_LD(&s->next, RELAXED);
+        CHT_ST(&w->head, after, RELAXED);
         if (!after)
-            ST(&w->tail, NULL, RELAXED);
-        ST(&s->woken, 1, RELEASE);        /* s may return and reuse its ctx now */
+            CHT_ST(&w->tail, NULL, RELAXED);
+        CHT_ST(&s->woken, 1, RELEASE);    /* s may return and reuse its ctx now */
         futex_wake_one(&s->woken);
     }
     list_release(w);
@@ -178,7 +178,7 @@ static bool waiter_has_waiters(void *l, void *ctx)
 {
     (void)ctx;
     struct waiter_lock *w = l;
-    return requesters(w) > 1 || LD(&w->head, RELAXED) != NULL;
+    return requesters(w) > 1 || CHT_LD(&w->head, RELAXED) != NULL;
 }
 
 const struct lock_ops lock_ops_waiter = {

@@ -187,8 +187,11 @@ static const char *flag_list(const struct cli_spec *s, char *buf, size_t len)
 /* "table runs and --bench mutex, rwlock" (markdown: the --bench part in backticks) */
 static const char *modes_text(unsigned modes, bool markdown, char *buf, size_t len)
 {
-    static const char *const kinds[] = { [BENCH_MUTEX] = "mutex", [BENCH_RWLOCK] = "rwlock",
-                                         [BENCH_MEMORY] = "memory", [BENCH_OCCUPANCY] = "occupancy" };
+    static const char *const kinds[] = {
+#define BENCH_NAME(id, name, mode, check) [BENCH_##id] = name,
+        CHT_BENCH_MODES(BENCH_NAME)
+#undef BENCH_NAME
+    };
     const char *tick = markdown ? "`" : "";
     size_t n = 0;
     buf[0] = '\0';
@@ -198,7 +201,7 @@ static const char *modes_text(unsigned modes, bool markdown, char *buf, size_t l
         if (modes & CLI_TABLE)
             n = (size_t)snprintf(buf, len, "table runs");
         unsigned k = 0;
-        for (unsigned b = BENCH_MUTEX; b <= BENCH_OCCUPANCY && n < len; b++)
+        for (unsigned b = BENCH_TABLE + 1; b < N_BENCH_KINDS && n < len; b++)
             if (modes & (1u << b))
                 n += (size_t)(k++ ? snprintf(buf + n, len - n, ", %s", kinds[b])
                                   : snprintf(buf + n, len - n, "%s%s--bench %s", n ? " and " : "", tick, kinds[b]));
@@ -822,8 +825,11 @@ enum run_opt {
 #define T_ CLI_TABLE
 #define LOCKS_ (CLI_MUTEX | CLI_RWLOCK)
 
-static const struct cli_choice bench_kinds[] = { { "mutex", BENCH_MUTEX }, { "rwlock", BENCH_RWLOCK },
-    { "memory", BENCH_MEMORY }, { "occupancy", BENCH_OCCUPANCY }, { NULL, 0 } };
+static const struct cli_choice bench_kinds[] = {
+#define BENCH_CHOICE(id, name, mode, check) { name, BENCH_##id },
+    CHT_BENCH_MODES(BENCH_CHOICE)
+#undef BENCH_CHOICE
+    { NULL, 0 } };
 static const struct cli_choice prefill_modes[] = { { "single", PREFILL_SINGLE }, { "parallel", PREFILL_PARALLEL },
     { NULL, 0 } };
 static const struct cli_choice verify_modes[] = { { "full", VERIFY_FULL }, { "sample", VERIFY_SAMPLE },
@@ -1036,12 +1042,12 @@ static const struct cli_option run_options[O_COUNT] = {
         "this machine cannot run (RTM locks without RTM) is a usage error giving the valid names or the reason "
         "(\"Lock benchmarks\")" },
     [O_HANDOFF] = { "handoff", 0, CLI_ARG, "N", cli_set_size, CFG(handoff_bound), 1, 1u << 30, NULL, T_ | LOCKS_,
-        STR(LOCK_HANDOFF_DEFAULT), NULL, "local hand-offs 1..2^30", "1..2^30",
+        STR(CHT_LOCK_HANDOFF_DEFAULT), NULL, "local hand-offs 1..2^30", "1..2^30",
         "lock_config.handoff_bound of cohort locks; also the locks a table takes (lock=NAME, --lock)",
         "`lock_config.handoff_bound` (cohort locks: local hand-offs before the global lock is released); also "
         "given to the locks of a table run (`lock=NAME`, `--lock`)" },
     [O_WAITERS] = { "waiters", 0, CLI_ARG, "T", cli_set_size, CFG(waiter_threshold), 0, MAX_THREADS, NULL,
-        T_ | LOCKS_, STR(LOCK_WAITER_THRESHOLD_DEFAULT), NULL, "a waiter threshold 0..4096", "0..4096",
+        T_ | LOCKS_, STR(CHT_LOCK_WAITER_THRESHOLD_DEFAULT), NULL, "a waiter threshold 0..4096", "0..4096",
         "lock_config.waiter_threshold of the waiter lock; also the locks a table takes",
         "`lock_config.waiter_threshold` (the waiter-count lock's T); also given to a table run's locks" },
 
@@ -1072,11 +1078,11 @@ static const struct cli_option run_options[O_COUNT] = {
 
     /* ---- every mode ---- */
     [O_BENCH] = { "bench", 0, CLI_ARG, "KIND", cli_set_choice, CFG(bench), 0, 0, bench_kinds, CLI_EVERY_RUN, NULL,
-        NULL, NULL, "`mutex`, `rwlock`, `memory`, `occupancy`",
-        "mutex (shared counters) | rwlock (RWBench, 64-int array) | memory (pointer-chase latency and MLP per "
-        "--size) | occupancy (hit/miss gets at each --load of --slots): instead of the table loop",
-        "a lock-only benchmark (\"Lock benchmarks\"), the memory ceiling (\"Memory ceiling\") or the occupancy "
-        "experiment (\"Occupancy and hit/miss lookups\") instead of the table loop" },
+        "table", NULL, "`table`, `mutex`, `rwlock`, `memory`, `occupancy`",
+        "table (the table loop) | mutex (shared counters) | rwlock (RWBench, 64-int array) | memory (pointer-chase "
+        "latency and MLP per --size) | occupancy (hit/miss gets at each --load of --slots)",
+        "the table loop (the default), a lock-only benchmark (\"Lock benchmarks\"), the memory ceiling (\"Memory "
+        "ceiling\") or the occupancy experiment (\"Occupancy and hit/miss lookups\")" },
     [O_CSV] = { "csv", 0, CLI_ARG, "FILE", set_results_path, CFG(csv), 0, 0, NULL, CLI_EVERY_RUN, NULL, NULL, NULL,
         "a regular file (new or with this schema's header), or `-` for standard output",
         "append the run's rows to FILE ('-': stdout; docs/csv.md)",
@@ -1474,7 +1480,7 @@ static int check_csv_stdout(const struct bench_config *cfg)
 }
 
 /* --bench occupancy: fixed-capacity tables, --slots and --load */
-static int check_occupancy(const struct bench_config *cfg)
+static int check_occupancy(struct bench_config *cfg)
 {
     if (!cfg->ntables)
         return usage_error("--table: --bench occupancy needs the fixed-capacity tables to fill (e.g. "
@@ -1575,7 +1581,14 @@ static int check_tables(const struct bench_config *cfg)
     return 0;
 }
 
-/* a table run, or a lock bench (which shares its pinning and length checks) */
+/* --bench memory */
+static int check_memory_run(struct bench_config *cfg)
+{
+    int rc = check_pinning(cfg);
+    return rc ? rc : check_memory(cfg);
+}
+
+/* a table run, and --bench mutex, rwlock (check_lock_bench) */
 static int check_table_run(struct bench_config *cfg)
 {
     int rc;
@@ -1612,19 +1625,12 @@ int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *
     cfg->keybuf_set = GIVEN(O_KEYBUF);
     if (cli_check_modes(&cli_run_spec, 1u << cfg->bench, run_first_at))
         return -1;
-    switch (cfg->bench) {
-    case BENCH_OCCUPANCY:
-        rc = check_occupancy(cfg);
-        break;
-    case BENCH_MEMORY:
-        rc = check_pinning(cfg);
-        if (!rc)
-            rc = check_memory(cfg);
-        break;
-    default:
-        rc = check_table_run(cfg);
-        break;
-    }
+    static int (*const mode_checks[N_BENCH_KINDS])(struct bench_config *) = {
+#define MODE_CHECK(id, name, mode, check) [BENCH_##id] = check,
+        CHT_BENCH_MODES(MODE_CHECK)
+#undef MODE_CHECK
+    };
+    rc = mode_checks[cfg->bench](cfg);
     *action = run.action;
     return rc == CLI_STOP ? 0 : rc ? -1 : 0;
 }

@@ -25,14 +25,15 @@ void cli_free(struct bench_config *cfg);
 
 /* ---- the option table (also used by src/check_cli.c) ---- */
 
-/* The modes a flag applies to: one bit per --bench kind, and `chtbench check` */
-#define CLI_TABLE (1u << BENCH_TABLE)
-#define CLI_MUTEX (1u << BENCH_MUTEX)
-#define CLI_RWLOCK (1u << BENCH_RWLOCK)
-#define CLI_MEMORY (1u << BENCH_MEMORY)
-#define CLI_OCCUPANCY (1u << BENCH_OCCUPANCY)
-#define CLI_CHECK (1u << 5)
-#define CLI_EVERY_RUN (CLI_TABLE | CLI_MUTEX | CLI_RWLOCK | CLI_MEMORY | CLI_OCCUPANCY)
+/* The modes a flag applies to: one bit per --bench kind (mode_list.h), and `chtbench check` */
+enum cli_mode_bit {
+#define CLI_MODE_BIT(id, name, mode, check) CLI_##id = 1u << BENCH_##id,
+    CHT_BENCH_MODES(CLI_MODE_BIT)
+#undef CLI_MODE_BIT
+    CLI_CHECK = 1u << N_BENCH_KINDS
+};
+_Static_assert(N_BENCH_KINDS + 1 < 32, "every mode's bit and CLI_CHECK's fit in a flag's unsigned modes");
+#define CLI_EVERY_RUN (CLI_CHECK - 1u)     /* every --bench kind */
 
 struct cli_option;
 /* Reads arg (NULL: a flag, or an optional value not given) into the option's

@@ -10,13 +10,19 @@
 #include "keygen.h"
 #include "pin.h"
 #include "latency.h"
+#include "mode_list.h"
 
 #define MAX_TABLES 32
 #define MAX_THREADS 4096
 
 enum prefill_mode { PREFILL_SINGLE, PREFILL_PARALLEL };
-/* --bench: the table loop (default), or a lock-only benchmark (src/lockbench.c) */
-enum bench_kind { BENCH_TABLE = 0, BENCH_MUTEX, BENCH_RWLOCK, BENCH_MEMORY, BENCH_OCCUPANCY };
+/* --bench: the table loop (default), a lock-only benchmark, ... (mode_list.h) */
+enum bench_kind {
+#define BENCH_KIND(id, name, mode, check) BENCH_##id,
+    CHT_BENCH_MODES(BENCH_KIND)
+#undef BENCH_KIND
+    N_BENCH_KINDS
+};
 #define MAX_BENCH_LOCKS 64
 enum mem_policy { MEM_LOCAL, MEM_INTERLEAVE, MEM_NODE };
 /* --verify: the key sweep after each run (docs/cli.md "The final check") */

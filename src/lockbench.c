@@ -410,7 +410,8 @@ static int lock_prepare(struct run_context *ctx)
 
 #define LOCK_MODE(NAME)                                                                   \
     {                                                                                     \
-        .name = NAME, .result_size = sizeof(struct lb_result), .prepare = lock_prepare,   \
+        .name = NAME, .schema = SCHEMA_LOCK, .result_size = sizeof(struct lb_result),     \
+        .prepare = lock_prepare,                                                          \
         .cells = lock_cells, .cell = lock_cell, .run = lock_run, .metric = lock_metric,   \
         .rows = lock_rows, .console_header = lock_console_header,                         \
         .console_summary = lock_console_summary,                                          \

@@ -312,6 +312,7 @@ static void mem_console_summary(struct run_context *ctx, const struct mode_cell 
 
 const struct mode memory_mode = {
     .name = "memory",
+    .schema = SCHEMA_MEMORY,
     .result_size = sizeof(struct membench_point),
     .prepare = mem_prepare,
     .cells = mem_cells,

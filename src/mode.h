@@ -35,7 +35,8 @@ struct speedup {
 };
 
 struct mode {
-    const char *name;
+    const char *name;          /* its --bench value (mode_list.h) */
+    enum report_schema schema; /* of its rows in the main results file (--csv) */
     size_t result_size;        /* bytes of one repetition's result (0: prepare sets ctx's) */
     /* Every check before the first repetition, and (unless ctx->validate) what the run needs:
      * 0, or an exit status with the message printed. Runs after the topology and plans are made
@@ -82,6 +83,8 @@ int mode_run(const struct bench_config *cfg);
 /* --validate: every check mode_run makes before its first repetition, nothing else. */
 int mode_validate(const struct bench_config *cfg);
 
-extern const struct mode table_mode, mutex_mode, rwlock_mode, memory_mode;
+#define MODE_EXTERN(id, name, m, check) extern const struct mode m;
+CHT_BENCH_MODES(MODE_EXTERN)
+#undef MODE_EXTERN
 
 #endif

@@ -16,26 +16,12 @@
 
 const struct mode *mode_of(const struct bench_config *cfg)
 {
-    switch (cfg->bench) {
-    case BENCH_MUTEX: return &mutex_mode;
-    case BENCH_RWLOCK: return &rwlock_mode;
-    case BENCH_MEMORY: return &memory_mode;
-    case BENCH_OCCUPANCY: return &occupancy_mode;
-    case BENCH_TABLE: break;
-    }
-    return &table_mode;
-}
-
-static enum report_schema main_schema(const struct bench_config *cfg)
-{
-    switch (cfg->bench) {
-    case BENCH_MUTEX:
-    case BENCH_RWLOCK: return SCHEMA_LOCK;
-    case BENCH_MEMORY: return SCHEMA_MEMORY;
-    case BENCH_OCCUPANCY: return SCHEMA_OCCUPANCY;
-    case BENCH_TABLE: break;
-    }
-    return SCHEMA_TABLE;
+    static const struct mode *const modes[N_BENCH_KINDS] = {
+#define MODE_OF(id, name, m, check) [BENCH_##id] = &m,
+        CHT_BENCH_MODES(MODE_OF)
+#undef MODE_OF
+    };
+    return modes[cfg->bench];
 }
 
 /* ---------------- the results files: opened and checked before anything runs ---------------- */
@@ -83,7 +69,7 @@ static int open_outputs(struct run_context *ctx)
 {
     const struct bench_config *cfg = ctx->cfg;
     const struct { const char *flag, *path; enum report_schema schema; } want[OUT_FILES] = {
-        [OUT_MAIN] = { "--csv", cfg->csv, main_schema(cfg) },
+        [OUT_MAIN] = { "--csv", cfg->csv, mode_of(cfg)->schema },
         [OUT_LATENCY] = { "--latency-csv", cfg->latency_csv, SCHEMA_LATENCY },
         [OUT_TIMELINE] = { "--timeline-csv", cfg->timeline_csv, SCHEMA_TIMELINE },
     };

@@ -337,6 +337,7 @@ static void occ_console_summary(struct run_context *ctx, const struct mode_cell 
 
 const struct mode occupancy_mode = {
     .name = "occupancy",
+    .schema = SCHEMA_OCCUPANCY,
     .prepare = occ_prepare,
     .finish = occ_finish,
     .cells = occ_cells,

@@ -33,6 +33,5 @@ int occupancy_check(const struct bench_config *cfg);
 bool occupancy_fixed_capacity(const struct table_choice *c, char *why, size_t len);
 
 struct mode;
-extern const struct mode occupancy_mode;
 
 #endif

@@ -493,6 +493,7 @@ static void table_console_summary(struct run_context *ctx, const struct mode_cel
 
 const struct mode table_mode = {
     .name = "table",
+    .schema = SCHEMA_TABLE,
     .result_size = sizeof(struct run_result),
     .prepare = table_prepare,
     .finish = table_finish,

@@ -217,7 +217,7 @@ static void table_free(struct lb_table *T)
 
 static size_t table_bytes(struct lb_table *T)
 {
-    return sizeof *T + T->map_bytes + LD(&T->overflow, RELAXED) * sizeof(struct lb_bucket);
+    return sizeof *T + T->map_bytes + CHT_LD(&T->overflow, RELAXED) * sizeof(struct lb_bucket);
 }
 
 static void table_free_node(struct ebr_node *n)
@@ -241,14 +241,14 @@ static inline bool lb_lock(struct clht_lb *h, struct lb_table *T, struct lb_buck
 {
     unsigned spins = 0;
     for (;;) {
-        uint64_t s = LD(&head->sync, RELAXED);
+        uint64_t s = CHT_LD(&head->sync, RELAXED);
         if (!(s & LB_LOCKED)) {
             if (__atomic_compare_exchange_n(&head->sync, &s, s | LB_LOCKED, false,
                                             __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
                 return true;
             continue;
         }
-        if (LD(&h->cur, ACQUIRE) != T)
+        if (CHT_LD(&h->cur, ACQUIRE) != T)
             return false;
         spin_wait(&spins);
     }
@@ -258,10 +258,10 @@ static inline bool lb_lock(struct clht_lb *h, struct lb_table *T, struct lb_buck
  * (after the caller's key store, which the release orders before it). */
 static inline void lb_unlock(struct lb_bucket *head, unsigned bump_slot)
 {
-    uint64_t s = LD(&head->sync, RELAXED) & ~LB_LOCKED;
+    uint64_t s = CHT_LD(&head->sync, RELAXED) & ~LB_LOCKED;
     if (bump_slot < LB_SLOTS)
         s = cnt_bump(s, bump_slot);
-    ST(&head->sync, s, RELEASE);
+    CHT_ST(&head->sync, s, RELEASE);
 }
 
 static void lock_all(struct lb_table *T)
@@ -270,7 +270,7 @@ static void lock_all(struct lb_table *T)
         struct lb_bucket *head = &T->b[i];
         unsigned spins = 0;
         for (;;) {
-            uint64_t s = LD(&head->sync, RELAXED);
+            uint64_t s = CHT_LD(&head->sync, RELAXED);
             if (!(s & LB_LOCKED) &&
                 __atomic_compare_exchange_n(&head->sync, &s, s | LB_LOCKED, false,
                                             __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
@@ -307,13 +307,13 @@ static bool lbx_lock(struct clht_lb *h, struct lb_table *T, uint64_t idx, void *
     void *l = lbx_stripe(h, idx);
     for (;;) {
         h->locks.lk->lock(l, ctx);
-        if (!LD(&T->frozen, ACQUIRE))
+        if (!CHT_LD(&T->frozen, ACQUIRE))
             return true;
         h->locks.lk->unlock(l, ctx);
         unsigned spins = 0;
-        while (LD(&h->cur, ACQUIRE) == T && LD(&T->frozen, ACQUIRE))
+        while (CHT_LD(&h->cur, ACQUIRE) == T && CHT_LD(&T->frozen, ACQUIRE))
             spin_wait(&spins);
-        if (LD(&h->cur, ACQUIRE) != T)
+        if (CHT_LD(&h->cur, ACQUIRE) != T)
             return false;
     }
 }
@@ -323,7 +323,7 @@ static bool lbx_lock(struct clht_lb *h, struct lb_table *T, uint64_t idx, void *
 static void lbx_freeze(struct clht_lb *h, struct lb_table *T)
 {
     void *ctx = lbx_ctx(h);
-    ST(&T->frozen, 1, RELEASE);
+    CHT_ST(&T->frozen, 1, RELEASE);
     size_t n = T->nb < LB_STRIPES ? T->nb : LB_STRIPES;
     for (size_t i = 0; i < n; i++) {
         cht_locks_lock(&h->locks, i, ctx);
@@ -351,7 +351,7 @@ chain_unlock(struct clht_lb *h, struct lb_bucket *head, uint64_t idx, void *ctx,
         return;
     }
     if (bump_slot < LB_SLOTS)
-        ST(&head->sync, cnt_bump(LD(&head->sync, RELAXED), bump_slot), RELEASE);
+        CHT_ST(&head->sync, cnt_bump(CHT_LD(&head->sync, RELAXED), bump_slot), RELEASE);
     h->locks.lk->unlock(lbx_stripe(h, idx), ctx);
 }
 
@@ -365,11 +365,11 @@ chain_unlock(struct clht_lb *h, struct lb_bucket *head, uint64_t idx, void *ctx,
 static inline __attribute__((always_inline)) bool
 lb_slot_read(const struct lb_bucket *b, const unsigned j, cht_key_t k, cht_val_t *out)
 {
-    uint64_t s1 = LD(&b->sync, ACQUIRE);
-    cht_val_t v = LD(&b->val[j], ACQUIRE);
-    if (LD(&b->key[j], ACQUIRE) != k)
+    uint64_t s1 = CHT_LD(&b->sync, ACQUIRE);
+    cht_val_t v = CHT_LD(&b->val[j], ACQUIRE);
+    if (CHT_LD(&b->key[j], ACQUIRE) != k)
         return false;           /* removed while we read: absent at that moment */
-    uint64_t s2 = LD(&b->sync, ACQUIRE);
+    uint64_t s2 = CHT_LD(&b->sync, ACQUIRE);
     if ((s1 ^ s2) & LB_CNT_MASK(j))
         return false;           /* removed (and maybe re-added) meanwhile */
     if (out)
@@ -384,13 +384,13 @@ lb_search(const struct lb_bucket *b, cht_key_t k, cht_val_t *out)
 {
     _Static_assert(LB_SLOTS == 3, "the scan below is unrolled for 3 slots");
     do {
-        if (LD(&b->key[0], ACQUIRE) == k)
+        if (CHT_LD(&b->key[0], ACQUIRE) == k)
             return lb_slot_read(b, 0, k, out);
-        if (LD(&b->key[1], ACQUIRE) == k)
+        if (CHT_LD(&b->key[1], ACQUIRE) == k)
             return lb_slot_read(b, 1, k, out);
-        if (LD(&b->key[2], ACQUIRE) == k)
+        if (CHT_LD(&b->key[2], ACQUIRE) == k)
             return lb_slot_read(b, 2, k, out);
-        b = LD(&b->next, ACQUIRE);
+        b = CHT_LD(&b->next, ACQUIRE);
     } while (b);
     return false;
 }
@@ -480,9 +480,9 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     if (!__atomic_compare_exchange_n(&h->resize_lock, &unlocked, 1, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
         return;                     /* someone else is resizing */
-    struct lb_table *T = LD(&h->cur, ACQUIRE);
+    struct lb_table *T = CHT_LD(&h->cur, ACQUIRE);
     if (T != seen) {
-        ST(&h->resize_lock, 0, RELEASE);
+        CHT_ST(&h->resize_lock, 0, RELEASE);
         return;
     }
     if (h->locks.lk)
@@ -492,9 +492,9 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
 
     size_t n = 0;
     for (size_t i = 0; i < T->nb; i++)
-        for (struct lb_bucket *b = &T->b[i]; b; b = LD(&b->next, RELAXED))
+        for (struct lb_bucket *b = &T->b[i]; b; b = CHT_LD(&b->next, RELAXED))
             for (unsigned j = 0; j < LB_SLOTS; j++)
-                n += LD(&b->key[j], RELAXED) != 0;
+                n += CHT_LD(&b->key[j], RELAXED) != 0;
     uint64_t nb = cht_pow2_at_least((n * 2 + 2) / 3, 1);   /* 1.5 keys per bucket */
     if (nb < T->nb)
         nb = T->nb;
@@ -503,9 +503,9 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     if (!aux)
         goto fail;
     for (size_t i = 0; i < T->nb; i++)
-        for (struct lb_bucket *b = &T->b[i]; b; b = LD(&b->next, RELAXED))
+        for (struct lb_bucket *b = &T->b[i]; b; b = CHT_LD(&b->next, RELAXED))
             for (unsigned j = 0; j < LB_SLOTS; j++) {
-                cht_key_t k = LD(&b->key[j], RELAXED);
+                cht_key_t k = CHT_LD(&b->key[j], RELAXED);
                 if (k)
                     aux[cht_hash(h->hash, k) & N->mask].n++;
             }
@@ -523,9 +523,9 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
         aux[i].tail = &N->b[i];
     size_t used = 0;
     for (size_t i = 0; i < T->nb; i++)
-        for (struct lb_bucket *b = &T->b[i]; b; b = LD(&b->next, RELAXED))
+        for (struct lb_bucket *b = &T->b[i]; b; b = CHT_LD(&b->next, RELAXED))
             for (unsigned j = 0; j < LB_SLOTS; j++) {
-                cht_key_t k = LD(&b->key[j], RELAXED);
+                cht_key_t k = CHT_LD(&b->key[j], RELAXED);
                 if (!k)
                     continue;
                 uint64_t x = cht_hash(h->hash, k) & N->mask;
@@ -540,7 +540,7 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
                     s = 0;
                 }
                 t->key[s] = k;
-                t->val[s] = LD(&b->val[j], RELAXED);
+                t->val[s] = CHT_LD(&b->val[j], RELAXED);
             }
     free(aux);
     N->overflow = ovf;
@@ -548,9 +548,9 @@ static void lb_resize(struct clht_lb *h, struct lb_table *seen)
     N->owner = h;
     T->retired_bytes = table_bytes(T);
     __atomic_add_fetch(&h->retired_bytes, T->retired_bytes, __ATOMIC_RELAXED);
-    ST(&h->cur, N, RELEASE);                 /* publish; spinning updaters move over */
+    CHT_ST(&h->cur, N, RELEASE);             /* publish; spinning updaters move over */
     __atomic_add_fetch(&h->resizes, 1, __ATOMIC_RELAXED);
-    ST(&h->resize_lock, 0, RELEASE);
+    CHT_ST(&h->resize_lock, 0, RELEASE);
     reclaim_retire(h->rc, &T->retire, table_free_node);
     return;
 
@@ -558,12 +558,12 @@ fail:                               /* out of memory: keep chaining in T */
     free(aux);
     if (N)
         table_free(N);
-    __atomic_store_n(&T->thresh, LD(&T->thresh, RELAXED) * 2, __ATOMIC_RELAXED);
+    __atomic_store_n(&T->thresh, CHT_LD(&T->thresh, RELAXED) * 2, __ATOMIC_RELAXED);
     if (h->locks.lk)
-        ST(&T->frozen, 0, RELEASE);
+        CHT_ST(&T->frozen, 0, RELEASE);
     else
         unlock_all(T);
-    ST(&h->resize_lock, 0, RELEASE);
+    CHT_ST(&h->resize_lock, 0, RELEASE);
 }
 
 /* ---------------- operations ---------------- */
@@ -590,7 +590,7 @@ static inline __attribute__((always_inline)) bool lb_get_impl(struct clht_lb *h,
 #endif
     uint64_t hv = cht_hash(h->hash, k);
     reclaim_begin(h->rc, lb_tid);
-    struct lb_table *T = LD(&h->cur, ACQUIRE);
+    struct lb_table *T = CHT_LD(&h->cur, ACQUIRE);
     bool found = lb_search(&T->b[hv & T->mask], k, v);
     reclaim_end(h->rc, lb_tid);
     return found;
@@ -616,7 +616,7 @@ static void lb_get_batch(void *tp, const cht_key_t *keys, size_t n, cht_val_t *v
     struct clht_lb *h = tp;
     uint64_t hv[CHT_BATCH_MAX];
     reclaim_begin(h->rc, lb_tid);
-    struct lb_table *T = LD(&h->cur, ACQUIRE);
+    struct lb_table *T = CHT_LD(&h->cur, ACQUIRE);
     for (size_t i = 0; i < n; i++) {
         hv[i] = cht_hash(h->hash, keys[i]);
         __builtin_prefetch(&T->b[hv[i] & T->mask]);
@@ -642,7 +642,7 @@ static inline __attribute__((always_inline)) void lb_pipe_start_one(void *tp, st
     uint64_t hv = cht_hash(h->hash, op->key);
     op->state[0] = hv;
     reclaim_begin(h->rc, lb_tid);
-    struct lb_table *T = LD(&h->cur, ACQUIRE);
+    struct lb_table *T = CHT_LD(&h->cur, ACQUIRE);
     const struct lb_bucket *b = &T->b[hv & T->mask];
     if (op->kind == CHT_PIPE_GET)
         __builtin_prefetch(b);
@@ -665,11 +665,11 @@ static inline __attribute__((always_inline)) bool lb_pipe_write_chained(struct c
 {
     const cht_key_t k = op->key;
     reclaim_begin(h->rc, lb_tid);
-    const struct lb_table *T = LD(&h->cur, ACQUIRE);
+    const struct lb_table *T = CHT_LD(&h->cur, ACQUIRE);
     const struct lb_bucket *b = &T->b[op->state[0] & T->mask];
-    const struct lb_bucket *next = LD(&b->next, ACQUIRE);
-    const bool chained = T->write_steps && next && LD(&b->key[0], RELAXED) != k && LD(&b->key[1], RELAXED) != k &&
-                         LD(&b->key[2], RELAXED) != k;
+    const struct lb_bucket *next = CHT_LD(&b->next, ACQUIRE);
+    const bool chained = T->write_steps && next && CHT_LD(&b->key[0], RELAXED) != k && CHT_LD(&b->key[1], RELAXED) != k &&
+                         CHT_LD(&b->key[2], RELAXED) != k;
     if (chained)
         __builtin_prefetch(next, 1);
     reclaim_end(h->rc, lb_tid);
@@ -699,17 +699,17 @@ static inline __attribute__((always_inline)) int lb_pipe_step_one(void *tp, stru
     const uint64_t hv = op->state[0];
     int r;
     reclaim_begin(h->rc, lb_tid);
-    struct lb_table *T = LD(&h->cur, ACQUIRE);
+    struct lb_table *T = CHT_LD(&h->cur, ACQUIRE);
     const struct lb_bucket *b = &T->b[hv & T->mask];
     if (op->stage == 0) {
-        if (LD(&b->key[0], ACQUIRE) == k)
+        if (CHT_LD(&b->key[0], ACQUIRE) == k)
             r = lb_slot_read(b, 0, k, &op->val);
-        else if (LD(&b->key[1], ACQUIRE) == k)
+        else if (CHT_LD(&b->key[1], ACQUIRE) == k)
             r = lb_slot_read(b, 1, k, &op->val);
-        else if (LD(&b->key[2], ACQUIRE) == k)
+        else if (CHT_LD(&b->key[2], ACQUIRE) == k)
             r = lb_slot_read(b, 2, k, &op->val);
         else {
-            const struct lb_bucket *next = LD(&b->next, ACQUIRE);
+            const struct lb_bucket *next = CHT_LD(&b->next, ACQUIRE);
             r = next ? CHT_PIPE_AGAIN : 0;
             if (next)
                 __builtin_prefetch(next);
@@ -732,7 +732,7 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext, cons
     struct lb_table *T;
     reclaim_begin(h->rc, tid);
     for (;;) {
-        T = LD(&h->cur, ACQUIRE);
+        T = CHT_LD(&h->cur, ACQUIRE);
         struct lb_bucket *head = &T->b[hv & T->mask];
         if (lb_search(head, k, NULL))
             break;                              /* present: no write, no lock */
@@ -743,7 +743,7 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext, cons
         bool present = false;
         do {
             for (unsigned j = 0; j < LB_SLOTS; j++) {
-                cht_key_t kk = LD(&b->key[j], RELAXED);
+                cht_key_t kk = CHT_LD(&b->key[j], RELAXED);
                 if (kk == k)
                     present = true;
                 else if (kk == 0 && !eb) {
@@ -752,15 +752,15 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext, cons
                 }
             }
             last = b;
-            b = LD(&b->next, RELAXED);
+            b = CHT_LD(&b->next, RELAXED);
         } while (b && !present);
         if (present) {
             chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
             break;
         }
         if (eb) {
-            ST(&eb->val[ej], v, RELEASE);
-            ST(&eb->key[ej], k, RELEASE);                /* publishes the pair */
+            CHT_ST(&eb->val[ej], v, RELEASE);
+            CHT_ST(&eb->key[ej], k, RELEASE);            /* publishes the pair */
             chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
             ok = true;
             break;
@@ -773,9 +773,9 @@ lb_insert_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext, cons
         }
         o->key[0] = k;
         o->val[0] = v;
-        ST(&last->next, o, RELEASE);
+        CHT_ST(&last->next, o, RELEASE);
         chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
-        grow = __atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LD(&T->thresh, RELAXED);
+        grow = __atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > CHT_LD(&T->thresh, RELAXED);
         ok = true;
         break;
     }
@@ -795,20 +795,20 @@ lb_remove_impl(struct clht_lb *h, cht_key_t k, const bool ext, const uint64_t hv
     bool ok = false;
     reclaim_begin(h->rc, tid);
     for (;;) {
-        struct lb_table *T = LD(&h->cur, ACQUIRE);
+        struct lb_table *T = CHT_LD(&h->cur, ACQUIRE);
         struct lb_bucket *head = &T->b[hv & T->mask];
         if (!lb_search(head, k, NULL))
             break;                              /* absent: no write, no lock */
         if (!chain_lock(h, T, head, hv & T->mask, ctx, ext))
             continue;
-        for (struct lb_bucket *b = head; b && !ok; b = LD(&b->next, RELAXED))
+        for (struct lb_bucket *b = head; b && !ok; b = CHT_LD(&b->next, RELAXED))
             for (unsigned j = 0; j < LB_SLOTS; j++)
-                if (LD(&b->key[j], RELAXED) == k) {
-                    ST(&b->key[j], 0, RELAXED);
+                if (CHT_LD(&b->key[j], RELAXED) == k) {
+                    CHT_ST(&b->key[j], 0, RELAXED);
                     if (b == head) {
                         chain_unlock(h, head, hv & T->mask, ctx, j, ext);     /* counter bump rides on the unlock */
                     } else {
-                        ST(&b->sync, cnt_bump(LD(&b->sync, RELAXED), j), RELEASE);
+                        CHT_ST(&b->sync, cnt_bump(CHT_LD(&b->sync, RELAXED), j), RELEASE);
                         chain_unlock(h, head, hv & T->mask, ctx, LB_SLOTS, ext);
                     }
                     ok = true;
@@ -832,16 +832,16 @@ lb_update_impl(struct clht_lb *h, cht_key_t k, cht_val_t v, const bool ext, cons
     bool ok = false;
     reclaim_begin(h->rc, tid);
     for (;;) {
-        struct lb_table *T = LD(&h->cur, ACQUIRE);
+        struct lb_table *T = CHT_LD(&h->cur, ACQUIRE);
         struct lb_bucket *head = &T->b[hv & T->mask];
         if (!lb_search(head, k, NULL))
             break;
         if (!chain_lock(h, T, head, hv & T->mask, ctx, ext))
             continue;
-        for (struct lb_bucket *b = head; b && !ok; b = LD(&b->next, RELAXED))
+        for (struct lb_bucket *b = head; b && !ok; b = CHT_LD(&b->next, RELAXED))
             for (unsigned j = 0; j < LB_SLOTS; j++)
-                if (LD(&b->key[j], RELAXED) == k) {
-                    ST(&b->val[j], v, RELEASE);
+                if (CHT_LD(&b->key[j], RELAXED) == k) {
+                    CHT_ST(&b->val[j], v, RELEASE);
                     ok = true;
                     break;
                 }
@@ -933,15 +933,15 @@ static void lb_stats(void *tp, struct cht_stats *s)
         unlocked = 0;
         spin_wait(&spins);
     }
-    struct lb_table *T = LD(&h->cur, ACQUIRE);
+    struct lb_table *T = CHT_LD(&h->cur, ACQUIRE);
     s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->rc +
                cht_locks_bytes(&h->locks) +
                sizeof *h->rc->slot * h->rc->nslots + table_bytes(T) +
-               LD(&h->retired_bytes, RELAXED);
+               CHT_LD(&h->retired_bytes, RELAXED);
     s->buckets = T->nb;
-    s->resizes = LD(&h->resizes, RELAXED);
-    s->full_failures = LD(&h->full_failures, RELAXED);
-    ST(&h->resize_lock, 0, RELEASE);
+    s->resizes = CHT_LD(&h->resizes, RELAXED);
+    s->full_failures = CHT_LD(&h->full_failures, RELAXED);
+    CHT_ST(&h->resize_lock, 0, RELEASE);
 }
 
 const struct cht_ops cht_table_clht_lb = {

@@ -216,7 +216,7 @@ static void table_free(struct lf_table *T)
 
 static size_t table_bytes(struct lf_table *T)
 {
-    return sizeof *T + T->map_bytes + LD(&T->overflow, RELAXED) * sizeof(struct lf_bucket);
+    return sizeof *T + T->map_bytes + CHT_LD(&T->overflow, RELAXED) * sizeof(struct lf_bucket);
 }
 
 static void table_free_node(struct ebr_node *n)
@@ -239,7 +239,7 @@ static inline void seg_walk(struct lf_bucket *S, struct seg *g)
     unsigned n = 0;
     for (;;) {
         g->bk[n++] = b;
-        struct lf_bucket *nx = LD(&b->next, ACQUIRE);
+        struct lf_bucket *nx = CHT_LD(&b->next, ACQUIRE);
         if (n == SEG_BUCKETS || !nx || nx == SENTINEL) {
             g->nbk = n;
             g->after = nx;
@@ -255,9 +255,9 @@ static bool wait_migration(struct clht_lf *h, struct lf_table *T)
 {
     unsigned spins = 0;
     for (;;) {
-        if (LD(&h->cur, ACQUIRE) != T)
+        if (CHT_LD(&h->cur, ACQUIRE) != T)
             return true;
-        if (!LD(&T->migrating, ACQUIRE))
+        if (!CHT_LD(&T->migrating, ACQUIRE))
             return false;
         spin_wait(&spins);
     }
@@ -276,18 +276,18 @@ struct scan {
 static inline bool seg_find(struct lf_bucket *S, cht_key_t k, struct scan *r)
 {
     for (;;) {
-        uint64_t w = LD(&S->sync, ACQUIRE);
+        uint64_t w = CHT_LD(&S->sync, ACQUIRE);
         seg_walk(S, &r->g);
         bool hit = false;
         for (uint64_t m = valid_bits(w); m; m &= m - 1) {
             unsigned p = (unsigned)__builtin_ctzll(m) >> 1;
-            if (p / LF_SLOTS < r->g.nbk && LD(&r->g.bk[p / LF_SLOTS]->key[p % LF_SLOTS], ACQUIRE) == k) {
+            if (p / LF_SLOTS < r->g.nbk && CHT_LD(&r->g.bk[p / LF_SLOTS]->key[p % LF_SLOTS], ACQUIRE) == k) {
                 r->p = p;
                 hit = true;
                 break;
             }
         }
-        if (LD(&S->sync, ACQUIRE) == w) {
+        if (CHT_LD(&S->sync, ACQUIRE) == w) {
             r->S = S;
             r->w = w;
             return hit;
@@ -331,11 +331,11 @@ static bool append(struct clht_lf *h, struct lf_table *T, struct lf_bucket *last
         return false;
     }
     struct lf_bucket *expect = NULL;
-    if (!CAS(&last->next, &expect, o, ACQ_REL, ACQUIRE)) {
+    if (!CHT_CAS(&last->next, &expect, o, ACQ_REL, ACQUIRE)) {
         free(o);                    /* lost the race (or the chain froze): never visible */
         return true;
     }
-    if (__atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > LD(&T->thresh, RELAXED)) {
+    if (__atomic_add_fetch(&T->overflow, 1, __ATOMIC_RELAXED) > CHT_LD(&T->thresh, RELAXED)) {
         *grow = T;
         LF_TEST_AFTER_GROW(h, T);
     }
@@ -346,15 +346,15 @@ static bool append(struct clht_lf *h, struct lf_table *T, struct lf_bucket *last
  * died with it). */
 static bool release_slot(struct clht_lf *h, struct lf_table *T, struct lf_bucket *S, unsigned p)
 {
-    uint64_t w = LD(&S->sync, ACQUIRE);
+    uint64_t w = CHT_LD(&S->sync, ACQUIRE);
     for (;;) {
         if (w & W_FROZEN) {
             if (wait_migration(h, T))
                 return false;
-            w = LD(&S->sync, ACQUIRE);
+            w = CHT_LD(&S->sync, ACQUIRE);
             continue;
         }
-        if (CAS(&S->sync, &w, st_set(w, p, ST_EMPTY) + W_VER, ACQ_REL, ACQUIRE))
+        if (CHT_CAS(&S->sync, &w, st_set(w, p, ST_EMPTY) + W_VER, ACQ_REL, ACQUIRE))
             return true;
     }
 }
@@ -427,13 +427,13 @@ static void freeze_chain(struct lf_bucket *head)
     struct lf_bucket *b = head;
     for (unsigned c = 0;; c++) {
         if (c % SEG_BUCKETS == 0) {
-            uint64_t w = LD(&b->sync, ACQUIRE);
-            while (!(w & W_FROZEN) && !CAS(&b->sync, &w, (w | W_FROZEN) + W_VER, ACQ_REL, ACQUIRE))
+            uint64_t w = CHT_LD(&b->sync, ACQUIRE);
+            while (!(w & W_FROZEN) && !CHT_CAS(&b->sync, &w, (w | W_FROZEN) + W_VER, ACQ_REL, ACQUIRE))
                 ;
         }
-        struct lf_bucket *nx = LD(&b->next, ACQUIRE);
+        struct lf_bucket *nx = CHT_LD(&b->next, ACQUIRE);
         if (!nx) {
-            if (CAS(&b->next, &nx, SENTINEL, ACQ_REL, ACQUIRE))
+            if (CHT_CAS(&b->next, &nx, SENTINEL, ACQ_REL, ACQUIRE))
                 return;
             /* someone appended: nx now holds it */
         }
@@ -447,12 +447,12 @@ static void unfreeze_chain(struct lf_bucket *head)
     for (unsigned c = 0;; c++) {
         if (c % SEG_BUCKETS == 0) {
             /* nobody CASes a frozen word: a plain store is enough */
-            uint64_t w = LD(&b->sync, RELAXED);
-            ST(&b->sync, (w & ~W_FROZEN) + W_VER, RELEASE);
+            uint64_t w = CHT_LD(&b->sync, RELAXED);
+            CHT_ST(&b->sync, (w & ~W_FROZEN) + W_VER, RELEASE);
         }
-        struct lf_bucket *nx = LD(&b->next, RELAXED);
+        struct lf_bucket *nx = CHT_LD(&b->next, RELAXED);
         if (nx == SENTINEL) {
-            ST(&b->next, (struct lf_bucket *)NULL, RELEASE);
+            CHT_ST(&b->next, (struct lf_bucket *)NULL, RELEASE);
             return;
         }
         b = nx;
@@ -464,14 +464,14 @@ static void unfreeze_chain(struct lf_bucket *head)
     do {                                                                              \
         struct lf_bucket *b_ = (head);                                                \
         uint64_t w_ = 0;                                                              \
-        for (unsigned c_ = 0; b_ && b_ != SENTINEL; c_++, b_ = LD(&b_->next, RELAXED)) {      \
+        for (unsigned c_ = 0; b_ && b_ != SENTINEL; c_++, b_ = CHT_LD(&b_->next, RELAXED)) {  \
             if (c_ % SEG_BUCKETS == 0)                                                \
-                w_ = LD(&b_->sync, RELAXED);                                                  \
+                w_ = CHT_LD(&b_->sync, RELAXED);                                              \
             for (unsigned j_ = 0; j_ < LF_SLOTS; j_++) {                              \
                 if (st_get(w_, (c_ % SEG_BUCKETS) * LF_SLOTS + j_) != ST_VALID)       \
                     continue;                                                         \
-                cht_key_t KEY = LD(&b_->key[j_], RELAXED);                                    \
-                cht_val_t VAL = LD(&b_->val[j_], RELAXED);                                    \
+                cht_key_t KEY = CHT_LD(&b_->key[j_], RELAXED);                                \
+                cht_val_t VAL = CHT_LD(&b_->val[j_], RELAXED);                                \
                 BODY;                                                                 \
             }                                                                         \
         }                                                                             \
@@ -496,12 +496,12 @@ static void lf_resize(struct clht_lf *h, struct lf_table *seen)
     if (!__atomic_compare_exchange_n(&h->resize_lock, &unlocked, 1, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
         return;
-    struct lf_table *T = LD(&h->cur, ACQUIRE);
+    struct lf_table *T = CHT_LD(&h->cur, ACQUIRE);
     if (T != seen) {
-        ST(&h->resize_lock, 0, RELEASE);
+        CHT_ST(&h->resize_lock, 0, RELEASE);
         return;
     }
-    ST(&T->migrating, 1, RELEASE);
+    CHT_ST(&T->migrating, 1, RELEASE);
     for (size_t i = 0; i < T->nb; i++)
         freeze_chain(&T->b[i]);
 
@@ -554,9 +554,9 @@ static void lf_resize(struct clht_lf *h, struct lf_table *seen)
     N->owner = h;
     T->retired_bytes = table_bytes(T);
     __atomic_add_fetch(&h->retired_bytes, T->retired_bytes, __ATOMIC_RELAXED);
-    ST(&h->cur, N, RELEASE);
+    CHT_ST(&h->cur, N, RELEASE);
     __atomic_add_fetch(&h->resizes, 1, __ATOMIC_RELAXED);
-    ST(&h->resize_lock, 0, RELEASE);
+    CHT_ST(&h->resize_lock, 0, RELEASE);
     reclaim_retire(h->rc, &T->retire, table_free_node);
     return;
 
@@ -566,9 +566,9 @@ fail:
         table_free(N);
     for (size_t i = 0; i < T->nb; i++)
         unfreeze_chain(&T->b[i]);
-    __atomic_store_n(&T->thresh, LD(&T->thresh, RELAXED) * 2, __ATOMIC_RELAXED);
-    ST(&T->migrating, 0, RELEASE);
-    ST(&h->resize_lock, 0, RELEASE);
+    __atomic_store_n(&T->thresh, CHT_LD(&T->thresh, RELAXED) * 2, __ATOMIC_RELAXED);
+    CHT_ST(&T->migrating, 0, RELEASE);
+    CHT_ST(&h->resize_lock, 0, RELEASE);
 }
 
 /* ---------------- operations ---------------- */
@@ -578,7 +578,7 @@ fail:
 static __attribute__((noinline)) bool lf_get_chain(struct lf_bucket *S, cht_key_t k, cht_val_t *out)
 {
     while (S) {
-        uint64_t w = LD(&S->sync, ACQUIRE);
+        uint64_t w = CHT_LD(&S->sync, ACQUIRE);
         uint64_t m = valid_bits(w);
         struct lf_bucket *b = S;
         unsigned bi = 0;
@@ -588,8 +588,8 @@ static __attribute__((noinline)) bool lf_get_chain(struct lf_bucket *S, cht_key_
         for (;;) {
             unsigned mb = (unsigned)(m >> (6 * bi));
             for (unsigned j = 0; j < LF_SLOTS; j++)
-                if ((mb >> (2 * j) & 1) && LD(&b->key[j], ACQUIRE) == k) {
-                    v = LD(&b->val[j], ACQUIRE);
+                if ((mb >> (2 * j) & 1) && CHT_LD(&b->key[j], ACQUIRE) == k) {
+                    v = CHT_LD(&b->val[j], ACQUIRE);
                     hit = (int)j;
                     break;
                 }
@@ -597,14 +597,14 @@ static __attribute__((noinline)) bool lf_get_chain(struct lf_bucket *S, cht_key_
                 break;
             if (!(w & W_SEALED) && !(m >> (6 * (bi + 1))))
                 break;                  /* nothing valid further on, no next segment */
-            b = LD(&b->next, ACQUIRE);
+            b = CHT_LD(&b->next, ACQUIRE);
             if (!b || b == SENTINEL) {
                 torn = true;            /* cannot happen under a stable snapshot */
                 break;
             }
             bi++;
         }
-        if (LD(&S->sync, ACQUIRE) != w || torn)
+        if (CHT_LD(&S->sync, ACQUIRE) != w || torn)
             continue;                   /* the segment changed under us: read it again */
         if (hit >= 0) {
             if (out)
@@ -613,7 +613,7 @@ static __attribute__((noinline)) bool lf_get_chain(struct lf_bucket *S, cht_key_
         }
         if (!(w & W_SEALED))
             return false;               /* the last segment */
-        S = LD(&b->next, ACQUIRE);               /* b is the segment's fifth bucket */
+        S = CHT_LD(&b->next, ACQUIRE);           /* b is the segment's fifth bucket */
         if (S == SENTINEL)
             S = NULL;
     }
@@ -652,26 +652,26 @@ static bool lf_get(void *tp, cht_key_t k, cht_val_t *out)
     struct clht_lf *h = tp;
     uint64_t hv = cht_hash(h->hash, k);
     reclaim_begin(h->rc, lf_tid);
-    struct lf_table *T = LD(&h->cur, ACQUIRE);
+    struct lf_table *T = CHT_LD(&h->cur, ACQUIRE);
     struct lf_bucket *S = &T->b[hv & T->mask];
     bool found;
     for (;;) {
-        uint64_t w = LD(&S->sync, ACQUIRE);
-        if (__builtin_expect(LD(&S->next, ACQUIRE) != NULL, 0))
+        uint64_t w = CHT_LD(&S->sync, ACQUIRE);
+        if (__builtin_expect(CHT_LD(&S->next, ACQUIRE) != NULL, 0))
             return lf_get_long(h, S, k, out);
         cht_val_t v = 0;
         found = false;
-        if (LD(&S->key[0], ACQUIRE) == k && st_get(w, 0) == ST_VALID) {
-            v = LD(&S->val[0], ACQUIRE);
+        if (CHT_LD(&S->key[0], ACQUIRE) == k && st_get(w, 0) == ST_VALID) {
+            v = CHT_LD(&S->val[0], ACQUIRE);
             found = true;
-        } else if (LD(&S->key[1], ACQUIRE) == k && st_get(w, 1) == ST_VALID) {
-            v = LD(&S->val[1], ACQUIRE);
+        } else if (CHT_LD(&S->key[1], ACQUIRE) == k && st_get(w, 1) == ST_VALID) {
+            v = CHT_LD(&S->val[1], ACQUIRE);
             found = true;
-        } else if (LD(&S->key[2], ACQUIRE) == k && st_get(w, 2) == ST_VALID) {
-            v = LD(&S->val[2], ACQUIRE);
+        } else if (CHT_LD(&S->key[2], ACQUIRE) == k && st_get(w, 2) == ST_VALID) {
+            v = CHT_LD(&S->val[2], ACQUIRE);
             found = true;
         }
-        if (__builtin_expect(LD(&S->sync, ACQUIRE) != w, 0))
+        if (__builtin_expect(CHT_LD(&S->sync, ACQUIRE) != w, 0))
             continue;                   /* changed under us: read it again */
         if (found && out)
             *out = v;
@@ -694,7 +694,7 @@ static bool lf_insert(void *tp, cht_key_t k, cht_val_t v)
     reclaim_begin(h->rc, tid);
 restart:
     for (;;) {
-        T = LD(&h->cur, ACQUIRE);
+        T = CHT_LD(&h->cur, ACQUIRE);
         int res = chain_scan(&T->b[hv & T->mask], k, &r);
         if (res == SCAN_FOUND)
             goto done;                          /* present: nothing written */
@@ -719,22 +719,22 @@ restart:
                 if (!append(h, T, r.g.bk[r.g.nbk - 1], &grow))
                     goto done;
             } else {
-                CAS(&S->sync, &w, (w | W_SEALED) + W_VER, ACQ_REL, ACQUIRE);
+                CHT_CAS(&S->sync, &w, (w | W_SEALED) + W_VER, ACQ_REL, ACQUIRE);
             }
             continue;
         }
         unsigned p = (unsigned)__builtin_ctzll(free_slots) >> 1;
         uint64_t cw = st_set(w, p, ST_CLAIMED) + W_VER;
-        if (!CAS(&S->sync, &w, cw, ACQ_REL, ACQUIRE))
+        if (!CHT_CAS(&S->sync, &w, cw, ACQ_REL, ACQUIRE))
             continue;
         struct lf_bucket *b = r.g.bk[p / LF_SLOTS];
         /* release: a reader whose acquire load reads these also sees the claim
          * (then its snapshot re-check fails), on any CPU, not only on
          * multi-copy-atomic ones (free on x86) */
-        ST(&b->key[p % LF_SLOTS], k, RELEASE);
-        ST(&b->val[p % LF_SLOTS], v, RELEASE);
+        CHT_ST(&b->key[p % LF_SLOTS], k, RELEASE);
+        CHT_ST(&b->val[p % LF_SLOTS], v, RELEASE);
         for (;;) {
-            if (CAS(&S->sync, &cw, st_set(cw, p, ST_VALID) + W_VER, ACQ_REL, ACQUIRE)) {
+            if (CHT_CAS(&S->sync, &cw, st_set(cw, p, ST_VALID) + W_VER, ACQ_REL, ACQUIRE)) {
                 ok = true;
                 goto done;
             }
@@ -744,7 +744,7 @@ restart:
             if (cw & W_FROZEN) {
                 if (wait_migration(h, T))
                     goto restart;               /* the claim died with the old table */
-                cw = LD(&S->sync, ACQUIRE);              /* the resize gave up: T is live again */
+                cw = CHT_LD(&S->sync, ACQUIRE);          /* the resize gave up: T is live again */
                 goto check;
             }
             if (cw & W_SEALED) {                /* may not publish in a sealed segment */
@@ -782,7 +782,7 @@ static bool lf_remove(void *tp, cht_key_t k)
     struct scan r;
     reclaim_begin(h->rc, tid);
     for (;;) {
-        struct lf_table *T = LD(&h->cur, ACQUIRE);
+        struct lf_table *T = CHT_LD(&h->cur, ACQUIRE);
         int res = chain_scan(&T->b[hv & T->mask], k, &r);
         if (res == SCAN_ABSENT)
             break;                              /* absent: nothing written */
@@ -791,7 +791,7 @@ static bool lf_remove(void *tp, cht_key_t k)
             continue;
         }
         uint64_t w = r.w;
-        if (CAS(&r.S->sync, &w, st_set(w, r.p, ST_EMPTY) + W_VER, ACQ_REL, ACQUIRE)) {
+        if (CHT_CAS(&r.S->sync, &w, st_set(w, r.p, ST_EMPTY) + W_VER, ACQ_REL, ACQUIRE)) {
             ok = true;
             break;
         }
@@ -816,7 +816,7 @@ static bool lf_update(void *tp, cht_key_t k, cht_val_t v)
     reclaim_begin(h->rc, tid);
 restart:
     for (;;) {
-        T = LD(&h->cur, ACQUIRE);
+        T = CHT_LD(&h->cur, ACQUIRE);
         int res = chain_scan(&T->b[hv & T->mask], k, &r);
         if (res == SCAN_ABSENT)
             goto done;
@@ -839,17 +839,17 @@ restart:
         }
         unsigned p = (unsigned)__builtin_ctzll(free_slots) >> 1;
         uint64_t cw = st_set(w, p, ST_CLAIMED) + W_VER;
-        if (!CAS(&S->sync, &w, cw, ACQ_REL, ACQUIRE))
+        if (!CHT_CAS(&S->sync, &w, cw, ACQ_REL, ACQUIRE))
             continue;
         struct lf_bucket *b = r.g.bk[p / LF_SLOTS];
         /* release: a reader whose acquire load reads these also sees the claim
          * (then its snapshot re-check fails), on any CPU, not only on
          * multi-copy-atomic ones (free on x86) */
-        ST(&b->key[p % LF_SLOTS], k, RELEASE);
-        ST(&b->val[p % LF_SLOTS], v, RELEASE);
+        CHT_ST(&b->key[p % LF_SLOTS], k, RELEASE);
+        CHT_ST(&b->val[p % LF_SLOTS], v, RELEASE);
         for (;;) {
             uint64_t sw = st_set(st_set(cw, a, ST_EMPTY), p, ST_VALID) + W_VER;
-            if (CAS(&S->sync, &cw, sw, ACQ_REL, ACQUIRE)) {
+            if (CHT_CAS(&S->sync, &cw, sw, ACQ_REL, ACQUIRE)) {
                 ok = true;
                 goto done;
             }
@@ -858,16 +858,16 @@ restart:
             if (cw & W_FROZEN) {
                 if (wait_migration(h, T))
                     goto restart;
-                cw = LD(&S->sync, ACQUIRE);
+                cw = CHT_LD(&S->sync, ACQUIRE);
                 goto recheck;
             }
             /* still k in slot a? (it may have been removed, or moved by another update) */
             if (st_get(cw, a) == ST_VALID) {
                 struct lf_bucket *ab = S;
                 for (unsigned i = 0; i < a / LF_SLOTS; i++)
-                    ab = LD(&ab->next, ACQUIRE);
-                cht_key_t kk = LD(&ab->key[a % LF_SLOTS], ACQUIRE);
-                uint64_t cw2 = LD(&S->sync, ACQUIRE);
+                    ab = CHT_LD(&ab->next, ACQUIRE);
+                cht_key_t kk = CHT_LD(&ab->key[a % LF_SLOTS], ACQUIRE);
+                uint64_t cw2 = CHT_LD(&S->sync, ACQUIRE);
                 if (cw2 != cw) {
                     cw = cw2;
                     goto recheck;
@@ -902,14 +902,14 @@ static void lf_stats(void *tp, struct cht_stats *s)
         unlocked = 0;
         spin_wait(&spins);
     }
-    struct lf_table *T = LD(&h->cur, ACQUIRE);
+    struct lf_table *T = CHT_LD(&h->cur, ACQUIRE);
     s->bytes = sizeof *h + sizeof *h->count * h->nthreads + sizeof *h->rc +
                sizeof *h->rc->slot * h->rc->nslots + table_bytes(T) +
-               LD(&h->retired_bytes, RELAXED);
+               CHT_LD(&h->retired_bytes, RELAXED);
     s->buckets = T->nb;
-    s->resizes = LD(&h->resizes, RELAXED);
-    s->full_failures = LD(&h->full_failures, RELAXED);
-    ST(&h->resize_lock, 0, RELEASE);
+    s->resizes = CHT_LD(&h->resizes, RELAXED);
+    s->full_failures = CHT_LD(&h->full_failures, RELAXED);
+    CHT_ST(&h->resize_lock, 0, RELEASE);
 }
 
 const struct cht_ops cht_table_clht_lf = {

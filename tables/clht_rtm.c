@@ -172,7 +172,7 @@ static void *cr_create(const struct cht_config *cfg, char *err, size_t len)
     }
     h->nb = nb;
     h->mask = nb - 1;
-    ST(&h->st_buckets, nb, RELAXED);
+    CHT_ST(&h->st_buckets, nb, RELAXED);
     return h;
 }
 
@@ -229,9 +229,9 @@ static bool cr_grow(struct clht_rtm *h)
     h->b = nbk;
     h->nb = nb;
     h->mask = mask;
-    ST(&h->overflow, ovf, RELAXED);
-    ST(&h->st_buckets, nb, RELAXED);
-    ST(&h->st_resizes, LD(&h->st_resizes, RELAXED) + 1, RELAXED);
+    CHT_ST(&h->overflow, ovf, RELAXED);
+    CHT_ST(&h->st_buckets, nb, RELAXED);
+    CHT_ST(&h->st_resizes, CHT_LD(&h->st_resizes, RELAXED) + 1, RELAXED);
     return true;
 }
 
@@ -281,14 +281,14 @@ static bool cr_insert(void *tp, cht_key_t k, cht_val_t v)
     } else {
         struct cr_bucket *o = cht_alloc_zeroed(sizeof *o);
         if (!o) {                               /* out of memory: refused, counted */
-            ST(&h->st_alloc, LD(&h->st_alloc, RELAXED) + 1, RELAXED);
+            CHT_ST(&h->st_alloc, CHT_LD(&h->st_alloc, RELAXED) + 1, RELAXED);
             goto out;
         }
         o->key[0] = k;
         o->val[0] = v;
         last->next = o;
-        size_t ovf = LD(&h->overflow, RELAXED) + 1;
-        ST(&h->overflow, ovf, RELAXED);
+        size_t ovf = CHT_LD(&h->overflow, RELAXED) + 1;
+        CHT_ST(&h->overflow, ovf, RELAXED);
         ok = true;
         if (ovf > h->nb / 2 || (chain + 1 > CR_LONG_CHAIN && ovf > h->nb / 16))
             cr_grow(h);                         /* out of memory: keep chaining */
@@ -345,12 +345,12 @@ static size_t cr_size(void *tp)
 static void cr_stats(void *tp, struct cht_stats *s)
 {
     struct clht_rtm *h = tp;
-    size_t nb = LD(&h->st_buckets, RELAXED);
+    size_t nb = CHT_LD(&h->st_buckets, RELAXED);
     s->bytes = sizeof *h + sizeof *h->count * h->nthreads + cht_locks_bytes(&h->locks) +
-               (nb + LD(&h->overflow, RELAXED)) * sizeof(struct cr_bucket);
+               (nb + CHT_LD(&h->overflow, RELAXED)) * sizeof(struct cr_bucket);
     s->buckets = nb;
-    s->resizes = LD(&h->st_resizes, RELAXED);
-    s->alloc_failures = LD(&h->st_alloc, RELAXED);
+    s->resizes = CHT_LD(&h->st_resizes, RELAXED);
+    s->alloc_failures = CHT_LD(&h->st_alloc, RELAXED);
     struct lock_stats ls = { 0 };
     cht_locks_stats(&h->locks, &ls);
     s->tx_begins = ls.tx_begins;

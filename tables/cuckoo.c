@@ -46,7 +46,7 @@
  *    rehash). --pipeline's get of a key absent from its first bucket stops
  *    there when the bit is clear, instead of reading the second bucket, and
  *    every write of a key whose first bucket's bit is clear is decided on
- *    that bucket under its stripe alone (ck_lock_home): Cuckoo++'s
+ *    that bucket under its stripe alone (cuckoo_lock_home): Cuckoo++'s
  *    per-bucket filter of displaced keys (N. Le Scouarnec, "Cuckoo++ Hash
  *    Tables: High-Performance Hash Tables for Networking Applications", ANCS
  *    2018), read as one bit. Plain get() does not read it (it prefetches
@@ -59,15 +59,15 @@
  *  -1.4% instructions against the previous build).
  *
  * Concurrency:
- *  - CK_NSTRIPES stripes, each one 64-bit seqlock word on its own cache line;
- *    bucket b belongs to stripe b mod CK_NSTRIPES. Even = free, odd = a writer
+ *  - CUCKOO_NSTRIPES stripes, each one 64-bit seqlock word on its own cache line;
+ *    bucket b belongs to stripe b mod CUCKOO_NSTRIPES. Even = free, odd = a writer
  *    holds it; unlock adds one more, so each critical section bumps it by 2.
  *  - get(): no lock, no shared write. Read the versions of all candidate
  *    stripes (retry while one is odd), check the table pointer is still the
  *    current one, read the slots, then (after an acquire fence) re-read the
  *    versions: any change means a writer touched a candidate bucket (a kick
  *    may have moved k from one candidate to another) -> retry. The default
- *    shape compares a bucket's four keys with SSE2 (ck_match4_val): plain
+ *    shape compares a bucket's four keys with SSE2 (cuckoo_match4_val): plain
  *    loads, which the version check makes safe. Writers store slots
  *    with release stores after taking the stripe with an acquire CAS, so a
  *    reader that observes any new slot content also observes the odd version.
@@ -77,7 +77,7 @@
  *    on as below). Else they lock the stripes of ALL candidate buckets of k
  *    (sorted stripe indexes, deduplicated: no deadlock), so insert-if-absent
  *    checks every candidate under lock. When no candidate has a free slot
- *    the locks are dropped, a BFS (bounded: CK_BFS_DEPTH kicks, CK_BFS_NODES
+ *    the locks are dropped, a BFS (bounded: CUCKOO_BFS_DEPTH kicks, CUCKOO_BFS_NODES
  *    nodes) looks for the shortest path to a free slot without locks, and
  *    the path is executed from its free end backwards; each move locks the
  *    stripes of its source and destination buckets, re-checks that the
@@ -98,7 +98,7 @@
  *    resize=1 whose doubled array cannot be allocated: the insert fails
  *    and counts stats.alloc_failures (out of memory, not full).
  *  - lock=NAME (any lock from locks/; CHT_CAP_LOCK_PARAM): writers exclude
- *    each other with CK_NSTRIPES external locks (a parallel array, one per
+ *    each other with CUCKOO_NSTRIPES external locks (a parallel array, one per
  *    stripe, tables/table_locks.h); the seq words stay, now only for the readers: a writer that
  *    holds its stripes' locks (sorted order, as above) and has validated the
  *    array makes their seq words odd, writes, and makes them even again
@@ -131,7 +131,7 @@
  * the occupancy; with resize=0, insert random keys until the first failure
  * to measure the occupancy at first failure (indexlib: ~98% for 2 hashes x
  * 4 ways, ~99.9% for 3; here 97.2% and 99.7% at 10^6 slots: the BFS is
- * bounded by CK_BFS_DEPTH kicks and CK_BFS_NODES nodes).
+ * bounded by CUCKOO_BFS_DEPTH kicks and CUCKOO_BFS_NODES nodes).
  */
 #include <stdalign.h>
 #include <sched.h>
@@ -145,68 +145,68 @@
 #include "table_support.h"
 #include "table_locks.h"
 
-#define CK_MAX_HASHES  6
-#define CK_MAX_WAYS    8
-#define CK_NSTRIPES    2048u          /* power of two */
-#define CK_MIN_BUCKETS 8u             /* >= 8 keeps 6 double-hash candidates distinct */
-#define CK_BFS_DEPTH   5              /* kicks on one path at most */
-#define CK_BFS_NODES   4096u
-#define CK_MAX_TRIES   64             /* invalidated paths before treating as full */
-#define CK_AWAY_STUCK  255u           /* an away count that no longer counts */
+#define CUCKOO_MAX_HASHES  6
+#define CUCKOO_MAX_WAYS    8
+#define CUCKOO_NSTRIPES    2048u          /* power of two */
+#define CUCKOO_MIN_BUCKETS 8u             /* >= 8 keeps 6 double-hash candidates distinct */
+#define CUCKOO_BFS_DEPTH   5              /* kicks on one path at most */
+#define CUCKOO_BFS_NODES   4096u
+#define CUCKOO_MAX_TRIES   64             /* invalidated paths before treating as full */
+#define CUCKOO_AWAY_STUCK  255u           /* an away count that no longer counts */
 
-struct ck_slot {
+struct cuckoo_slot {
     cht_key_t key;      /* 0: empty */
     cht_val_t val;
 };
 
-struct ck_array {
+struct cuckoo_array {
     uint64_t mask;              /* buckets - 1 (index=mask: buckets is a power of two) */
-    uint64_t nbuckets;          /* buckets (index=mod32|mod64: any count >= CK_MIN_BUCKETS) */
+    uint64_t nbuckets;          /* buckets (index=mod32|mod64: any count >= CUCKOO_MIN_BUCKETS) */
     unsigned hashes;            /* candidate buckets per key in this array (grows up to max_hashes) */
     size_t bytes;
-    struct ck_array *older;     /* retired arrays, kept until destroy */
+    struct cuckoo_array *older; /* retired arrays, kept until destroy */
     uint32_t frozen;            /* lock=NAME only: a resize is copying this array (atomic) */
     void *raw;                  /* NULL: the slots belong to an older header (a hash was added) */
-    struct ck_slot *slot;       /* buckets * ways, 64-byte aligned */
+    struct cuckoo_slot *slot;   /* buckets * ways, 64-byte aligned */
     uint64_t *away;             /* away=1: bit b set while a key whose first candidate is bucket b
                                  * lives in another one (atomic; shared with the slots); else NULL */
-    uint8_t *away_n;            /* away=1: how many such keys bucket b has (CK_AWAY_STUCK: too many to
+    uint8_t *away_n;            /* away=1: how many such keys bucket b has (CUCKOO_AWAY_STUCK: too many to
                                  * count, the bit stays set); read and written under b's stripe */
 };
 
-struct ck_stripe {
+struct cuckoo_stripe {
     alignas(CHT_CACHE_LINE) uint64_t seq;    /* even: free; odd: a writer holds it */
 };
 
 /* index=: how a 64-bit hash becomes a bucket number (indexlib note: 32-bit vs
  * 64-bit modulo vs a power-of-two mask) */
-enum ck_index { CK_IDX_MASK = 0, CK_IDX_MOD64 = 1, CK_IDX_MOD32 = 2 };
-static const char *const ck_index_names[] = { "mask", "mod64", "mod32", NULL };
+enum cuckoo_index { CUCKOO_IDX_MASK = 0, CUCKOO_IDX_MOD64 = 1, CUCKOO_IDX_MOD32 = 2 };
+static const char *const cuckoo_index_names[] = { "mask", "mod64", "mod32", NULL };
 
-struct ck_table {
-    struct ck_array *cur;       /* atomic; changes only under all stripes */
+struct cuckoo_table {
+    struct cuckoo_array *cur;   /* atomic; changes only under all stripes */
     unsigned get_variant;       /* 0: index=mask, prefetch=2 (the default, inlined); else 3*index + prefetch */
     bool pipe_2x4;              /* get_variant 0 and 4 ways: --pipeline's two-step get (with 2 hashes) */
     bool away;                  /* option away=1: arrays keep their away bits */
     unsigned write_variant;     /* 0: index=mask, no lock=NAME (inlined); else 2*index + ext */
     unsigned hashes, max_hashes, ways, threads;
     unsigned prefetch;          /* 0, 1 (alternate candidates), 2 (all candidates and their stripes) */
-    enum ck_index index;
+    enum cuckoo_index index;
     bool resize;
     enum cht_hash_kind hash;
     uint64_t resizes;           /* atomic */
     uint64_t hash_adds;         /* atomic: hash functions added (max_hashes) */
     uint64_t full_failures;     /* atomic: no kick path, no hash function left to add, resize=0 */
     uint64_t alloc_failures;    /* atomic: the grown array could not be allocated */
-    struct ck_stripe *stripe;   /* CK_NSTRIPES */
+    struct cuckoo_stripe *stripe; /* CUCKOO_NSTRIPES */
     struct cht_thread_counter *count;   /* threads */
-    /* lock=NAME: CK_NSTRIPES locks, max_hashes ctxs per thread; locks.lk NULL = the
+    /* lock=NAME: CUCKOO_NSTRIPES locks, max_hashes ctxs per thread; locks.lk NULL = the
      * seqlock words are the locks */
     struct cht_locks locks;
     uint32_t grow_lock;         /* lock=NAME: one resizer at a time (atomic) */
 };
 
-struct ck_node {                /* one BFS node: a bucket reached by kicking `key` */
+struct cuckoo_node {            /* one BFS node: a bucket reached by kicking `key` */
     uint64_t bucket;
     cht_key_t key;              /* key that moves into this bucket (roots: 0) */
     uint32_t parent;            /* index of the parent node (roots: UINT32_MAX) */
@@ -214,14 +214,14 @@ struct ck_node {                /* one BFS node: a bucket reached by kicking `ke
     uint8_t depth;
 };
 
-struct ck_lockset {
+struct cuckoo_lockset {
     unsigned n;
-    uint32_t s[CK_MAX_HASHES];
+    uint32_t s[CUCKOO_MAX_HASHES];
 };
 
-static __thread unsigned ck_tid;
+static __thread unsigned cuckoo_tid;
 
-static const struct cht_option_spec ck_options[] = {
+static const struct cht_option_spec cuckoo_options[] = {
     { "hashes", "2..6 hash functions (candidate buckets) per key (default 2)" },
     { "max_hashes", "hashes..6: when an insert finds no kick path, add a hash function (up to this many) "
                     "before doubling (resize=1) or failing (resize=0) (default: = hashes, never add)" },
@@ -242,14 +242,14 @@ static const struct cht_option_spec ck_options[] = {
 };
 
 /* pause; every 256th spin yields instead (oversubscribed runs: let the holder finish) */
-static inline void ck_relax(unsigned *spins)
+static inline void cuckoo_relax(unsigned *spins)
 {
     cht_spin_yield(spins, 256);
 }
 
 /* ---------------- stripes ---------------- */
 
-static inline void stripe_lock(struct ck_stripe *s)
+static inline void stripe_lock(struct cuckoo_stripe *s)
 {
     unsigned spins = 0;
     for (;;) {
@@ -257,11 +257,11 @@ static inline void stripe_lock(struct ck_stripe *s)
         if (!(v & 1) && __atomic_compare_exchange_n(&s->seq, &v, v + 1, false, __ATOMIC_ACQUIRE,
                                                     __ATOMIC_RELAXED))
             return;
-        ck_relax(&spins);
+        cuckoo_relax(&spins);
     }
 }
 
-static inline void stripe_unlock(struct ck_stripe *s)
+static inline void stripe_unlock(struct cuckoo_stripe *s)
 {
     uint64_t v = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
     __atomic_store_n(&s->seq, v + 1, __ATOMIC_RELEASE);
@@ -269,11 +269,11 @@ static inline void stripe_unlock(struct ck_stripe *s)
 
 static inline uint32_t stripe_of(uint64_t bucket)
 {
-    return (uint32_t)(bucket & (CK_NSTRIPES - 1));
+    return (uint32_t)(bucket & (CUCKOO_NSTRIPES - 1));
 }
 
 /* sorted, deduplicated stripe indexes of n buckets */
-static inline void lockset_build(struct ck_lockset *ls, const uint64_t *b, unsigned n)
+static inline void lockset_build(struct cuckoo_lockset *ls, const uint64_t *b, unsigned n)
 {
     ls->n = 0;
     for (unsigned i = 0; i < n; i++) {
@@ -293,13 +293,13 @@ static inline void lockset_build(struct ck_lockset *ls, const uint64_t *b, unsig
     }
 }
 
-static inline void lockset_lock(struct ck_table *t, const struct ck_lockset *ls)
+static inline void lockset_lock(struct cuckoo_table *t, const struct cuckoo_lockset *ls)
 {
     for (unsigned i = 0; i < ls->n; i++)
         stripe_lock(&t->stripe[ls->s[i]]);
 }
 
-static inline void lockset_unlock(struct ck_table *t, const struct ck_lockset *ls)
+static inline void lockset_unlock(struct cuckoo_table *t, const struct cuckoo_lockset *ls)
 {
     for (unsigned i = ls->n; i-- > 0;)
         stripe_unlock(&t->stripe[ls->s[i]]);
@@ -308,26 +308,26 @@ static inline void lockset_unlock(struct ck_table *t, const struct ck_lockset *l
 /* ---- lock=NAME: the external lock excludes writers, the seq word only tells
  * readers (odd while a writer that passed the frozen check holds it) ---- */
 
-static inline void *ckx_lock(const struct ck_table *t, uint32_t s)
+static inline void *ckx_lock(const struct cuckoo_table *t, uint32_t s)
 {
     return cht_locks_at(&t->locks, s);
 }
 
 /* ctx i (< hashes) of the calling thread: one per stripe it may hold at once */
-static inline void *ckx_ctx(const struct ck_table *t, unsigned i)
+static inline void *ckx_ctx(const struct cuckoo_table *t, unsigned i)
 {
     if (!t->locks.ctx)          /* first: no thread slot (a division) for ctx-less locks */
         return NULL;
-    return cht_locks_ctx(&t->locks, cht_thread_slot(ck_tid, t->threads), t->max_hashes, i);
+    return cht_locks_ctx(&t->locks, cht_thread_slot(cuckoo_tid, t->threads), t->max_hashes, i);
 }
 
-static inline void ckx_acquire(struct ck_table *t, const struct ck_lockset *ls)
+static inline void ckx_acquire(struct cuckoo_table *t, const struct cuckoo_lockset *ls)
 {
     for (unsigned i = 0; i < ls->n; i++)
         t->locks.lk->lock(ckx_lock(t, ls->s[i]), ckx_ctx(t, i));
 }
 
-static inline void ckx_abandon(struct ck_table *t, const struct ck_lockset *ls)
+static inline void ckx_abandon(struct cuckoo_table *t, const struct cuckoo_lockset *ls)
 {
     for (unsigned i = ls->n; i-- > 0;)
         t->locks.lk->unlock(ckx_lock(t, ls->s[i]), ckx_ctx(t, i));
@@ -335,7 +335,7 @@ static inline void ckx_abandon(struct ck_table *t, const struct ck_lockset *ls)
 
 /* held and validated: make the seq words odd (before any slot store, which
  * are release stores) */
-static inline void ckx_enter(struct ck_table *t, const struct ck_lockset *ls)
+static inline void ckx_enter(struct cuckoo_table *t, const struct cuckoo_lockset *ls)
 {
     for (unsigned i = 0; i < ls->n; i++) {
         uint64_t *q = &t->stripe[ls->s[i]].seq;
@@ -344,7 +344,7 @@ static inline void ckx_enter(struct ck_table *t, const struct ck_lockset *ls)
     __atomic_thread_fence(__ATOMIC_RELEASE);
 }
 
-static inline void ckx_release(struct ck_table *t, const struct ck_lockset *ls)
+static inline void ckx_release(struct cuckoo_table *t, const struct cuckoo_lockset *ls)
 {
     for (unsigned i = ls->n; i-- > 0;) {
         uint64_t *q = &t->stripe[ls->s[i]].seq;
@@ -354,16 +354,16 @@ static inline void ckx_release(struct ck_table *t, const struct ck_lockset *ls)
 }
 
 /* waits while array a is frozen by a resize; false once it was replaced */
-static bool ckx_wait_frozen(struct ck_table *t, struct ck_array *a)
+static bool ckx_wait_frozen(struct cuckoo_table *t, struct cuckoo_array *a)
 {
     unsigned spins = 0;
     while (__atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) == a && __atomic_load_n(&a->frozen, __ATOMIC_ACQUIRE))
-        ck_relax(&spins);
+        cuckoo_relax(&spins);
     return __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) == a;
 }
 
 static inline __attribute__((always_inline)) void
-lockset_unlock_x(struct ck_table *t, const struct ck_lockset *ls, const bool ext)
+lockset_unlock_x(struct cuckoo_table *t, const struct cuckoo_lockset *ls, const bool ext)
 {
     if (ext)
         ckx_release(t, ls);
@@ -374,58 +374,58 @@ lockset_unlock_x(struct ck_table *t, const struct ck_lockset *ls, const bool ext
 /* ---------------- hashing and slots ---------------- */
 
 /* the step between k's candidate buckets (odd: b_i = h0 + i*h1 differ) */
-static inline uint64_t ck_hash_step(cht_key_t k)
+static inline uint64_t cuckoo_hash_step(cht_key_t k)
 {
     return cht_hash_mix2(k) | 1;
 }
 
-static inline void ck_hash2(const struct ck_table *t, cht_key_t k, uint64_t *h0, uint64_t *h1)
+static inline void cuckoo_hash2(const struct cuckoo_table *t, cht_key_t k, uint64_t *h0, uint64_t *h1)
 {
     *h0 = cht_hash(t->hash, k);
-    *h1 = ck_hash_step(k);
+    *h1 = cuckoo_hash_step(k);
 }
 
 /* bucket of hash x; idx is a constant in the specialised hot paths */
-static inline __attribute__((always_inline)) uint64_t ck_reduce(const struct ck_array *a, uint64_t x,
-                                                                const unsigned idx)
+static inline __attribute__((always_inline)) uint64_t cuckoo_reduce(const struct cuckoo_array *a, uint64_t x,
+                                                                    const unsigned idx)
 {
-    if (idx == CK_IDX_MOD64)
+    if (idx == CUCKOO_IDX_MOD64)
         return x % a->nbuckets;
-    if (idx == CK_IDX_MOD32)
+    if (idx == CUCKOO_IDX_MOD32)
         return (uint32_t)x % (uint32_t)a->nbuckets;
     return x & a->mask;
 }
 
 static inline __attribute__((always_inline)) void
-ck_candidates_x(const struct ck_array *a, uint64_t h0, uint64_t h1, uint64_t *b, const unsigned idx)
+cuckoo_candidates_x(const struct cuckoo_array *a, uint64_t h0, uint64_t h1, uint64_t *b, const unsigned idx)
 {
     for (unsigned i = 0; i < a->hashes; i++)
-        b[i] = ck_reduce(a, h0 + i * h1, idx);
+        b[i] = cuckoo_reduce(a, h0 + i * h1, idx);
 }
 
 /* the cold paths (BFS, resize) switch at run time */
-static inline void ck_candidates(const struct ck_table *t, const struct ck_array *a, uint64_t h0, uint64_t h1,
-                                 uint64_t *b)
+static inline void cuckoo_candidates(const struct cuckoo_table *t, const struct cuckoo_array *a, uint64_t h0,
+                                     uint64_t h1, uint64_t *b)
 {
     switch (t->index) {
-    case CK_IDX_MOD64: ck_candidates_x(a, h0, h1, b, CK_IDX_MOD64); break;
-    case CK_IDX_MOD32: ck_candidates_x(a, h0, h1, b, CK_IDX_MOD32); break;
-    default: ck_candidates_x(a, h0, h1, b, CK_IDX_MASK); break;
+    case CUCKOO_IDX_MOD64: cuckoo_candidates_x(a, h0, h1, b, CUCKOO_IDX_MOD64); break;
+    case CUCKOO_IDX_MOD32: cuckoo_candidates_x(a, h0, h1, b, CUCKOO_IDX_MOD32); break;
+    default: cuckoo_candidates_x(a, h0, h1, b, CUCKOO_IDX_MASK); break;
     }
 }
 
-static inline struct ck_slot *ck_bucket(const struct ck_table *t, const struct ck_array *a, uint64_t b)
+static inline struct cuckoo_slot *cuckoo_bucket(const struct cuckoo_table *t, const struct cuckoo_array *a, uint64_t b)
 {
     return &a->slot[b * t->ways];
 }
 
-static inline cht_key_t slot_key(const struct ck_slot *s)
+static inline cht_key_t slot_key(const struct cuckoo_slot *s)
 {
     return __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
 }
 
 /* the keys of bucket s equal to k, a bit per slot */
-static inline __attribute__((always_inline)) unsigned ck_match4(const struct ck_slot *s, cht_key_t k)
+static inline __attribute__((always_inline)) unsigned cuckoo_match4(const struct cuckoo_slot *s, cht_key_t k)
 {
     return (unsigned)(slot_key(&s[0]) == k) | (unsigned)(slot_key(&s[1]) == k) << 1 |
            (unsigned)(slot_key(&s[2]) == k) << 2 | (unsigned)(slot_key(&s[3]) == k) << 3;
@@ -439,12 +439,12 @@ static inline __attribute__((always_inline)) unsigned ck_match4(const struct ck_
  * Those are plain loads of words that writers store atomically; only the
  * seqlock's version check, which rejects any read a writer overlapped, makes
  * them safe, so a ThreadSanitizer build (which would report them) and other
- * targets use ck_match4's atomic loads. */
-static inline __attribute__((always_inline)) unsigned ck_match4_val(const struct ck_slot *s, cht_key_t k,
-                                                                    cht_val_t *val)
+ * targets use cuckoo_match4's atomic loads. */
+static inline __attribute__((always_inline)) unsigned cuckoo_match4_val(const struct cuckoo_slot *s, cht_key_t k,
+                                                                        cht_val_t *val)
 {
 #if defined(__SSE2__) && !CHT_UNDER_TSAN
-    _Static_assert(sizeof(struct ck_slot) == 16 && sizeof(cht_key_t) == 8, "a slot is a key and a value");
+    _Static_assert(sizeof(struct cuckoo_slot) == 16 && sizeof(cht_key_t) == 8, "a slot is a key and a value");
     const __m128i *v = (const __m128i *)s;
     const __m128i kk = _mm_set1_epi64x((long long)k);
     const __m128i k01 = _mm_unpacklo_epi64(_mm_load_si128(&v[0]), _mm_load_si128(&v[1]));
@@ -458,24 +458,24 @@ static inline __attribute__((always_inline)) unsigned ck_match4_val(const struct
     *val = __atomic_load_n(&s[bit >> 1].val, __ATOMIC_RELAXED);
     return m;
 #else
-    const unsigned m = ck_match4(s, k);
+    const unsigned m = cuckoo_match4(s, k);
     *val = __atomic_load_n(&s[__builtin_ctz(m | 8u)].val, __ATOMIC_ACQUIRE);
     return m;
 #endif
 }
 
-static inline void slot_put(struct ck_slot *s, cht_key_t k, cht_val_t v)
+static inline void slot_put(struct cuckoo_slot *s, cht_key_t k, cht_val_t v)
 {
     __atomic_store_n(&s->val, v, __ATOMIC_RELEASE);
     __atomic_store_n(&s->key, k, __ATOMIC_RELEASE);
 }
 
 /* the way of bucket s holding key k (0: a free way), or -1; four ways compared at once */
-static inline __attribute__((always_inline)) int ck_way_of(const struct ck_table *t, const struct ck_slot *s,
-                                                           cht_key_t k)
+static inline __attribute__((always_inline)) int
+cuckoo_way_of(const struct cuckoo_table *t, const struct cuckoo_slot *s, cht_key_t k)
 {
     if (__builtin_expect(t->ways == 4, 1)) {
-        const unsigned m = ck_match4(s, k);
+        const unsigned m = cuckoo_match4(s, k);
         return m ? __builtin_ctz(m) : -1;
     }
     for (unsigned w = 0; w < t->ways; w++)
@@ -485,39 +485,39 @@ static inline __attribute__((always_inline)) int ck_way_of(const struct ck_table
 }
 
 /* slot index of a free slot in bucket b, or -1 */
-static inline int ck_free_slot(const struct ck_table *t, const struct ck_array *a, uint64_t b)
+static inline int cuckoo_free_slot(const struct cuckoo_table *t, const struct cuckoo_array *a, uint64_t b)
 {
-    return ck_way_of(t, ck_bucket(t, a, b), 0);
+    return cuckoo_way_of(t, cuckoo_bucket(t, a, b), 0);
 }
 
 /* the slot holding k among the candidates, or NULL */
-static inline struct ck_slot *ck_find(const struct ck_table *t, const struct ck_array *a, const uint64_t *b,
-                                      cht_key_t k)
+static inline struct cuckoo_slot *cuckoo_find(const struct cuckoo_table *t, const struct cuckoo_array *a,
+                                              const uint64_t *b, cht_key_t k)
 {
     for (unsigned i = 0; i < a->hashes; i++) {
-        struct ck_slot *s = ck_bucket(t, a, b[i]);
-        const int w = ck_way_of(t, s, k);
+        struct cuckoo_slot *s = cuckoo_bucket(t, a, b[i]);
+        const int w = cuckoo_way_of(t, s, k);
         if (w >= 0)
             return &s[w];
     }
     return NULL;
 }
 
-static inline void ck_count(struct ck_table *t, int64_t d)
+static inline void cuckoo_count(struct cuckoo_table *t, int64_t d)
 {
-    cht_thread_counter_add(&t->count[cht_thread_slot(ck_tid, t->threads)].n, d);
+    cht_thread_counter_add(&t->count[cht_thread_slot(cuckoo_tid, t->threads)].n, d);
 }
 
 /* ---------------- arrays ---------------- */
 
-static struct ck_array *ck_array_new(uint64_t buckets, unsigned ways, unsigned hashes, bool away)
+static struct cuckoo_array *cuckoo_array_new(uint64_t buckets, unsigned ways, unsigned hashes, bool away)
 {
-    if (buckets > (SIZE_MAX / 2) / ways / sizeof(struct ck_slot))
+    if (buckets > (SIZE_MAX / 2) / ways / sizeof(struct cuckoo_slot))
         return NULL;
-    size_t bytes = (size_t)buckets * ways * sizeof(struct ck_slot);
+    size_t bytes = (size_t)buckets * ways * sizeof(struct cuckoo_slot);
     if (bytes > cht_phys_bytes())
         return NULL;            /* cannot be backed: fail cleanly instead of overcommitting */
-    struct ck_array *a = calloc(1, sizeof *a);
+    struct cuckoo_array *a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
     a->raw = calloc(1, bytes + CHT_CACHE_LINE);     /* calloc: lazily zeroed pages for big tables */
@@ -533,7 +533,7 @@ static struct ck_array *ck_array_new(uint64_t buckets, unsigned ways, unsigned h
         return NULL;
     }
     uintptr_t p = ((uintptr_t)a->raw + CHT_CACHE_LINE - 1) & ~(uintptr_t)(CHT_CACHE_LINE - 1);
-    a->slot = (struct ck_slot *)p;
+    a->slot = (struct cuckoo_slot *)p;
     a->mask = buckets - 1;
     a->nbuckets = buckets;
     a->hashes = hashes;
@@ -541,7 +541,7 @@ static struct ck_array *ck_array_new(uint64_t buckets, unsigned ways, unsigned h
     return a;
 }
 
-static void ck_array_free(struct ck_array *a)
+static void cuckoo_array_free(struct cuckoo_array *a)
 {
     if (a->raw) {               /* the slots' owner owns the away bits too */
         free(a->away);
@@ -558,7 +558,7 @@ static void ck_array_free(struct ck_array *a)
  * The caller holds home's stripe (or nobody else sees the array yet: a
  * resize), as every reader and writer of home's count and bit does; other
  * stripes' buckets share the bit's word: an atomic OR. */
-static inline void ck_away_add(struct ck_array *a, uint64_t home)
+static inline void cuckoo_away_add(struct cuckoo_array *a, uint64_t home)
 {
     if (!a->away)
         return;
@@ -567,7 +567,7 @@ static inline void ck_away_add(struct ck_array *a, uint64_t home)
         uint64_t *w = &a->away[home >> 6], bit = 1ull << (home & 63);
         __atomic_fetch_or(w, bit, __ATOMIC_RELEASE);
     }
-    if (*n != CK_AWAY_STUCK)
+    if (*n != CUCKOO_AWAY_STUCK)
         (*n)++;
 }
 
@@ -576,24 +576,24 @@ static inline void ck_away_add(struct ck_array *a, uint64_t home)
  * what its keys are now, not what they ever were (a bit that stayed set
  * would turn every later write of its keys and get of absent ones into two
  * buckets' work: a long run would slow down as it went). A count that reached
- * CK_AWAY_STUCK stays there. Same locking as ck_away_add. */
-static inline void ck_away_sub(struct ck_array *a, uint64_t home)
+ * CUCKOO_AWAY_STUCK stays there. Same locking as cuckoo_away_add. */
+static inline void cuckoo_away_sub(struct cuckoo_array *a, uint64_t home)
 {
     if (!a->away)
         return;
     uint8_t *n = &a->away_n[home];
-    if (*n == CK_AWAY_STUCK || --*n != 0)
+    if (*n == CUCKOO_AWAY_STUCK || --*n != 0)
         return;
     uint64_t *w = &a->away[home >> 6], bit = 1ull << (home & 63);
     __atomic_fetch_and(w, ~bit, __ATOMIC_RELEASE);
 }
 
 /* the first candidate bucket of key k in a (cold paths) */
-static uint64_t ck_home(const struct ck_table *t, const struct ck_array *a, cht_key_t k)
+static uint64_t cuckoo_home(const struct cuckoo_table *t, const struct cuckoo_array *a, cht_key_t k)
 {
-    uint64_t h0, h1, b[CK_MAX_HASHES];
-    ck_hash2(t, k, &h0, &h1);
-    ck_candidates(t, a, h0, h1, b);
+    uint64_t h0, h1, b[CUCKOO_MAX_HASHES];
+    cuckoo_hash2(t, k, &h0, &h1);
+    cuckoo_candidates(t, a, h0, h1, b);
     return b[0];
 }
 
@@ -602,34 +602,34 @@ static uint64_t ck_home(const struct ck_table *t, const struct ck_array *a, cht_
 /* BFS from the candidate buckets `roots` for the nearest bucket with a free
  * slot; reads without locks (the result is only a hint, validated when the
  * path is executed). Returns the leaf node index, or -1 when none is within
- * CK_BFS_DEPTH kicks / CK_BFS_NODES nodes. */
-static int ck_bfs(const struct ck_table *t, const struct ck_array *a, const uint64_t *roots,
-                  struct ck_node *q)
+ * CUCKOO_BFS_DEPTH kicks / CUCKOO_BFS_NODES nodes. */
+static int cuckoo_bfs(const struct cuckoo_table *t, const struct cuckoo_array *a, const uint64_t *roots,
+                      struct cuckoo_node *q)
 {
     unsigned n = 0;
     for (unsigned i = 0; i < a->hashes; i++)
-        q[n++] = (struct ck_node){ .bucket = roots[i], .parent = UINT32_MAX };
+        q[n++] = (struct cuckoo_node){ .bucket = roots[i], .parent = UINT32_MAX };
     for (unsigned head = 0; head < n; head++) {
-        const struct ck_node nd = q[head];
-        const struct ck_slot *s = ck_bucket(t, a, nd.bucket);
-        cht_key_t keys[CK_MAX_WAYS];
+        const struct cuckoo_node nd = q[head];
+        const struct cuckoo_slot *s = cuckoo_bucket(t, a, nd.bucket);
+        cht_key_t keys[CUCKOO_MAX_WAYS];
         for (unsigned w = 0; w < t->ways; w++) {
             keys[w] = slot_key(&s[w]);
             if (keys[w] == 0)
                 return (int)head;
         }
-        if (nd.depth >= CK_BFS_DEPTH)
+        if (nd.depth >= CUCKOO_BFS_DEPTH)
             continue;
         for (unsigned w = 0; w < t->ways; w++) {
-            uint64_t h0, h1, alt[CK_MAX_HASHES];
-            ck_hash2(t, keys[w], &h0, &h1);
-            ck_candidates(t, a, h0, h1, alt);
+            uint64_t h0, h1, alt[CUCKOO_MAX_HASHES];
+            cuckoo_hash2(t, keys[w], &h0, &h1);
+            cuckoo_candidates(t, a, h0, h1, alt);
             for (unsigned i = 0; i < a->hashes; i++) {
                 if (alt[i] == nd.bucket)
                     continue;
-                if (n == CK_BFS_NODES)
+                if (n == CUCKOO_BFS_NODES)
                     goto full_queue;
-                q[n++] = (struct ck_node){ .bucket = alt[i], .key = keys[w], .parent = head,
+                q[n++] = (struct cuckoo_node){ .bucket = alt[i], .key = keys[w], .parent = head,
                                            .slot = (uint8_t)w, .depth = (uint8_t)(nd.depth + 1) };
             }
         }
@@ -637,7 +637,7 @@ static int ck_bfs(const struct ck_table *t, const struct ck_array *a, const uint
     full_queue:
         /* no more room to enqueue: keep scanning queued nodes for a free slot */
         for (unsigned m = head + 1; m < n; m++)
-            if (ck_free_slot(t, a, q[m].bucket) >= 0)
+            if (cuckoo_free_slot(t, a, q[m].bucket) >= 0)
                 return (int)m;
         return -1;
     }
@@ -648,12 +648,12 @@ static int ck_bfs(const struct ck_table *t, const struct ck_array *a, const uint
  * root bucket gets a free slot. `locked`: concurrent mode (lock the two
  * buckets' stripes per move and re-validate); otherwise the caller holds
  * every stripe or owns the array. Returns false when the path went stale. */
-static bool ck_exec_path(struct ck_table *t, struct ck_array *a, const struct ck_node *q, int leaf,
-                         bool locked)
+static bool cuckoo_exec_path(struct cuckoo_table *t, struct cuckoo_array *a, const struct cuckoo_node *q, int leaf,
+                             bool locked)
 {
     for (int j = leaf; q[j].parent != UINT32_MAX; j = (int)q[j].parent) {
-        const struct ck_node *dst = &q[j], *src = &q[dst->parent];
-        struct ck_lockset ls = { .n = 0 };     /* (set where locked) */
+        const struct cuckoo_node *dst = &q[j], *src = &q[dst->parent];
+        struct cuckoo_lockset ls = { .n = 0 }; /* (set where locked) */
         if (locked) {
             uint64_t b[2] = { src->bucket, dst->bucket };
             lockset_build(&ls, b, 2);
@@ -673,22 +673,22 @@ static bool ck_exec_path(struct ck_table *t, struct ck_array *a, const struct ck
                 }
             }
         }
-        struct ck_slot *from = ck_bucket(t, a, src->bucket) + dst->slot;
-        int w = ck_free_slot(t, a, dst->bucket);
+        struct cuckoo_slot *from = cuckoo_bucket(t, a, src->bucket) + dst->slot;
+        int w = cuckoo_free_slot(t, a, dst->bucket);
         bool ok = w >= 0 && slot_key(from) == dst->key;
         if (ok) {
-            struct ck_slot *to = ck_bucket(t, a, dst->bucket) + w;
+            struct cuckoo_slot *to = cuckoo_bucket(t, a, dst->bucket) + w;
             /* leaving home (src is home: its stripe is held) or going home (dst is);
              * between two other candidates (hashes > 2) the count stays */
-            const uint64_t home = a->away ? ck_home(t, a, dst->key) : 0;
+            const uint64_t home = a->away ? cuckoo_home(t, a, dst->key) : 0;
             const bool leaves = a->away && src->bucket == home && dst->bucket != home;
             const bool returns = a->away && src->bucket != home && dst->bucket == home;
             if (leaves)
-                ck_away_add(a, home);
+                cuckoo_away_add(a, home);
             slot_put(to, dst->key, __atomic_load_n(&from->val, __ATOMIC_ACQUIRE));
             __atomic_store_n(&from->key, 0, __ATOMIC_RELEASE);
             if (returns)
-                ck_away_sub(a, home);
+                cuckoo_away_sub(a, home);
         }
         if (locked) {
             if (t->locks.lk)
@@ -703,21 +703,21 @@ static bool ck_exec_path(struct ck_table *t, struct ck_array *a, const struct ck
 }
 
 /* serial insert into an array nobody else can write (resize); false: no path */
-static bool ck_place_serial(struct ck_table *t, struct ck_array *a, cht_key_t k, cht_val_t v,
-                            struct ck_node *q)
+static bool cuckoo_place_serial(struct cuckoo_table *t, struct cuckoo_array *a, cht_key_t k, cht_val_t v,
+                                struct cuckoo_node *q)
 {
-    uint64_t h0, h1, b[CK_MAX_HASHES];
-    ck_hash2(t, k, &h0, &h1);
-    ck_candidates(t, a, h0, h1, b);
-    int leaf = ck_bfs(t, a, b, q);
-    if (leaf < 0 || !ck_exec_path(t, a, q, leaf, false))
+    uint64_t h0, h1, b[CUCKOO_MAX_HASHES];
+    cuckoo_hash2(t, k, &h0, &h1);
+    cuckoo_candidates(t, a, h0, h1, b);
+    int leaf = cuckoo_bfs(t, a, b, q);
+    if (leaf < 0 || !cuckoo_exec_path(t, a, q, leaf, false))
         return false;
     for (unsigned i = 0; i < a->hashes; i++) {
-        int w = ck_free_slot(t, a, b[i]);
+        int w = cuckoo_free_slot(t, a, b[i]);
         if (w >= 0) {
             if (b[i] != b[0])
-                ck_away_add(a, b[0]);
-            slot_put(ck_bucket(t, a, b[i]) + w, k, v);
+                cuckoo_away_add(a, b[0]);
+            slot_put(cuckoo_bucket(t, a, b[i]) + w, k, v);
             return true;
         }
     }
@@ -726,26 +726,26 @@ static bool ck_place_serial(struct ck_table *t, struct ck_array *a, cht_key_t k,
 
 /* Rehashes the frozen array `old` into a fresh one twice (or more) as large and
  * publishes it; false when memory ran out (nothing published). */
-static bool ck_rehash(struct ck_table *t, struct ck_array *old, struct ck_node *q)
+static bool cuckoo_rehash(struct cuckoo_table *t, struct cuckoo_array *old, struct cuckoo_node *q)
 {
     bool ok = true;
     {
         uint64_t buckets = old->nbuckets * 2;
-        struct ck_array *fresh = NULL;
+        struct cuckoo_array *fresh = NULL;
         while (!fresh) {
-            fresh = t->index == CK_IDX_MOD32 && buckets > UINT32_MAX
+            fresh = t->index == CUCKOO_IDX_MOD32 && buckets > UINT32_MAX
                         ? NULL
-                        : ck_array_new(buckets, t->ways, old->hashes, t->away);
+                        : cuckoo_array_new(buckets, t->ways, old->hashes, t->away);
             if (!fresh) {
                 ok = false;
                 break;
             }
             uint64_t slots = old->nbuckets * t->ways;
             for (uint64_t i = 0; i < slots && fresh; i++) {
-                const struct ck_slot *s = &old->slot[i];
+                const struct cuckoo_slot *s = &old->slot[i];
                 cht_key_t k = __atomic_load_n(&s->key, __ATOMIC_RELAXED);
-                if (k && !ck_place_serial(t, fresh, k, __atomic_load_n(&s->val, __ATOMIC_RELAXED), q)) {
-                    ck_array_free(fresh);       /* pathological: no path even at half load */
+                if (k && !cuckoo_place_serial(t, fresh, k, __atomic_load_n(&s->val, __ATOMIC_RELAXED), q)) {
+                    cuckoo_array_free(fresh);   /* pathological: no path even at half load */
                     fresh = NULL;
                     buckets *= 2;
                 }
@@ -766,9 +766,9 @@ static bool ck_rehash(struct ck_table *t, struct ck_array *old, struct ck_node *
  * key stay where they were, so every key is where the new header looks. The
  * header change is what readers and writers validate (t->cur), exactly as for
  * a doubling. false when out of memory (nothing published). */
-static bool ck_add_hash(struct ck_table *t, struct ck_array *old)
+static bool cuckoo_add_hash(struct cuckoo_table *t, struct cuckoo_array *old)
 {
-    struct ck_array *h = calloc(1, sizeof *h);
+    struct cuckoo_array *h = calloc(1, sizeof *h);
     if (!h)
         return false;
     h->mask = old->mask;
@@ -784,9 +784,9 @@ static bool ck_add_hash(struct ck_table *t, struct ck_array *old)
     return true;
 }
 
-static bool ck_rebuild(struct ck_table *t, struct ck_array *old, struct ck_node *q, bool add_hash)
+static bool cuckoo_rebuild(struct cuckoo_table *t, struct cuckoo_array *old, struct cuckoo_node *q, bool add_hash)
 {
-    return add_hash ? ck_add_hash(t, old) : ck_rehash(t, old, q);
+    return add_hash ? cuckoo_add_hash(t, old) : cuckoo_rehash(t, old, q);
 }
 
 /* lock=NAME: one resizer at a time (grow_lock); it marks the array frozen and
@@ -794,25 +794,25 @@ static bool ck_rebuild(struct ck_table *t, struct ck_array *old, struct ck_node 
  * writer is inside a critical section on the array, and every later writer
  * (it takes its stripes after we released them) sees `frozen`, drops its
  * stripes without touching the seq words and waits for the new array. */
-static bool ck_grow_ext(struct ck_table *t, struct ck_array *seen, struct ck_node *q, bool add_hash)
+static bool cuckoo_grow_ext(struct cuckoo_table *t, struct cuckoo_array *seen, struct cuckoo_node *q, bool add_hash)
 {
     unsigned spins = 0;
     uint32_t zero = 0;
     while (!__atomic_compare_exchange_n(&t->grow_lock, &zero, 1, false, __ATOMIC_ACQUIRE,
                                         __ATOMIC_RELAXED)) {
         zero = 0;
-        ck_relax(&spins);
+        cuckoo_relax(&spins);
     }
-    struct ck_array *old = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    struct cuckoo_array *old = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
     bool ok = true;
     if (old == seen) {
         __atomic_store_n(&old->frozen, 1, __ATOMIC_RELEASE);
         void *ctx = ckx_ctx(t, 0);
-        for (uint32_t i = 0; i < CK_NSTRIPES; i++) {
+        for (uint32_t i = 0; i < CUCKOO_NSTRIPES; i++) {
             cht_locks_lock(&t->locks, i, ctx);
             cht_locks_unlock(&t->locks, i, ctx);
         }
-        ok = ck_rebuild(t, old, q, add_hash);
+        ok = cuckoo_rebuild(t, old, q, add_hash);
         if (!ok)
             __atomic_store_n(&old->frozen, 0, __ATOMIC_RELEASE);
     }
@@ -822,15 +822,15 @@ static bool ck_grow_ext(struct ck_table *t, struct ck_array *seen, struct ck_nod
 
 /* Doubles the table (add_hash: adds a hash function) unless another thread
  * already replaced `seen`. Returns false only when memory ran out. */
-static bool ck_grow(struct ck_table *t, struct ck_array *seen, struct ck_node *q, bool add_hash)
+static bool cuckoo_grow(struct cuckoo_table *t, struct cuckoo_array *seen, struct cuckoo_node *q, bool add_hash)
 {
     if (t->locks.lk)
-        return ck_grow_ext(t, seen, q, add_hash);
-    for (unsigned i = 0; i < CK_NSTRIPES; i++)
+        return cuckoo_grow_ext(t, seen, q, add_hash);
+    for (unsigned i = 0; i < CUCKOO_NSTRIPES; i++)
         stripe_lock(&t->stripe[i]);
-    struct ck_array *old = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-    bool ok = old != seen || ck_rebuild(t, old, q, add_hash);
-    for (unsigned i = CK_NSTRIPES; i-- > 0;)
+    struct cuckoo_array *old = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    bool ok = old != seen || cuckoo_rebuild(t, old, q, add_hash);
+    for (unsigned i = CUCKOO_NSTRIPES; i-- > 0;)
         stripe_unlock(&t->stripe[i]);
     return ok;
 }
@@ -838,13 +838,13 @@ static bool ck_grow(struct ck_table *t, struct ck_array *seen, struct ck_node *q
 /* ---------------- operations ---------------- */
 
 /* locks the stripes of k's candidates in the current array and returns it */
-static inline __attribute__((always_inline)) struct ck_array *
-ck_lock_key(struct ck_table *t, uint64_t h0, uint64_t h1, uint64_t *b, struct ck_lockset *ls, const bool ext,
-            const unsigned idx)
+static inline __attribute__((always_inline)) struct cuckoo_array *
+cuckoo_lock_key(struct cuckoo_table *t, uint64_t h0, uint64_t h1, uint64_t *b, struct cuckoo_lockset *ls,
+                const bool ext, const unsigned idx)
 {
     for (;;) {
-        struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-        ck_candidates_x(a, h0, h1, b, idx);
+        struct cuckoo_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+        cuckoo_candidates_x(a, h0, h1, b, idx);
         lockset_build(ls, b, a->hashes);
         if (ext) {
             ckx_acquire(t, ls);
@@ -869,24 +869,24 @@ ck_lock_key(struct ck_table *t, uint64_t h0, uint64_t h1, uint64_t *b, struct ck
  * alone (Cuckoo++'s filter of displaced keys, used for writes as the
  * pipelined get uses it for reads). Every writer that places a key whose
  * first candidate is b0 in another bucket sets b0's away bit first while it
- * holds b0's stripe (ck_insert_general, ck_exec_path; a rehash or an added hash
+ * holds b0's stripe (cuckoo_insert_general, cuckoo_exec_path; a rehash or an added hash
  * holds every stripe). So with that stripe held, the array current and the
  * bit clear, k is in b0 or in no bucket, and stays so until the stripe is
  * released: the write is decided on b0 alone, with one stripe and one
  * bucket line instead of all of them, and linearizes inside that critical
  * section. Returns the array with b0's stripe held and *b0 set, or NULL with
  * nothing held where the bit is set or the arrays have no away bits (then
- * the caller locks every candidate, ck_lock_key). Not for lock=NAME (its
+ * the caller locks every candidate, cuckoo_lock_key). Not for lock=NAME (its
  * seq words are not the locks). */
-static inline __attribute__((always_inline)) struct ck_array *
-ck_lock_home(struct ck_table *t, uint64_t h0, uint64_t *b0, const unsigned idx)
+static inline __attribute__((always_inline)) struct cuckoo_array *
+cuckoo_lock_home(struct cuckoo_table *t, uint64_t h0, uint64_t *b0, const unsigned idx)
 {
     if (!t->away)
         return NULL;
     for (;;) {
-        struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-        const uint64_t b = ck_reduce(a, h0, idx);
-        struct ck_stripe *s = &t->stripe[stripe_of(b)];
+        struct cuckoo_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+        const uint64_t b = cuckoo_reduce(a, h0, idx);
+        struct cuckoo_stripe *s = &t->stripe[stripe_of(b)];
         stripe_lock(s);
         /* cur changes only under every stripe: with ours held, a is current for good;
          * the bit is set under this stripe, which our acquire ordered after its setter's
@@ -903,55 +903,56 @@ ck_lock_home(struct ck_table *t, uint64_t h0, uint64_t *b0, const unsigned idx)
     }
 }
 
-enum ck_write { CK_INSERT, CK_REMOVE, CK_UPDATE };
+enum cuckoo_write { CUCKOO_INSERT, CUCKOO_REMOVE, CUCKOO_UPDATE };
 
-/* A write decided on k's first bucket (ck_lock_home): 1/0 as the op
+/* A write decided on k's first bucket (cuckoo_lock_home): 1/0 as the op
  * returns, or -1 with nothing held and nothing written where it cannot be
  * (b0's away bit set, no away bits, an insert into a full b0): the caller
  * takes the general path. h0: k's first hash. */
 static inline __attribute__((always_inline)) int
-ck_home_write(struct ck_table *t, cht_key_t k, uint64_t h0, cht_val_t v, const enum ck_write op, const unsigned idx)
+cuckoo_home_write(struct cuckoo_table *t, cht_key_t k, uint64_t h0, cht_val_t v, const enum cuckoo_write op,
+                  const unsigned idx)
 {
     uint64_t b0;
-    struct ck_array *a = ck_lock_home(t, h0, &b0, idx);
+    struct cuckoo_array *a = cuckoo_lock_home(t, h0, &b0, idx);
     if (!a)
         return -1;
-    struct ck_slot *s = ck_bucket(t, a, b0);
-    const int w = ck_way_of(t, s, k);
+    struct cuckoo_slot *s = cuckoo_bucket(t, a, b0);
+    const int w = cuckoo_way_of(t, s, k);
     int r = w >= 0;
-    if (op == CK_INSERT && w < 0) {
-        const int e = ck_way_of(t, s, 0);
+    if (op == CUCKOO_INSERT && w < 0) {
+        const int e = cuckoo_way_of(t, s, 0);
         if (e >= 0)
             slot_put(s + e, k, v);
         r = e >= 0 ? 1 : -1;
-    } else if (op == CK_INSERT) {
+    } else if (op == CUCKOO_INSERT) {
         r = 0;
-    } else if (op == CK_REMOVE && w >= 0) {
+    } else if (op == CUCKOO_REMOVE && w >= 0) {
         __atomic_store_n(&s[w].key, 0, __ATOMIC_RELEASE);
     } else if (w >= 0) {
         __atomic_store_n(&s[w].val, v, __ATOMIC_RELEASE);
     }
     stripe_unlock(&t->stripe[stripe_of(b0)]);
-    if (op != CK_UPDATE && r > 0)
-        ck_count(t, op == CK_INSERT ? 1 : -1);
+    if (op != CUCKOO_UPDATE && r > 0)
+        cuckoo_count(t, op == CUCKOO_INSERT ? 1 : -1);
     return r;
 }
 
 /* get(), specialised on the index mode idx and the prefetch mode pf (constants) */
 static inline __attribute__((always_inline)) bool
-ck_get_impl(struct ck_table *t, cht_key_t k, cht_val_t *v, const unsigned idx, const unsigned pf)
+cuckoo_get_impl(struct cuckoo_table *t, cht_key_t k, cht_val_t *v, const unsigned idx, const unsigned pf)
 {
-    uint64_t h0, h1, b[CK_MAX_HASHES], ver[CK_MAX_HASHES];
+    uint64_t h0, h1, b[CUCKOO_MAX_HASHES], ver[CUCKOO_MAX_HASHES];
     const unsigned W = t->ways;
     unsigned spins = 0;
-    ck_hash2(t, k, &h0, &h1);
+    cuckoo_hash2(t, k, &h0, &h1);
     for (;;) {
-        struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+        struct cuckoo_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
         const unsigned H = a->hashes;
-        ck_candidates_x(a, h0, h1, b, idx);
+        cuckoo_candidates_x(a, h0, h1, b, idx);
         if (pf)         /* 2: every candidate and its stripe word; 1: the alternates only */
             for (unsigned i = pf == 2 ? 0 : 1; i < H; i++) {
-                const struct ck_slot *s = ck_bucket(t, a, b[i]);
+                const struct cuckoo_slot *s = cuckoo_bucket(t, a, b[i]);
                 __builtin_prefetch(s);
                 if (W > 4)
                     __builtin_prefetch(s + 4);
@@ -964,14 +965,14 @@ ck_get_impl(struct ck_table *t, cht_key_t k, cht_val_t *v, const unsigned idx, c
             busy |= ver[i] & 1;
         }
         if (busy || __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != a) {
-            ck_relax(&spins);
+            cuckoo_relax(&spins);
             continue;
         }
         bool found = false;
         cht_val_t val = 0;
         unsigned seen = H;
         for (unsigned i = 0; i < H && !found; i++) {
-            const struct ck_slot *s = ck_bucket(t, a, b[i]);
+            const struct cuckoo_slot *s = cuckoo_bucket(t, a, b[i]);
             for (unsigned w = 0; w < W; w++)
                 if (slot_key(&s[w]) == k) {
                     val = __atomic_load_n(&s[w].val, __ATOMIC_ACQUIRE);
@@ -995,50 +996,50 @@ ck_get_impl(struct ck_table *t, cht_key_t k, cht_val_t *v, const unsigned idx, c
 /* Cold path of insert: every candidate is full. Searches the shortest kick
  * path and executes it. Returns 1 when the path was executed (or went stale:
  * the caller retries either way), 0 when there is no path. */
-static __attribute__((noinline)) int ck_make_room(struct ck_table *t, struct ck_array *a, const uint64_t *b)
+static __attribute__((noinline)) int cuckoo_make_room(struct cuckoo_table *t, struct cuckoo_array *a, const uint64_t *b)
 {
-    struct ck_node q[CK_BFS_NODES];
-    int leaf = ck_bfs(t, a, b, q);
+    struct cuckoo_node q[CUCKOO_BFS_NODES];
+    int leaf = cuckoo_bfs(t, a, b, q);
     if (leaf < 0)
         return 0;
-    ck_exec_path(t, a, q, leaf, true);
+    cuckoo_exec_path(t, a, q, leaf, true);
     return 1;
 }
 
-static __attribute__((noinline)) bool ck_grow_cold(struct ck_table *t, struct ck_array *seen, bool add_hash)
+static __attribute__((noinline)) bool cuckoo_grow_cold(struct cuckoo_table *t, struct cuckoo_array *seen, bool add_hash)
 {
-    struct ck_node q[CK_BFS_NODES];
-    return ck_grow(t, seen, q, add_hash);
+    struct cuckoo_node q[CUCKOO_BFS_NODES];
+    return cuckoo_grow(t, seen, q, add_hash);
 }
 
 /* insert past its first bucket: every candidate under its stripe (h0: k's first hash) */
 static inline __attribute__((always_inline)) bool
-ck_insert_general(struct ck_table *t, cht_key_t k, uint64_t h0, cht_val_t v, const bool ext, const unsigned idx)
+cuckoo_insert_general(struct cuckoo_table *t, cht_key_t k, uint64_t h0, cht_val_t v, const bool ext, const unsigned idx)
 {
-    uint64_t b[CK_MAX_HASHES];
-    struct ck_lockset ls;
+    uint64_t b[CUCKOO_MAX_HASHES];
+    struct cuckoo_lockset ls;
     unsigned tries = 0;
-    const uint64_t h1 = ck_hash_step(k);
+    const uint64_t h1 = cuckoo_hash_step(k);
     for (;;) {
-        struct ck_array *a = ck_lock_key(t, h0, h1, b, &ls, ext, idx);
-        if (ck_find(t, a, b, k)) {
+        struct cuckoo_array *a = cuckoo_lock_key(t, h0, h1, b, &ls, ext, idx);
+        if (cuckoo_find(t, a, b, k)) {
             lockset_unlock_x(t, &ls, ext);
             return false;
         }
         for (unsigned i = 0; i < a->hashes; i++) {
-            int w = ck_free_slot(t, a, b[i]);
+            int w = cuckoo_free_slot(t, a, b[i]);
             if (w >= 0) {
                 if (b[i] != b[0])
-                    ck_away_add(a, b[0]);
-                slot_put(ck_bucket(t, a, b[i]) + w, k, v);
+                    cuckoo_away_add(a, b[0]);
+                slot_put(cuckoo_bucket(t, a, b[i]) + w, k, v);
                 lockset_unlock_x(t, &ls, ext);
-                ck_count(t, 1);
+                cuckoo_count(t, 1);
                 return true;
             }
         }
         lockset_unlock_x(t, &ls, ext);
         /* every candidate is full: make room along the shortest kick path */
-        if (++tries <= CK_MAX_TRIES && ck_make_room(t, a, b))
+        if (++tries <= CUCKOO_MAX_TRIES && cuckoo_make_room(t, a, b))
             continue;
         /* no path: one more hash function (max_hashes), else double (resize=1) */
         bool add_hash = a->hashes < t->max_hashes;
@@ -1046,7 +1047,7 @@ ck_insert_general(struct ck_table *t, cht_key_t k, uint64_t h0, cht_val_t v, con
             __atomic_fetch_add(&t->full_failures, 1, __ATOMIC_RELAXED);
             return false;
         }
-        if (!ck_grow_cold(t, a, add_hash)) {
+        if (!cuckoo_grow_cold(t, a, add_hash)) {
             __atomic_fetch_add(&t->alloc_failures, 1, __ATOMIC_RELAXED);
             return false;
         }
@@ -1057,60 +1058,61 @@ ck_insert_general(struct ck_table *t, cht_key_t k, uint64_t h0, cht_val_t v, con
 /* remove (v unused) or update of k past its first bucket: its slot's key or
  * value stored under every candidate's stripe (h0: k's first hash) */
 static inline __attribute__((always_inline)) bool
-ck_store_general(struct ck_table *t, cht_key_t k, uint64_t h0, cht_val_t v, const bool remove, const bool ext,
-                 const unsigned idx)
+cuckoo_store_general(struct cuckoo_table *t, cht_key_t k, uint64_t h0, cht_val_t v, const bool remove, const bool ext,
+                     const unsigned idx)
 {
-    uint64_t b[CK_MAX_HASHES];
-    struct ck_lockset ls;
-    struct ck_array *a = ck_lock_key(t, h0, ck_hash_step(k), b, &ls, ext, idx);
-    struct ck_slot *s = ck_find(t, a, b, k);
+    uint64_t b[CUCKOO_MAX_HASHES];
+    struct cuckoo_lockset ls;
+    struct cuckoo_array *a = cuckoo_lock_key(t, h0, cuckoo_hash_step(k), b, &ls, ext, idx);
+    struct cuckoo_slot *s = cuckoo_find(t, a, b, k);
     if (s && remove)
         __atomic_store_n(&s->key, 0, __ATOMIC_RELEASE);
     else if (s)
         __atomic_store_n(&s->val, v, __ATOMIC_RELEASE);
     if (s && remove && (uint64_t)(s - a->slot) / t->ways != b[0])
-        ck_away_sub(a, b[0]);           /* (we hold b0's stripe: it is a candidate's) */
+        cuckoo_away_sub(a, b[0]);       /* (we hold b0's stripe: it is a candidate's) */
     lockset_unlock_x(t, &ls, ext);
     if (s && remove)
-        ck_count(t, -1);
+        cuckoo_count(t, -1);
     return s != NULL;
 }
 
 /* The writes: first on k's first bucket alone (not with lock=NAME), else the general path */
 static inline __attribute__((always_inline)) bool
-ck_insert_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext, const unsigned idx)
+cuckoo_insert_impl(struct cuckoo_table *t, cht_key_t k, cht_val_t v, const bool ext, const unsigned idx)
 {
     const uint64_t h0 = cht_hash(t->hash, k);
-    const int r = ext ? -1 : ck_home_write(t, k, h0, v, CK_INSERT, idx);
-    return r >= 0 ? r : ck_insert_general(t, k, h0, v, ext, idx);
+    const int r = ext ? -1 : cuckoo_home_write(t, k, h0, v, CUCKOO_INSERT, idx);
+    return r >= 0 ? r : cuckoo_insert_general(t, k, h0, v, ext, idx);
 }
 
 static inline __attribute__((always_inline)) bool
-ck_remove_impl(struct ck_table *t, cht_key_t k, const bool ext, const unsigned idx)
+cuckoo_remove_impl(struct cuckoo_table *t, cht_key_t k, const bool ext, const unsigned idx)
 {
     const uint64_t h0 = cht_hash(t->hash, k);
-    const int r = ext ? -1 : ck_home_write(t, k, h0, 0, CK_REMOVE, idx);
-    return r >= 0 ? r : ck_store_general(t, k, h0, 0, true, ext, idx);
+    const int r = ext ? -1 : cuckoo_home_write(t, k, h0, 0, CUCKOO_REMOVE, idx);
+    return r >= 0 ? r : cuckoo_store_general(t, k, h0, 0, true, ext, idx);
 }
 
 static inline __attribute__((always_inline)) bool
-ck_update_impl(struct ck_table *t, cht_key_t k, cht_val_t v, const bool ext, const unsigned idx)
+cuckoo_update_impl(struct cuckoo_table *t, cht_key_t k, cht_val_t v, const bool ext, const unsigned idx)
 {
     const uint64_t h0 = cht_hash(t->hash, k);
-    const int r = ext ? -1 : ck_home_write(t, k, h0, v, CK_UPDATE, idx);
-    return r >= 0 ? r : ck_store_general(t, k, h0, v, false, ext, idx);
+    const int r = ext ? -1 : cuckoo_home_write(t, k, h0, v, CUCKOO_UPDATE, idx);
+    return r >= 0 ? r : cuckoo_store_general(t, k, h0, v, false, ext, idx);
 }
 
 /* The public ops test one variant word (the default is 0: index=mask,
  * prefetch=2, no lock=NAME) and call the inlined default copy, or a noinline
  * function that switches to the copy specialised for the options. */
-#define CK_GET_VARIANTS(X) X(1, CK_IDX_MASK, 1) X(2, CK_IDX_MASK, 0) X(3, CK_IDX_MOD64, 2) \
-    X(4, CK_IDX_MOD64, 1) X(5, CK_IDX_MOD64, 0) X(6, CK_IDX_MOD32, 2) X(7, CK_IDX_MOD32, 1) X(8, CK_IDX_MOD32, 0)
-#define CK_WRITE_VARIANTS(X) X(1, true, CK_IDX_MASK) X(2, false, CK_IDX_MOD64) X(3, true, CK_IDX_MOD64) \
-    X(4, false, CK_IDX_MOD32) X(5, true, CK_IDX_MOD32)
+#define CUCKOO_GET_VARIANTS(X) X(1, CUCKOO_IDX_MASK, 1) X(2, CUCKOO_IDX_MASK, 0) X(3, CUCKOO_IDX_MOD64, 2) \
+    X(4, CUCKOO_IDX_MOD64, 1) X(5, CUCKOO_IDX_MOD64, 0) X(6, CUCKOO_IDX_MOD32, 2) X(7, CUCKOO_IDX_MOD32, 1) \
+    X(8, CUCKOO_IDX_MOD32, 0)
+#define CUCKOO_WRITE_VARIANTS(X) X(1, true, CUCKOO_IDX_MASK) X(2, false, CUCKOO_IDX_MOD64) \
+    X(3, true, CUCKOO_IDX_MOD64) X(4, false, CUCKOO_IDX_MOD32) X(5, true, CUCKOO_IDX_MOD32)
 
-static inline unsigned ck_get_variant(unsigned idx, unsigned pf) { return 3 * idx + (2 - pf); }
-static inline unsigned ck_write_variant(unsigned idx, bool ext) { return 2 * idx + ext; }
+static inline unsigned cuckoo_get_variant(unsigned idx, unsigned pf) { return 3 * idx + (2 - pf); }
+static inline unsigned cuckoo_write_variant(unsigned idx, bool ext) { return 2 * idx + ext; }
 
 
 /* get() of the default shape (2 hashes, 4 ways, prefetch=2; any index=),
@@ -1122,25 +1124,25 @@ static inline unsigned ck_write_variant(unsigned idx, bool ext) { return 2 * idx
  * general loop re-checks only those of the buckets it read: at most a retry
  * more, never a wrong answer. Another shape (a third hash added by
  * max_hashes, say) falls back to the general loop. */
-static __attribute__((noinline)) bool ck_get_general(struct ck_table *t, cht_key_t k, cht_val_t *v)
+static __attribute__((noinline)) bool cuckoo_get_general(struct cuckoo_table *t, cht_key_t k, cht_val_t *v)
 {
     switch (t->index) {
-    case CK_IDX_MOD64: return ck_get_impl(t, k, v, CK_IDX_MOD64, 2);
-    case CK_IDX_MOD32: return ck_get_impl(t, k, v, CK_IDX_MOD32, 2);
-    default: return ck_get_impl(t, k, v, CK_IDX_MASK, 2);
+    case CUCKOO_IDX_MOD64: return cuckoo_get_impl(t, k, v, CUCKOO_IDX_MOD64, 2);
+    case CUCKOO_IDX_MOD32: return cuckoo_get_impl(t, k, v, CUCKOO_IDX_MOD32, 2);
+    default: return cuckoo_get_impl(t, k, v, CUCKOO_IDX_MASK, 2);
     }
 }
 
-static inline __attribute__((always_inline)) bool ck_get_2x4_hashed(struct ck_table *t, cht_key_t k, uint64_t h0,
-                                                                    uint64_t h1, cht_val_t *v, const unsigned idx)
+static inline __attribute__((always_inline)) bool
+cuckoo_get_2x4_hashed(struct cuckoo_table *t, cht_key_t k, uint64_t h0, uint64_t h1, cht_val_t *v, const unsigned idx)
 {
     unsigned spins = 0;
     for (;;) {
-        struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+        struct cuckoo_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
         if (__builtin_expect(a->hashes != 2, 0))
-            return ck_get_general(t, k, v);
-        uint64_t b0 = ck_reduce(a, h0, idx), b1 = ck_reduce(a, h0 + h1, idx);
-        const struct ck_slot *s0 = &a->slot[b0 * 4], *s1 = &a->slot[b1 * 4];
+            return cuckoo_get_general(t, k, v);
+        uint64_t b0 = cuckoo_reduce(a, h0, idx), b1 = cuckoo_reduce(a, h0 + h1, idx);
+        const struct cuckoo_slot *s0 = &a->slot[b0 * 4], *s1 = &a->slot[b1 * 4];
         const uint64_t *q0 = &t->stripe[stripe_of(b0)].seq, *q1 = &t->stripe[stripe_of(b1)].seq;
         __builtin_prefetch(s0);
         __builtin_prefetch(s1);
@@ -1148,11 +1150,11 @@ static inline __attribute__((always_inline)) bool ck_get_2x4_hashed(struct ck_ta
         __builtin_prefetch(q1);
         uint64_t ver0 = __atomic_load_n(q0, __ATOMIC_ACQUIRE), ver1 = __atomic_load_n(q1, __ATOMIC_ACQUIRE);
         if (((ver0 | ver1) & 1) || __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != a) {
-            ck_relax(&spins);
+            cuckoo_relax(&spins);
             continue;
         }
         cht_val_t val0, val1;
-        const unsigned m0 = ck_match4_val(s0, k, &val0), m1 = ck_match4_val(s1, k, &val1);
+        const unsigned m0 = cuckoo_match4_val(s0, k, &val0), m1 = cuckoo_match4_val(s1, k, &val1);
         const cht_val_t val = m0 ? val0 : val1;
         const bool m = (m0 | m1) != 0;
         /* the fence keeps these re-reads after the slot reads */
@@ -1165,61 +1167,62 @@ static inline __attribute__((always_inline)) bool ck_get_2x4_hashed(struct ck_ta
     }
 }
 
-static inline __attribute__((always_inline)) bool ck_get_2x4(struct ck_table *t, cht_key_t k, cht_val_t *v,
-                                                             const unsigned idx)
+static inline __attribute__((always_inline)) bool cuckoo_get_2x4(struct cuckoo_table *t, cht_key_t k, cht_val_t *v,
+                                                                 const unsigned idx)
 {
     uint64_t h0, h1;
-    ck_hash2(t, k, &h0, &h1);
-    return ck_get_2x4_hashed(t, k, h0, h1, v, idx);
+    cuckoo_hash2(t, k, &h0, &h1);
+    return cuckoo_get_2x4_hashed(t, k, h0, h1, v, idx);
 }
 
-static __attribute__((noinline)) bool ck_get_other(struct ck_table *t, cht_key_t k, cht_val_t *v)
+static __attribute__((noinline)) bool cuckoo_get_other(struct cuckoo_table *t, cht_key_t k, cht_val_t *v)
 {
     switch (t->get_variant) {
-#define X(n, idx, pf) case n: return pf == 2 && t->ways == 4 ? ck_get_2x4(t, k, v, idx) : ck_get_impl(t, k, v, idx, pf);
-    CK_GET_VARIANTS(X)
+#define X(n, idx, pf) \
+    case n: return pf == 2 && t->ways == 4 ? cuckoo_get_2x4(t, k, v, idx) : cuckoo_get_impl(t, k, v, idx, pf);
+    CUCKOO_GET_VARIANTS(X)
 #undef X
     }
     return false;
 }
 
-static bool ck_get(void *tp, cht_key_t k, cht_val_t *v)
+static bool cuckoo_get(void *tp, cht_key_t k, cht_val_t *v)
 {
-    struct ck_table *t = tp;
+    struct cuckoo_table *t = tp;
     if (__builtin_expect(t->get_variant != 0, 0))
-        return ck_get_other(t, k, v);
+        return cuckoo_get_other(t, k, v);
     if (__builtin_expect(t->ways == 4, 1))
-        return ck_get_2x4(t, k, v, CK_IDX_MASK);
-    return ck_get_general(t, k, v);
+        return cuckoo_get_2x4(t, k, v, CUCKOO_IDX_MASK);
+    return cuckoo_get_general(t, k, v);
 }
 
 /* --batch: hash every key and prefetch all its candidate buckets before
  * resolving any, so the misses of n keys overlap (DRAMHiT, EuroSys'23; the
  * indexlib note's prefetch of both blocks); then n ordinary gets. */
-static void ck_get_batch(void *tp, const cht_key_t *keys, size_t n, cht_val_t *vals, bool *found)
+static void cuckoo_get_batch(void *tp, const cht_key_t *keys, size_t n, cht_val_t *vals, bool *found)
 {
-    struct ck_table *t = tp;
-    const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    struct cuckoo_table *t = tp;
+    const struct cuckoo_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
     for (size_t i = 0; i < n; i++) {
-        uint64_t h0, h1, b[CK_MAX_HASHES];
-        ck_hash2(t, keys[i], &h0, &h1);
-        ck_candidates(t, a, h0, h1, b);
+        uint64_t h0, h1, b[CUCKOO_MAX_HASHES];
+        cuckoo_hash2(t, keys[i], &h0, &h1);
+        cuckoo_candidates(t, a, h0, h1, b);
         for (unsigned j = 0; j < a->hashes; j++)
-            __builtin_prefetch(ck_bucket(t, a, b[j]));
+            __builtin_prefetch(cuckoo_bucket(t, a, b[j]));
     }
     for (size_t i = 0; i < n; i++)
-        found[i] = ck_get(tp, keys[i], &vals[i]);
+        found[i] = cuckoo_get(tp, keys[i], &vals[i]);
 }
 
 /* --pipeline, every candidate bucket of k and its stripe (seqlock) word:
  * the lines a whole get reads first; for a writer the stripe words for
  * ownership (it will lock them) and the buckets too (it may write one). */
-static void ck_prefetch_all(const struct ck_table *t, const struct ck_array *a, uint64_t h0, uint64_t h1,
-                            bool write)
+static void cuckoo_prefetch_all(const struct cuckoo_table *t, const struct cuckoo_array *a, uint64_t h0, uint64_t h1,
+                                bool write)
 {
-    uint64_t b[CK_MAX_HASHES];
-    if (__builtin_expect(t->index == CK_IDX_MASK && t->ways == 4 && a->hashes == 2, 1)) {
-        /* the default shape, unrolled as ck_get_2x4 (the general loop below cost 130
+    uint64_t b[CUCKOO_MAX_HASHES];
+    if (__builtin_expect(t->index == CUCKOO_IDX_MASK && t->ways == 4 && a->hashes == 2, 1)) {
+        /* the default shape, unrolled as cuckoo_get_2x4 (the general loop below cost 130
          * instructions per op more than a get in cachegrind; this about 30) */
         uint64_t b0 = h0 & a->mask, b1 = (h0 + h1) & a->mask;
         const uint64_t *q0 = &t->stripe[stripe_of(b0)].seq, *q1 = &t->stripe[stripe_of(b1)].seq;
@@ -1236,9 +1239,9 @@ static void ck_prefetch_all(const struct ck_table *t, const struct ck_array *a, 
         }
         return;
     }
-    ck_candidates(t, a, h0, h1, b);
+    cuckoo_candidates(t, a, h0, h1, b);
     for (unsigned j = 0; j < a->hashes; j++) {
-        const struct ck_slot *s = ck_bucket(t, a, b[j]);
+        const struct cuckoo_slot *s = cuckoo_bucket(t, a, b[j]);
         const uint64_t *q = &t->stripe[stripe_of(b[j])].seq;
         /* (the rw argument of __builtin_prefetch must be a constant); a
          * bucket of more than 4 slots spans two lines */
@@ -1256,15 +1259,15 @@ static void ck_prefetch_all(const struct ck_table *t, const struct ck_array *a, 
     }
 }
 
-static bool ck_insert(void *tp, cht_key_t k, cht_val_t v);
-static bool ck_remove(void *tp, cht_key_t k);
-static bool ck_update(void *tp, cht_key_t k, cht_val_t v);
+static bool cuckoo_insert(void *tp, cht_key_t k, cht_val_t v);
+static bool cuckoo_remove(void *tp, cht_key_t k);
+static bool cuckoo_update(void *tp, cht_key_t k, cht_val_t v);
 
 /* --pipeline takes a get in two steps where the get has the default shape
- * (ck_get_2x4's: two hashes, four ways, index=mask; one flag for the
+ * (cuckoo_get_2x4's: two hashes, four ways, index=mask; one flag for the
  * table's part, as the atomic loads of cur keep the compiler from merging
  * repeated tests) */
-static inline bool ck_pipe_two_steps(const struct ck_table *t, const struct ck_array *a)
+static inline bool cuckoo_pipe_two_steps(const struct cuckoo_table *t, const struct cuckoo_array *a)
 {
     return t->pipe_2x4 & (a->hashes == 2);
 }
@@ -1273,33 +1276,33 @@ static inline bool ck_pipe_two_steps(const struct ck_table *t, const struct ck_a
  * batch began, in locals: the ops' stores (uint64_t, as the array's fields)
  * would otherwise make every op reload them. Arrays live until destroy, so
  * an array that a resize has replaced still names memory; a step's read
- * checks that it is still current (ck_bucket_read) and, where it is not,
+ * checks that it is still current (cuckoo_bucket_read) and, where it is not,
  * runs the whole get. */
-struct ck_pipe_view {
-    const struct ck_array *a;
-    const struct ck_slot *slot;
+struct cuckoo_pipe_view {
+    const struct cuckoo_array *a;
+    const struct cuckoo_slot *slot;
     const uint64_t *away;
-    struct ck_stripe *stripe;
+    struct cuckoo_stripe *stripe;
     uint64_t mask;
-    bool home_writes;           /* writes go to ck_home_write first (the default shape, away bits,
+    bool home_writes;           /* writes go to cuckoo_home_write first (the default shape, away bits,
                                  * the seqlock words as locks) */
 };
 
-static inline struct ck_pipe_view ck_pipe_view_of(struct ck_table *t, const struct ck_array *a)
+static inline struct cuckoo_pipe_view cuckoo_pipe_view_of(struct cuckoo_table *t, const struct cuckoo_array *a)
 {
-    return (struct ck_pipe_view){ a, a->slot, a->away, t->stripe, a->mask,
-                                  ck_pipe_two_steps(t, a) && a->away && t->write_variant == 0 };
+    return (struct cuckoo_pipe_view){ a, a->slot, a->away, t->stripe, a->mask,
+                                  cuckoo_pipe_two_steps(t, a) && a->away && t->write_variant == 0 };
 }
 
 /* --pipeline (cht.h pipe_start/pipe_step). Start: the first hash into the
  * op's state; an op on the default shape prefetches only its first candidate
  * bucket, that bucket's stripe word and its away word (inserts fill the first
  * candidate first, so at the default density most present keys are there:
- * one miss instead of two; a writer's for ownership, as ck_lock_home decides
- * most writes there), anything else every candidate (ck_prefetch_all). */
-static inline __attribute__((always_inline)) void ck_pipe_start_op(struct ck_table *t, const struct ck_pipe_view *v,
-                                                                   struct cht_pipe_op *op, const bool two,
-                                                                   const bool away, const enum cht_hash_kind hash)
+ * one miss instead of two; a writer's for ownership, as cuckoo_lock_home decides
+ * most writes there), anything else every candidate (cuckoo_prefetch_all). */
+static inline __attribute__((always_inline)) void
+cuckoo_pipe_start_op(struct cuckoo_table *t, const struct cuckoo_pipe_view *v, struct cht_pipe_op *op, const bool two,
+                     const bool away, const enum cht_hash_kind hash)
 {
     const uint64_t h0 = cht_hash(hash, op->key);    /* h1 when needed: few gets need it */
     op->state[0] = h0;
@@ -1310,53 +1313,53 @@ static inline __attribute__((always_inline)) void ck_pipe_start_op(struct ck_tab
         if (away)
             __builtin_prefetch(&v->away[b0 >> 6]);
     } else if (v->home_writes) {
-        /* a writer: what ck_lock_home reads, the stripe and bucket for ownership */
+        /* a writer: what cuckoo_lock_home reads, the stripe and bucket for ownership */
         const uint64_t b0 = h0 & v->mask;
         __builtin_prefetch(&v->slot[b0 * 4], 1);
         __builtin_prefetch(&v->stripe[stripe_of(b0)].seq, 1);
         __builtin_prefetch(&v->away[b0 >> 6]);
     } else {
-        ck_prefetch_all(t, v->a, h0, ck_hash_step(op->key), op->kind != CHT_PIPE_GET);
+        cuckoo_prefetch_all(t, v->a, h0, cuckoo_hash_step(op->key), op->kind != CHT_PIPE_GET);
     }
 }
 
 /* the default (two hashes, away bits, hash=fold) in a loop of its own, where
  * the shape and the hash are constants: 23 instructions per op, not 36
  * (callgrind, gets at i = 1M) */
-static void ck_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
+static void cuckoo_pipe_start(void *tp, struct cht_pipe_op *ops, unsigned n)
 {
-    struct ck_table *t = tp;
-    const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-    const struct ck_pipe_view v = ck_pipe_view_of(t, a);
-    const bool two = ck_pipe_two_steps(t, a);
+    struct cuckoo_table *t = tp;
+    const struct cuckoo_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    const struct cuckoo_pipe_view v = cuckoo_pipe_view_of(t, a);
+    const bool two = cuckoo_pipe_two_steps(t, a);
     if (__builtin_expect(two && v.away && t->hash == CHT_HASH_FOLD, 1))
         for (unsigned i = 0; i < n; i++)
-            ck_pipe_start_op(t, &v, &ops[i], true, true, CHT_HASH_FOLD);
+            cuckoo_pipe_start_op(t, &v, &ops[i], true, true, CHT_HASH_FOLD);
     else
         for (unsigned i = 0; i < n; i++)
-            ck_pipe_start_op(t, &v, &ops[i], two, v.away != NULL, t->hash);
+            cuckoo_pipe_start_op(t, &v, &ops[i], two, v.away != NULL, t->hash);
 }
 
 /* A get step's read of bucket b of the view's array under its stripe's
  * seqlock: false where a writer holds the stripe or the array is no longer
  * current; else *m is nonzero where the bucket holds k, *val its value
- * (ck_match4_val's) and *ver the stripe's version, which
- * the caller re-reads with ck_bucket_unchanged to accept the read. */
-static inline __attribute__((always_inline)) bool ck_bucket_read(struct ck_table *t, const struct ck_pipe_view *v,
-                                                               uint64_t b, cht_key_t k, uint64_t *ver, unsigned *m,
-                                                               cht_val_t *val)
+ * (cuckoo_match4_val's) and *ver the stripe's version, which
+ * the caller re-reads with cuckoo_bucket_unchanged to accept the read. */
+static inline __attribute__((always_inline)) bool
+cuckoo_bucket_read(struct cuckoo_table *t, const struct cuckoo_pipe_view *v, uint64_t b, cht_key_t k, uint64_t *ver,
+                   unsigned *m, cht_val_t *val)
 {
-    const struct ck_slot *s = &v->slot[b * 4];
+    const struct cuckoo_slot *s = &v->slot[b * 4];
     *ver = __atomic_load_n(&v->stripe[stripe_of(b)].seq, __ATOMIC_ACQUIRE);
     if ((*ver & 1) || __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE) != v->a)
         return false;
-    *m = ck_match4_val(s, k, val);
+    *m = cuckoo_match4_val(s, k, val);
     return true;
 }
 
 /* bucket b's stripe still at version ver (the fence keeps this re-read after
- * ck_bucket_read's slot reads) */
-static inline __attribute__((always_inline)) bool ck_bucket_unchanged(const struct ck_pipe_view *v, uint64_t b,
+ * cuckoo_bucket_read's slot reads) */
+static inline __attribute__((always_inline)) bool cuckoo_bucket_unchanged(const struct cuckoo_pipe_view *v, uint64_t b,
                                                                     uint64_t ver)
 {
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -1365,12 +1368,12 @@ static inline __attribute__((always_inline)) bool ck_bucket_unchanged(const stru
 
 /* A get's first step reads the first candidate bucket under its stripe's
  * seqlock: k there (the versions equal and even around the read) ends the
- * get, linearized at that read as ck_get_2x4's hit would be. Not there, and
+ * get, linearized at that read as cuckoo_get_2x4's hit would be. Not there, and
  * the bucket's away bit (read inside the same window) clear: no key whose
  * first candidate this bucket is lives elsewhere, so k is in neither
  * candidate, and the miss is linearized at that read too. A writer sets the
- * bit under this stripe before it places such a key elsewhere (ck_away_add)
- * and clears it under this stripe once none is left (ck_away_sub), so a read
+ * bit under this stripe before it places such a key elsewhere (cuckoo_away_add)
+ * and clears it under this stripe once none is left (cuckoo_away_sub), so a read
  * that saw the version unchanged around it and the bit clear ran while no
  * such key was elsewhere. (At r = 2i half the gets look for absent keys:
  * they now read one bucket, not two.) Not there, bit set: the second bucket
@@ -1386,47 +1389,47 @@ static inline __attribute__((always_inline)) bool ck_bucket_unchanged(const stru
  *
  * That the array read was current: a second step checks it as it reads (and
  * so for its first step too: arrays are replaced, never reinstated); first
- * steps are checked once per call, after all of them (ck_pipe_step_two): the
+ * steps are checked once per call, after all of them (cuckoo_pipe_step_two): the
  * array current when the call began and still current after its last read
  * was current at every read in between, and a resize in between (by a
  * writer of this call or another thread) runs the call's gets again whole. */
 /* the whole get, hashed at the start (a writer in the way, another array) */
-static __attribute__((noinline)) int ck_pipe_get_whole(struct ck_table *t, struct cht_pipe_op *op)
+static __attribute__((noinline)) int cuckoo_pipe_get_whole(struct cuckoo_table *t, struct cht_pipe_op *op)
 {
-    return ck_get_2x4_hashed(t, op->key, op->state[0], ck_hash_step(op->key), &op->val, CK_IDX_MASK);
+    return cuckoo_get_2x4_hashed(t, op->key, op->state[0], cuckoo_hash_step(op->key), &op->val, CUCKOO_IDX_MASK);
 }
 
 /* the second step (out of line: about one get in twenty takes it) */
-static __attribute__((noinline)) int ck_pipe_get_second(struct ck_table *t, struct cht_pipe_op *op)
+static __attribute__((noinline)) int cuckoo_pipe_get_second(struct cuckoo_table *t, struct cht_pipe_op *op)
 {
-    const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-    const struct ck_pipe_view v = ck_pipe_view_of(t, a);
+    const struct cuckoo_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    const struct cuckoo_pipe_view v = cuckoo_pipe_view_of(t, a);
     const cht_key_t k = op->key;
-    const uint64_t h0 = op->state[0], b0 = h0 & v.mask, b1 = (h0 + ck_hash_step(k)) & v.mask;
+    const uint64_t h0 = op->state[0], b0 = h0 & v.mask, b1 = (h0 + cuckoo_hash_step(k)) & v.mask;
     uint64_t ver;
     unsigned m;
     cht_val_t val;
-    if (op->val == (cht_val_t)(uintptr_t)a && ck_bucket_read(t, &v, b1, k, &ver, &m, &val) &&
-        __builtin_expect(ck_bucket_unchanged(&v, b1, ver) & ck_bucket_unchanged(&v, b0, op->state[1]), 1)) {
+    if (op->val == (cht_val_t)(uintptr_t)a && cuckoo_bucket_read(t, &v, b1, k, &ver, &m, &val) &&
+        __builtin_expect(cuckoo_bucket_unchanged(&v, b1, ver) & cuckoo_bucket_unchanged(&v, b0, op->state[1]), 1)) {
         op->val = val;
         return m != 0;
     }
-    return ck_pipe_get_whole(t, op);
+    return cuckoo_pipe_get_whole(t, op);
 }
 
-#define CK_PIPE_WHOLE 2     /* ck_pipe_get_first: a writer was in the way */
+#define CUCKOO_PIPE_WHOLE 2 /* cuckoo_pipe_get_first: a writer was in the way */
 
 /* The first step on the view's array (the call checks that it was current). */
-static inline __attribute__((always_inline)) int ck_pipe_get_first(const struct ck_pipe_view *v,
-                                                                   struct cht_pipe_op *op, const bool away)
+static inline __attribute__((always_inline)) int cuckoo_pipe_get_first(const struct cuckoo_pipe_view *v,
+                                                                       struct cht_pipe_op *op, const bool away)
 {
     const cht_key_t k = op->key;
     const uint64_t h0 = op->state[0], b0 = h0 & v->mask;
-    const struct ck_slot *s = &v->slot[b0 * 4];
+    const struct cuckoo_slot *s = &v->slot[b0 * 4];
     const uint64_t *q = &v->stripe[stripe_of(b0)].seq;
     const uint64_t ver = __atomic_load_n(q, __ATOMIC_ACQUIRE);
     cht_val_t val;
-    const unsigned m = ck_match4_val(s, k, &val);
+    const unsigned m = cuckoo_match4_val(s, k, &val);
     /* all ones: k may be in its second bucket, which is prefetched. With the away
      * bits few are: a branch. Without them, hit or not is a coin toss at r = 2i:
      * no branch on it; a hit prefetches the first bucket again (cached: free) */
@@ -1434,13 +1437,13 @@ static inline __attribute__((always_inline)) int ck_pipe_get_first(const struct 
     if (away) {
         on = (uint64_t)0 - ((m == 0) & (__atomic_load_n(&v->away[b0 >> 6], __ATOMIC_ACQUIRE) >> (b0 & 63)) & 1);
         if (__builtin_expect(on != 0, 0)) {
-            const uint64_t b1 = (h0 + ck_hash_step(k)) & v->mask;
+            const uint64_t b1 = (h0 + cuckoo_hash_step(k)) & v->mask;
             __builtin_prefetch(&v->slot[b1 * 4]);
             __builtin_prefetch(&v->stripe[stripe_of(b1)].seq);
         }
     } else {
         on = (uint64_t)0 - (m == 0);
-        const uint64_t other = (h0 + ck_hash_step(k)) & v->mask;
+        const uint64_t other = (h0 + cuckoo_hash_step(k)) & v->mask;
         const uint64_t b1 = b0 ^ ((b0 ^ other) & on);   /* on ? other : b0, without a branch */
         __builtin_prefetch(&v->slot[b1 * 4]);
         __builtin_prefetch(&v->stripe[stripe_of(b1)].seq);
@@ -1450,7 +1453,7 @@ static inline __attribute__((always_inline)) int ck_pipe_get_first(const struct 
      * branch */
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     if (__builtin_expect(((__atomic_load_n(q, __ATOMIC_RELAXED) ^ ver) | (ver & 1)) != 0, 0))
-        return CK_PIPE_WHOLE;
+        return CUCKOO_PIPE_WHOLE;
     /* hit or not, without a branch (a coin toss at r = 2i): 1 / CHT_PIPE_AGAIN / 0 */
     const uint64_t hit = (uint64_t)0 - (m != 0);
     op->state[1] = ver;
@@ -1460,180 +1463,181 @@ static inline __attribute__((always_inline)) int ck_pipe_get_first(const struct 
 }
 
 /* a pipelined write past its first bucket (out of line: few take it) */
-static __attribute__((noinline)) int ck_pipe_write_general(struct ck_table *t, const struct cht_pipe_op *op)
+static __attribute__((noinline)) int cuckoo_pipe_write_general(struct cuckoo_table *t, const struct cht_pipe_op *op)
 {
     if (op->kind == CHT_PIPE_INSERT)
-        return ck_insert_general(t, op->key, op->state[0], op->val, false, CK_IDX_MASK);
-    return ck_store_general(t, op->key, op->state[0], op->val, op->kind == CHT_PIPE_REMOVE, false, CK_IDX_MASK);
+        return cuckoo_insert_general(t, op->key, op->state[0], op->val, false, CUCKOO_IDX_MASK);
+    return cuckoo_store_general(t, op->key, op->state[0], op->val, op->kind == CHT_PIPE_REMOVE, false, CUCKOO_IDX_MASK);
 }
 
 /* a pipelined write where the view allows home writes: k's first hash from the start */
-static inline __attribute__((always_inline)) int ck_pipe_write(struct ck_table *t, const struct cht_pipe_op *op)
+static inline __attribute__((always_inline)) int cuckoo_pipe_write(struct cuckoo_table *t, const struct cht_pipe_op *op)
 {
     int r;
     if (op->kind == CHT_PIPE_INSERT)
-        r = ck_home_write(t, op->key, op->state[0], op->val, CK_INSERT, CK_IDX_MASK);
+        r = cuckoo_home_write(t, op->key, op->state[0], op->val, CUCKOO_INSERT, CUCKOO_IDX_MASK);
     else if (op->kind == CHT_PIPE_REMOVE)
-        r = ck_home_write(t, op->key, op->state[0], 0, CK_REMOVE, CK_IDX_MASK);
+        r = cuckoo_home_write(t, op->key, op->state[0], 0, CUCKOO_REMOVE, CUCKOO_IDX_MASK);
     else
-        r = ck_home_write(t, op->key, op->state[0], op->val, CK_UPDATE, CK_IDX_MASK);
-    return r >= 0 ? r : ck_pipe_write_general(t, op);
+        r = cuckoo_home_write(t, op->key, op->state[0], op->val, CUCKOO_UPDATE, CUCKOO_IDX_MASK);
+    return r >= 0 ? r : cuckoo_pipe_write_general(t, op);
 }
 
 /* a resize during a step call: its gets run again, whole (rare) */
-static __attribute__((noinline)) void ck_pipe_redo_gets(struct ck_table *t, struct cht_pipe_op *ops, unsigned n)
+static __attribute__((noinline)) void cuckoo_pipe_redo_gets(struct cuckoo_table *t, struct cht_pipe_op *ops, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
         if (ops[i].kind == CHT_PIPE_GET)
-            ops[i].result = ck_pipe_get_whole(t, &ops[i]);
+            ops[i].result = cuckoo_pipe_get_whole(t, &ops[i]);
 }
 
 /* Step on an array of the default shape (two hashes, four ways, index=mask):
  * gets as above, writers decided on their first bucket where the view allows
  * (else the ordinary operation); the view in registers, with or without away
  * bits as a constant. */
-static inline __attribute__((always_inline)) void ck_pipe_step_two(struct ck_table *t, const struct ck_array *a,
-                                                                   struct cht_pipe_op *ops, unsigned n,
-                                                                   const bool away)
+static inline __attribute__((always_inline)) void
+cuckoo_pipe_step_two(struct cuckoo_table *t, const struct cuckoo_array *a, struct cht_pipe_op *ops, unsigned n,
+                     const bool away)
 {
-    const struct ck_pipe_view v = ck_pipe_view_of(t, a);
+    const struct cuckoo_pipe_view v = cuckoo_pipe_view_of(t, a);
     for (unsigned i = 0; i < n; i++) {
         struct cht_pipe_op *op = &ops[i];
         int r;
         if (__builtin_expect(op->kind != CHT_PIPE_GET, 0))
-            r = v.home_writes ? ck_pipe_write(t, op) : cht_pipe_write(t, op, ck_insert, ck_remove, ck_update);
+            r = v.home_writes ? cuckoo_pipe_write(t, op)
+                              : cht_pipe_write(t, op, cuckoo_insert, cuckoo_remove, cuckoo_update);
         else if (__builtin_expect(op->stage != 0, 0))
-            r = ck_pipe_get_second(t, op);
-        else if (__builtin_expect((r = ck_pipe_get_first(&v, op, away)) == CK_PIPE_WHOLE, 0))
-            r = ck_pipe_get_whole(t, op);
+            r = cuckoo_pipe_get_second(t, op);
+        else if (__builtin_expect((r = cuckoo_pipe_get_first(&v, op, away)) == CUCKOO_PIPE_WHOLE, 0))
+            r = cuckoo_pipe_get_whole(t, op);
         op->result = r;     /* only a first step answers CHT_PIPE_AGAIN (and sets stage) */
     }
     /* the fence keeps this load after the first steps' reads */
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     if (__builtin_expect(__atomic_load_n(&t->cur, __ATOMIC_RELAXED) != a, 0))
-        ck_pipe_redo_gets(t, ops, n);
+        cuckoo_pipe_redo_gets(t, ops, n);
 }
 
 /* Step: the default shape as above (away bits on: the default, apart), any
  * other array's gets whole and its writes as the ordinary operations. */
-static void ck_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
+static void cuckoo_pipe_step(void *tp, struct cht_pipe_op *ops, unsigned n)
 {
-    struct ck_table *t = tp;
-    const struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(ck_pipe_two_steps(t, a), 1)) {
+    struct cuckoo_table *t = tp;
+    const struct cuckoo_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(cuckoo_pipe_two_steps(t, a), 1)) {
         if (__builtin_expect(a->away != NULL, 1))
-            ck_pipe_step_two(t, a, ops, n, true);
+            cuckoo_pipe_step_two(t, a, ops, n, true);
         else
-            ck_pipe_step_two(t, a, ops, n, false);
+            cuckoo_pipe_step_two(t, a, ops, n, false);
         return;
     }
     for (unsigned i = 0; i < n; i++) {
         struct cht_pipe_op *op = &ops[i];
-        op->result = op->kind != CHT_PIPE_GET ? cht_pipe_write(tp, op, ck_insert, ck_remove, ck_update)
-                                              : ck_get(tp, op->key, &op->val);
+        op->result = op->kind != CHT_PIPE_GET ? cht_pipe_write(tp, op, cuckoo_insert, cuckoo_remove, cuckoo_update)
+                                              : cuckoo_get(tp, op->key, &op->val);
     }
 }
 
-static __attribute__((noinline)) bool ck_insert_other(struct ck_table *t, cht_key_t k, cht_val_t v)
+static __attribute__((noinline)) bool cuckoo_insert_other(struct cuckoo_table *t, cht_key_t k, cht_val_t v)
 {
     switch (t->write_variant) {
-#define X(n, ext, idx) case n: return ck_insert_impl(t, k, v, ext, idx);
-    CK_WRITE_VARIANTS(X)
+#define X(n, ext, idx) case n: return cuckoo_insert_impl(t, k, v, ext, idx);
+    CUCKOO_WRITE_VARIANTS(X)
 #undef X
     }
     return false;
 }
 
-static bool ck_insert(void *tp, cht_key_t k, cht_val_t v)
+static bool cuckoo_insert(void *tp, cht_key_t k, cht_val_t v)
 {
-    struct ck_table *t = tp;
+    struct cuckoo_table *t = tp;
     if (__builtin_expect(t->write_variant != 0, 0))
-        return ck_insert_other(t, k, v);
-    return ck_insert_impl(t, k, v, false, CK_IDX_MASK);
+        return cuckoo_insert_other(t, k, v);
+    return cuckoo_insert_impl(t, k, v, false, CUCKOO_IDX_MASK);
 }
 
-static __attribute__((noinline)) bool ck_remove_other(struct ck_table *t, cht_key_t k)
+static __attribute__((noinline)) bool cuckoo_remove_other(struct cuckoo_table *t, cht_key_t k)
 {
     switch (t->write_variant) {
-#define X(n, ext, idx) case n: return ck_remove_impl(t, k, ext, idx);
-    CK_WRITE_VARIANTS(X)
+#define X(n, ext, idx) case n: return cuckoo_remove_impl(t, k, ext, idx);
+    CUCKOO_WRITE_VARIANTS(X)
 #undef X
     }
     return false;
 }
 
-static bool ck_remove(void *tp, cht_key_t k)
+static bool cuckoo_remove(void *tp, cht_key_t k)
 {
-    struct ck_table *t = tp;
+    struct cuckoo_table *t = tp;
     if (__builtin_expect(t->write_variant != 0, 0))
-        return ck_remove_other(t, k);
-    return ck_remove_impl(t, k, false, CK_IDX_MASK);
+        return cuckoo_remove_other(t, k);
+    return cuckoo_remove_impl(t, k, false, CUCKOO_IDX_MASK);
 }
 
-static __attribute__((noinline)) bool ck_update_other(struct ck_table *t, cht_key_t k, cht_val_t v)
+static __attribute__((noinline)) bool cuckoo_update_other(struct cuckoo_table *t, cht_key_t k, cht_val_t v)
 {
     switch (t->write_variant) {
-#define X(n, ext, idx) case n: return ck_update_impl(t, k, v, ext, idx);
-    CK_WRITE_VARIANTS(X)
+#define X(n, ext, idx) case n: return cuckoo_update_impl(t, k, v, ext, idx);
+    CUCKOO_WRITE_VARIANTS(X)
 #undef X
     }
     return false;
 }
 
-static bool ck_update(void *tp, cht_key_t k, cht_val_t v)
+static bool cuckoo_update(void *tp, cht_key_t k, cht_val_t v)
 {
-    struct ck_table *t = tp;
+    struct cuckoo_table *t = tp;
     if (__builtin_expect(t->write_variant != 0, 0))
-        return ck_update_other(t, k, v);
-    return ck_update_impl(t, k, v, false, CK_IDX_MASK);
+        return cuckoo_update_other(t, k, v);
+    return cuckoo_update_impl(t, k, v, false, CUCKOO_IDX_MASK);
 }
 
 /* ---------------- lifecycle ---------------- */
 
-static void ck_destroy(void *tp);
+static void cuckoo_destroy(void *tp);
 
-static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
+static void *cuckoo_create(const struct cht_config *cfg, char *err, size_t len)
 {
     uint64_t hashes = 2, max_hashes = 0, ways = 4, resize = 1, prefetch = 2, away = 1;
-    unsigned hash = CHT_HASH_DEFAULT, index = CK_IDX_MASK;
-    if (!cht_option_uint(cfg->options, "cuckoo", "hashes", 2, CK_MAX_HASHES, &hashes, err, len) ||
-        !cht_option_uint(cfg->options, "cuckoo", "max_hashes", 2, CK_MAX_HASHES, &max_hashes, err, len) ||
-        !cht_option_uint(cfg->options, "cuckoo", "ways", 1, CK_MAX_WAYS, &ways, err, len) ||
+    unsigned hash = CHT_HASH_DEFAULT, index = CUCKOO_IDX_MASK;
+    if (!cht_option_uint(cfg->options, "cuckoo", "hashes", 2, CUCKOO_MAX_HASHES, &hashes, err, len) ||
+        !cht_option_uint(cfg->options, "cuckoo", "max_hashes", 2, CUCKOO_MAX_HASHES, &max_hashes, err, len) ||
+        !cht_option_uint(cfg->options, "cuckoo", "ways", 1, CUCKOO_MAX_WAYS, &ways, err, len) ||
         !cht_option_uint(cfg->options, "cuckoo", "resize", 0, 1, &resize, err, len) ||
         !cht_option_uint(cfg->options, "cuckoo", "prefetch", 0, 2, &prefetch, err, len) ||
         !cht_option_uint(cfg->options, "cuckoo", "away", 0, 1, &away, err, len) ||
-        !cht_option_enum(cfg->options, "cuckoo", "index", ck_index_names, &index, err, len) ||
+        !cht_option_enum(cfg->options, "cuckoo", "index", cuckoo_index_names, &index, err, len) ||
         !cht_option_enum(cfg->options, "cuckoo", "hash", cht_hash_names, &hash, err, len))
         return NULL;
     if (!max_hashes)
         max_hashes = hashes;
     if (max_hashes < hashes) {
         snprintf(err, len, "--table cuckoo: option max_hashes=%llu: expected %llu..%d (at least hashes)",
-                 (unsigned long long)max_hashes, (unsigned long long)hashes, CK_MAX_HASHES);
+                 (unsigned long long)max_hashes, (unsigned long long)hashes, CUCKOO_MAX_HASHES);
         return NULL;
     }
     /* at most 2^55 buckets x 8 ways x 16 bytes = 2^62 bytes: no size_t overflow */
-    uint64_t buckets = cht_initial_units(cfg, (double)ways, CK_MIN_BUCKETS, 1ull << 55, "buckets", err, len);
+    uint64_t buckets = cht_initial_units(cfg, (double)ways, CUCKOO_MIN_BUCKETS, 1ull << 55, "buckets", err, len);
     if (!buckets)
         return NULL;
-    if (index != CK_IDX_MASK) {         /* modulo: the exact bucket count, not a power of two */
+    if (index != CUCKOO_IDX_MASK) {     /* modulo: the exact bucket count, not a power of two */
         double density = cfg->density > 0 ? cfg->density : 0.5;
         double want = (double)(cfg->initial ? cfg->initial : 1) / density / (double)ways;
         buckets = (uint64_t)want;
         if ((double)buckets < want)
             buckets++;                  /* ceil */
-        if (buckets < CK_MIN_BUCKETS)
-            buckets = CK_MIN_BUCKETS;
+        if (buckets < CUCKOO_MIN_BUCKETS)
+            buckets = CUCKOO_MIN_BUCKETS;
     }
     if (!resize && !cht_capacity_holds_initial(cfg, buckets * ways, err, len))
         return NULL;
-    if (index == CK_IDX_MOD32 && buckets > UINT32_MAX) {
+    if (index == CUCKOO_IDX_MOD32 && buckets > UINT32_MAX) {
         snprintf(err, len, "--table cuckoo: option index=mod32: %llu buckets do not fit 32 bits (use mod64)",
                  (unsigned long long)buckets);
         return NULL;
     }
 
-    struct ck_table *t = calloc(1, sizeof *t);
+    struct cuckoo_table *t = calloc(1, sizeof *t);
     if (!t) {
         snprintf(err, len, "out of memory");
         return NULL;
@@ -1643,41 +1647,41 @@ static void *ck_create(const struct cht_config *cfg, char *err, size_t len)
     t->ways = (unsigned)ways;
     t->resize = resize;
     t->prefetch = (unsigned)prefetch;
-    t->index = (enum ck_index)index;
-    t->get_variant = ck_get_variant(index, t->prefetch);
+    t->index = (enum cuckoo_index)index;
+    t->get_variant = cuckoo_get_variant(index, t->prefetch);
     t->pipe_2x4 = t->get_variant == 0 && t->ways == 4;
     t->away = away;
-    t->write_variant = ck_write_variant(index, cfg->lock != NULL);
+    t->write_variant = cuckoo_write_variant(index, cfg->lock != NULL);
     t->hash = hash;
     t->threads = cfg->max_threads ? cfg->max_threads : 1;
-    t->stripe = cht_alloc_zeroed(CK_NSTRIPES * sizeof *t->stripe);
+    t->stripe = cht_alloc_zeroed(CUCKOO_NSTRIPES * sizeof *t->stripe);
     t->count = cht_thread_counters_new(t->threads);
-    t->cur = ck_array_new(buckets, t->ways, t->hashes, t->away);
+    t->cur = cuckoo_array_new(buckets, t->ways, t->hashes, t->away);
     if (!t->stripe || !t->count || !t->cur) {
         snprintf(err, len, "out of memory (%llu buckets x %u ways)", (unsigned long long)buckets, t->ways);
         free(t->stripe);
         free(t->count);
         if (t->cur)
-            ck_array_free(t->cur);
+            cuckoo_array_free(t->cur);
         free(t);
         return NULL;
     }
     /* lock=NAME: a writer holds at most max_hashes stripes at once (its key's candidates, or the
      * two buckets of one path move, or one during the resize pass): that many ctxs per thread */
-    if (cfg->lock && !cht_locks_init(&t->locks, cfg->lock, cfg, CK_NSTRIPES, t->threads, t->max_hashes,
+    if (cfg->lock && !cht_locks_init(&t->locks, cfg->lock, cfg, CUCKOO_NSTRIPES, t->threads, t->max_hashes,
                                      "cuckoo", err, len)) {
-        ck_destroy(t);
+        cuckoo_destroy(t);
         return NULL;
     }
     return t;
 }
 
-static void ck_destroy(void *tp)
+static void cuckoo_destroy(void *tp)
 {
-    struct ck_table *t = tp;
-    for (struct ck_array *a = t->cur, *next; a; a = next) {
+    struct cuckoo_table *t = tp;
+    for (struct cuckoo_array *a = t->cur, *next; a; a = next) {
         next = a->older;
-        ck_array_free(a);
+        cuckoo_array_free(a);
     }
     cht_locks_destroy(&t->locks);
     free(t->stripe);
@@ -1685,26 +1689,26 @@ static void ck_destroy(void *tp)
     free(t);
 }
 
-static void ck_thread_init(void *tp, unsigned tid)
+static void cuckoo_thread_init(void *tp, unsigned tid)
 {
-    struct ck_table *t = tp;
-    ck_tid = cht_thread_slot(tid, t->threads);   /* asserts tid < max_threads */
+    struct cuckoo_table *t = tp;
+    cuckoo_tid = cht_thread_slot(tid, t->threads); /* asserts tid < max_threads */
 }
 
-static size_t ck_size(void *tp)
+static size_t cuckoo_size(void *tp)
 {
-    struct ck_table *t = tp;
+    struct cuckoo_table *t = tp;
     return cht_count_as_size(cht_thread_counters_sum(t->count, t->threads));
 }
 
-static void ck_stats(void *tp, struct cht_stats *s)
+static void cuckoo_stats(void *tp, struct cht_stats *s)
 {
-    struct ck_table *t = tp;
-    struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-    s->bytes = sizeof *t + CK_NSTRIPES * sizeof *t->stripe + t->threads * sizeof *t->count;
+    struct cuckoo_table *t = tp;
+    struct cuckoo_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    s->bytes = sizeof *t + CUCKOO_NSTRIPES * sizeof *t->stripe + t->threads * sizeof *t->count;
     if (t->locks.lk)
         s->bytes += cht_locks_bytes(&t->locks);
-    for (struct ck_array *o = a; o; o = o->older)
+    for (struct cuckoo_array *o = a; o; o = o->older)
         s->bytes += o->bytes;
     s->buckets = (size_t)a->nbuckets * t->ways;       /* slot capacity: size/buckets = occupancy */
     s->resizes = __atomic_load_n(&t->resizes, __ATOMIC_RELAXED);
@@ -1719,19 +1723,19 @@ static void ck_stats(void *tp, struct cht_stats *s)
  * line), a miss all candidates' lines: the lines a lookup needs.
  * Independent of prefetch= and of how get() is written: the lines it
  * prefetches after the hit (prefetch=1|2), and the second line that the
- * default shape's branch-free get (ck_get_2x4) compares on a first-bucket
+ * default shape's branch-free get (cuckoo_get_2x4) compares on a first-bucket
  * hit, cost bandwidth but are not counted; see docs/csv.md. */
-static unsigned ck_probe_lines(void *tp, cht_key_t k)
+static unsigned cuckoo_probe_lines(void *tp, cht_key_t k)
 {
-    struct ck_table *t = tp;
-    struct ck_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
-    uint64_t h0, h1, b[CK_MAX_HASHES];
-    uintptr_t seen[CK_MAX_HASHES * (CK_MAX_WAYS * sizeof(struct ck_slot) / CHT_CACHE_LINE + 1)];
+    struct cuckoo_table *t = tp;
+    struct cuckoo_array *a = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+    uint64_t h0, h1, b[CUCKOO_MAX_HASHES];
+    uintptr_t seen[CUCKOO_MAX_HASHES * (CUCKOO_MAX_WAYS * sizeof(struct cuckoo_slot) / CHT_CACHE_LINE + 1)];
     unsigned n = 0;
-    ck_hash2(t, k, &h0, &h1);
-    ck_candidates(t, a, h0, h1, b);
+    cuckoo_hash2(t, k, &h0, &h1);
+    cuckoo_candidates(t, a, h0, h1, b);
     for (unsigned i = 0; i < a->hashes; i++) {
-        const struct ck_slot *s = ck_bucket(t, a, b[i]);
+        const struct cuckoo_slot *s = cuckoo_bucket(t, a, b[i]);
         for (unsigned w = 0; w < t->ways; w++) {
             uintptr_t l = (uintptr_t)&s[w] / CHT_CACHE_LINE;
             unsigned j = 0;
@@ -1750,18 +1754,18 @@ const struct cht_ops cht_table_cuckoo = {
     .name = "cuckoo",
     .summary = "MRMW cuckoo hashing, optimistic reads, BFS kick paths (Li, Andersen, Kaminsky, Freedman, \"Algorithmic improvements for fast concurrent cuckoo hashing\", EuroSys'14; Alibaba indexlib's cuckoo notes)",
     .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE | CHT_CAP_LOCK_PARAM,
-    .options = ck_options,
-    .create = ck_create,
-    .destroy = ck_destroy,
-    .thread_init = ck_thread_init,
-    .get = ck_get,
-    .get_batch = ck_get_batch,
-    .pipe_start = ck_pipe_start,
-    .pipe_step = ck_pipe_step,
-    .insert = ck_insert,
-    .remove = ck_remove,
-    .update = ck_update,
-    .size = ck_size,
-    .stats = ck_stats,
-    .probe_lines = ck_probe_lines,
+    .options = cuckoo_options,
+    .create = cuckoo_create,
+    .destroy = cuckoo_destroy,
+    .thread_init = cuckoo_thread_init,
+    .get = cuckoo_get,
+    .get_batch = cuckoo_get_batch,
+    .pipe_start = cuckoo_pipe_start,
+    .pipe_step = cuckoo_pipe_step,
+    .insert = cuckoo_insert,
+    .remove = cuckoo_remove,
+    .update = cuckoo_update,
+    .size = cuckoo_size,
+    .stats = cuckoo_stats,
+    .probe_lines = cuckoo_probe_lines,
 };

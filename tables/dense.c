@@ -292,7 +292,7 @@ static inline __attribute__((always_inline)) void dn_pipe_start_one(void *tp, st
 
 /* The keys of a line's four slots against k: bit 2j of the result is set
  * where the j-th slot holds k, of *empty where it is empty (odd bits clear).
- * SSE2 compares each key's two 32-bit halves, as cuckoo's ck_match4_val does
+ * SSE2 compares each key's two 32-bit halves, as cuckoo's cuckoo_match4_val does
  * (off x86-64 and under TSan: a loop of acquire loads, the same answer).
  * Plain loads: each key is an aligned 8-byte element, read whole, and the
  * order of the reads does not matter to the scan (a key present throughout

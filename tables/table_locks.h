@@ -65,8 +65,8 @@ static inline void *cht_locks_ctx(const struct cht_locks *s, unsigned tid, unsig
 /* The lock_config a table's locks get (see the top of this file). */
 static inline struct lock_config cht_lock_config(const struct cht_config *cfg, unsigned threads)
 {
-    struct lock_config lc = { .handoff_bound = LOCK_HANDOFF_DEFAULT,
-                              .waiter_threshold = LOCK_WAITER_THRESHOLD_DEFAULT };
+    struct lock_config lc = { .handoff_bound = CHT_LOCK_HANDOFF_DEFAULT,
+                              .waiter_threshold = CHT_LOCK_WAITER_THRESHOLD_DEFAULT };
     if (cfg->lock_config) {
         lc.handoff_bound = cfg->lock_config->handoff_bound;
         lc.waiter_threshold = cfg->lock_config->waiter_threshold;

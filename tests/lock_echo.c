@@ -31,7 +31,7 @@ static bool echo_printed_any;
 
 static void echo_init(void *l, const struct lock_config *cfg)
 {
-    ST((int *)l, 0, RELAXED);
+    CHT_ST((int *)l, 0, RELAXED);
     if (echo_printed_any && memcmp(&echo_printed, cfg, sizeof *cfg) == 0)
         return;
     echo_printed = *cfg;
@@ -60,17 +60,17 @@ static void echo_lock(void *l, void *ctx)
 {
     echo_check_ctx(ctx);
     unsigned spins = 0;
-    while (LD((int *)l, RELAXED) || XCHG((int *)l, 1, ACQUIRE))
+    while (CHT_LD((int *)l, RELAXED) || CHT_XCHG((int *)l, 1, ACQUIRE))
         cht_spin_yield(&spins, 64);
 }
 
 static void echo_unlock(void *l, void *ctx)
 {
     echo_check_ctx(ctx);
-    ST((int *)l, 0, RELEASE);
+    CHT_ST((int *)l, 0, RELEASE);
 }
 
-static bool echo_is_locked(void *l) { return LD((int *)l, RELAXED) != 0; }
+static bool echo_is_locked(void *l) { return CHT_LD((int *)l, RELAXED) != 0; }
 
 static const struct lock_ops echo_ops = {
     .name = "lock-echo",

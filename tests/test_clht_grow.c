@@ -27,7 +27,7 @@ static void test_after_grow(struct clht_lf *h, struct lf_table *T)
     if (fired++)
         return;
     lf_resize(h, T);                    /* "another thread" resizes T now */
-    resizes_in_hook = LD(&h->resizes, RELAXED);
+    resizes_in_hook = CHT_LD(&h->resizes, RELAXED);
 }
 
 int main(void)

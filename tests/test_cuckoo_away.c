@@ -5,7 +5,7 @@
  * candidate is b that live in another bucket, and a bit set while that count
  * is not zero. The pipelined get decides a miss on the first bucket when the
  * bit is clear, and every write decides on the first bucket alone when it is
- * (ck_lock_home). A bit that is clear while such a key exists loses that key;
+ * (cuckoo_lock_home). A bit that is clear while such a key exists loses that key;
  * a bit that stays set after the last such key left (as when bits were only
  * ever set) makes a long run slower as it goes. This test compiles the table
  * in and, after single-threaded churn against a model and after
@@ -47,24 +47,24 @@ static const struct shape shapes[] = {
     { "lock=ttas, resize=0", { { "resize", "0" }, { NULL, NULL } }, "ttas", 3000, 0.95 },
 };
 
-static bool away_bit(const struct ck_array *a, uint64_t b)
+static bool away_bit(const struct cuckoo_array *a, uint64_t b)
 {
     return (a->away[b >> 6] >> (b & 63)) & 1;
 }
 
 /* The invariant over the current array (quiescent); returns the keys living
  * away from their first candidate, *bits the buckets whose bit is set. */
-static uint64_t check_away(struct ck_table *t, const char *shape, const char *when, uint64_t *bits)
+static uint64_t check_away(struct cuckoo_table *t, const char *shape, const char *when, uint64_t *bits)
 {
-    const struct ck_array *a = t->cur;
+    const struct cuckoo_array *a = t->cur;
     uint32_t *want = calloc(a->nbuckets, sizeof *want);
     uint64_t away = 0, bad = 0;
     *bits = 0;
     for (uint64_t b = 0; b < a->nbuckets; b++)
         for (unsigned w = 0; w < t->ways; w++) {
             cht_key_t k = a->slot[b * t->ways + w].key;
-            if (k && ck_home(t, a, k) != b) {
-                want[ck_home(t, a, k)]++;
+            if (k && cuckoo_home(t, a, k) != b) {
+                want[cuckoo_home(t, a, k)]++;
                 away++;
             }
         }
@@ -91,7 +91,7 @@ static uint64_t rng_next(uint64_t *s)
 }
 
 struct churn {
-    struct ck_table *t;
+    struct cuckoo_table *t;
     unsigned tid;
     uint64_t nkeys, ops, seed;
     int64_t net;                /* successful inserts - removes */
@@ -126,7 +126,7 @@ static void pipe_across_resize(void)
     struct cht_config cfg = { .initial = 64, .density = 0.9, .range = 1u << 20, .max_threads = 1,
                               .numa_nodes = 1, .options = opt };
     char err[256] = "";
-    struct ck_table *t = cht_table_cuckoo.create(&cfg, err, sizeof err);
+    struct cuckoo_table *t = cht_table_cuckoo.create(&cfg, err, sizeof err);
     CHECK(t != NULL, "pipeline across a resize: create: %s", err);
     if (!t)
         return;
@@ -181,7 +181,7 @@ int main(void)
         if (sh->lock)
             cfg.lock = registry_lock(sh->lock);
         char err[256] = "";
-        struct ck_table *t = cht_table_cuckoo.create(&cfg, err, sizeof err);
+        struct cuckoo_table *t = cht_table_cuckoo.create(&cfg, err, sizeof err);
         CHECK(t != NULL, "%s: create: %s", sh->name, err);
         if (!t)
             continue;

@@ -40,7 +40,7 @@
  *            config, and destroyed once; every ctx inited with its thread's
  *            NUMA node; every lock operation must come with the calling
  *            thread's own ctx and leave no lock held. Then again with no
- *            lock_config: the defaults (LOCK_HANDOFF_DEFAULT, 0). Without
+ *            lock_config: the defaults (CHT_LOCK_HANDOFF_DEFAULT, 0). Without
  *            lock=NAME the registry must hand the table its .default_lock.
  * tests/meson.build lists every table for sizes, batch and lock-config: a table
  * the mode does not apply to (no data, no get_batch, no CHT_CAP_LOCK_PARAM) skips.
@@ -737,7 +737,7 @@ static int mode_lock_config(void)
     /* numa_nodes and max_threads here differ from the table's: the table's own win */
     struct lock_config lc = { .numa_nodes = 5, .max_threads = 77, .handoff_bound = 7, .waiter_threshold = 3 };
     lock_config_run(&lc, 7, 3);
-    lock_config_run(NULL, LOCK_HANDOFF_DEFAULT, LOCK_WAITER_THRESHOLD_DEFAULT);
+    lock_config_run(NULL, CHT_LOCK_HANDOFF_DEFAULT, CHT_LOCK_WAITER_THRESHOLD_DEFAULT);
     if (!failures)
         printf("ok %s: handoff_bound and waiter_threshold of the run reach its locks; ctxs per thread\n",
                ops->name);

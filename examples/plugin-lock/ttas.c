@@ -23,7 +23,7 @@ struct ex_ttas {
 static void ex_ttas_init(void *l, const struct lock_config *cfg)
 {
     (void)cfg;
-    ST(&((struct ex_ttas *)l)->held, 0, RELAXED);
+    CHT_ST(&((struct ex_ttas *)l)->held, 0, RELAXED);
 }
 
 static void ex_ttas_destroy(void *l) { (void)l; }
@@ -32,7 +32,7 @@ static bool ex_ttas_trylock(void *l, void *ctx)
 {
     (void)ctx;
     struct ex_ttas *t = l;
-    return LD(&t->held, RELAXED) == 0 && XCHG(&t->held, 1, ACQUIRE) == 0;
+    return CHT_LD(&t->held, RELAXED) == 0 && CHT_XCHG(&t->held, 1, ACQUIRE) == 0;
 }
 
 static void ex_ttas_lock(void *l, void *ctx)
@@ -40,17 +40,17 @@ static void ex_ttas_lock(void *l, void *ctx)
     struct ex_ttas *t = l;
     unsigned spins = 0;
     while (!ex_ttas_trylock(l, ctx))
-        while (LD(&t->held, RELAXED))
+        while (CHT_LD(&t->held, RELAXED))
             cht_spin_yield(&spins, 256);
 }
 
 static void ex_ttas_unlock(void *l, void *ctx)
 {
     (void)ctx;
-    ST(&((struct ex_ttas *)l)->held, 0, RELEASE);
+    CHT_ST(&((struct ex_ttas *)l)->held, 0, RELEASE);
 }
 
-static bool ex_ttas_is_locked(void *l) { return LD(&((struct ex_ttas *)l)->held, RELAXED) != 0; }
+static bool ex_ttas_is_locked(void *l) { return CHT_LD(&((struct ex_ttas *)l)->held, RELAXED) != 0; }
 
 static const struct lock_ops ex_ttas_ops = {
     .name = "ex-ttas",
