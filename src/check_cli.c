@@ -259,35 +259,43 @@ static int set_help(const struct cli_option *o, const char *arg, void *base)
 /* the flags of `chtbench check`, declared as a run's are (src/cli.h): its --help, --help-markdown
  * (docs/cli.md "chtbench check") and errors come from here */
 static const struct cli_option check_options[] = {
-    { "table", 't', CLI_ARG, "LIST", cli_set_string, ARGS(tables), 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL,
-      "as for a run", "tables as for a run (NAME or NAME:key=val,...): model, disjoint, stable, stress, values, "
-      "steady, versions, history", "tables to check (validated as a run's: unknown names, options, availability, a tiny `create()`)" },
-    { "lock", 0, CLI_ARG, "LIST", cli_set_string, ARGS(locks), 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL,
-      "locks from `--list=locks`, usable here", "locks (see --list=locks): mutex, rw, rwbench",
-      "locks to check (not `lock=` of the tables: give that in the spec, `locked:lock=mcs`)" },
-    { "plugin", 0, CLI_ARG, "PATH", cli_set_plugin, 0, 0, 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL, "as for a run",
-      "load tables and locks from a plugin first (docs/plugins.md)", NULL },
-    { "threads", 'n', CLI_ARG, "N", cli_set_uint, ARGS(threads), 1, 1024, NULL, CLI_CHECK, NULL,
-      "the suite's; locks " STR(CHECK_LOCK_THREADS), "a thread count 1..1024", "1..1024",
-      "threads of the concurrent table checks (the suite's: 4 to 16; stress at least 16 and twice the CPUs) and "
-      "of the lock checks",
-      "threads of the concurrent table checks (disjoint: N, then 2N; stress: at least N; steady: 1, then N up to "
-      "64) and of the lock checks" },
-    { "seconds", 0, CLI_ARG, "S", cli_set_fraction, ARGS(seconds), 0, 86400, NULL, CLI_CHECK, "5", NULL,
-      "seconds > 0 and <= 86400 like 0.5 or 10", "(0, 86400]", "time bound of each check's operations",
-      "time bound of each check's operations; a check with no result after 4 S + 60 s (an operation that never "
-      "returns) is a `FAIL` saying so, and chtbench exits 1 at once" },
-    { "value-size", 0, CLI_ARG, "B", cli_set_string, ARGS(value_size), 0, 0, NULL, CLI_CHECK, NULL, "8", NULL,
-      "as for a run", "value bytes of every table check (the values check of a table with out-of-line values "
-      "runs at " STR(CHECK_VALUES_OOL) " unless given)", NULL },
-    { "checks", 0, CLI_ARG, "LIST", cli_set_string, ARGS(checks), 0, 0, NULL, CLI_CHECK, NULL, "all that apply",
-      NULL, "names from the table of checks above, comma separated", "only these checks, comma separated: model, "
-      "disjoint, stable, stress, values, steady, versions, history, mutex, rw, rwbench", "only these checks" },
-    { "verbose", 'v', CLI_NO_ARG, NULL, cli_set_true, ARGS(verbose), 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL, NULL,
-      "the suite's progress lines and every failed check, on stderr", NULL },
-    { "help", 'h', CLI_NO_ARG, NULL, set_help, 0, 0, 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL, NULL, "this text", NULL },
-    { "help-markdown", 0, CLI_NO_ARG, NULL, set_help, 0, 0, 0, 0, NULL, CLI_CHECK, NULL, NULL, NULL, NULL,
-      "this flag reference, as Markdown (docs/cli.md \"chtbench check\")", NULL },
+    { .name = "table", .short_name = 't', .arg = CLI_ARG, .metavar = "LIST", .set = cli_set_string, ARGS(tables),
+      .modes = CLI_CHECK, .accepts = "as for a run",
+      .help = "tables as for a run (NAME or NAME:key=val,...): model, disjoint, stable, stress, values, "
+          "steady, versions, history",
+      .doc = "tables to check (validated as a run's: unknown names, options, availability, a tiny `create()`)" },
+    { .name = "lock", .arg = CLI_ARG, .metavar = "LIST", .set = cli_set_string, ARGS(locks), .modes = CLI_CHECK,
+      .accepts = "locks from `--list=locks`, usable here", .help = "locks (see --list=locks): mutex, rw, rwbench",
+      .doc = "locks to check (not `lock=` of the tables: give that in the spec, `locked:lock=mcs`)" },
+    { .name = "plugin", .arg = CLI_ARG, .metavar = "PATH", .set = cli_set_plugin, .modes = CLI_CHECK,
+      .accepts = "as for a run", .help = "load tables and locks from a plugin first (docs/plugins.md)" },
+    { .name = "threads", .short_name = 'n', .arg = CLI_ARG, .metavar = "N", .set = cli_set_uint, ARGS(threads),
+      .lo = 1, .hi = 1024, .modes = CLI_CHECK, .def_doc = "the suite's; locks " STR(CHECK_LOCK_THREADS),
+      .expect = "a thread count 1..1024", .accepts = "1..1024",
+      .help = "threads of the concurrent table checks (the suite's: 4 to 16; stress at least 16 and twice the CPUs) and "
+          "of the lock checks",
+
+      .doc = "threads of the concurrent table checks (disjoint: N, then 2N; stress: at least N; steady: 1, then N up to "
+          "64) and of the lock checks" },
+    { .name = "seconds", .arg = CLI_ARG, .metavar = "S", .set = cli_set_fraction, ARGS(seconds), .hi = 86400,
+      .modes = CLI_CHECK, .def = "5", .expect = "seconds > 0 and <= 86400 like 0.5 or 10", .accepts = "(0, 86400]",
+      .help = "time bound of each check's operations",
+      .doc = "time bound of each check's operations; a check with no result after 4 S + 60 s (an operation that never "
+          "returns) is a `FAIL` saying so, and chtbench exits 1 at once" },
+    { .name = "value-size", .arg = CLI_ARG, .metavar = "B", .set = cli_set_string, ARGS(value_size),
+      .modes = CLI_CHECK, .def_doc = "8", .accepts = "as for a run",
+      .help = "value bytes of every table check (the values check of a table with out-of-line values "
+          "runs at " STR(CHECK_VALUES_OOL) " unless given)" },
+    { .name = "checks", .arg = CLI_ARG, .metavar = "LIST", .set = cli_set_string, ARGS(checks), .modes = CLI_CHECK,
+      .def_doc = "all that apply", .accepts = "names from the table of checks above, comma separated",
+      .help = "only these checks, comma separated: model, "
+          "disjoint, stable, stress, values, steady, versions, history, mutex, rw, rwbench",
+      .doc = "only these checks" },
+    { .name = "verbose", .short_name = 'v', .arg = CLI_NO_ARG, .set = cli_set_true, ARGS(verbose),
+      .modes = CLI_CHECK, .help = "the suite's progress lines and every failed check, on stderr" },
+    { .name = "help", .short_name = 'h', .arg = CLI_NO_ARG, .set = set_help, .modes = CLI_CHECK, .help = "this text" },
+    { .name = "help-markdown", .arg = CLI_NO_ARG, .set = set_help, .modes = CLI_CHECK,
+      .help = "this flag reference, as Markdown (docs/cli.md \"chtbench check\")" },
 };
 #define CHECK_NOPTS (sizeof check_options / sizeof check_options[0])
 

@@ -66,8 +66,10 @@ struct cli_option {
     const char *accepts;        /* the doc's "accepts" column (Markdown); NULL: expect */
     const char *help;           /* --help's text (Markdown; backticks dropped there) */
     const char *doc;            /* the doc's "meaning" column; NULL: help */
+    const char *sample;         /* a valid value, for tests/test_cli_doc.py (which reads it from this
+                                 * entry); needed when the flag takes one and def is not plain */
 };
-#define CLI_FIELD(type, member) offsetof(type, member), sizeof(((type *)0)->member)
+#define CLI_FIELD(type, member) .field = offsetof(type, member), .size = sizeof(((type *)0)->member)
 
 struct cli_spec {
     const char *prog;           /* "chtbench" or "chtbench check": the errors' prefix */
@@ -79,6 +81,8 @@ struct cli_spec {
 };
 /* the flags of a run (src/cli.c) and of `chtbench check` (src/check_cli.c) */
 extern const struct cli_spec cli_run_spec, cli_check_spec;
+
+#define CLI_MAX_OPTIONS 96           /* flags of one command */
 
 /* "PROG: message" on stderr; returns -1 */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -93,6 +97,19 @@ int cli_scan(const struct cli_spec *s, int argc, char **argv, void *base, int *f
 int cli_check_modes(const struct cli_spec *s, unsigned mode, const int *first_at);
 /* --help (markdown false) or the Markdown flag reference, grouped by modes */
 void cli_print_help(const struct cli_spec *s, FILE *f, bool markdown);
+
+/* the index of the flag named name (no "--") in s; a name that is not one aborts */
+size_t cli_option_index(const struct cli_spec *s, const char *name);
+/* "--NAME: expected EXPECT (got 'arg')"; returns -1 */
+int cli_bad_value(const struct cli_option *o, const char *arg);
+/* the option's field in base */
+void *cli_field_of(const struct cli_option *o, void *base);
+/* " (did you mean 'x'?)" for a misspelt word among the NULL-terminated names, or "" */
+const char *cli_near(const char *word, const char *const *names);
+
+/* in a setter during cli_scan: the next word of argv when it is not a flag
+ * (taken: the scan goes on after it), else NULL; "--list locks" */
+const char *cli_next_word(void);
 
 /* setters for tables of any struct */
 int cli_set_true(const struct cli_option *o, const char *arg, void *base);

@@ -1,4 +1,4 @@
-/* config.h - one benchmark invocation, as parsed and validated by cli.c: set
+/* config.h - one benchmark invocation, as parsed and validated by src/cli/: set
  * by cli_parse and never changed after. What a run opens, loads or measures
  * before its first repetition is its context (context.h). */
 #ifndef CHT_CONFIG_H

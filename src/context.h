@@ -1,6 +1,6 @@
 /*
  * context.h - one run's state, kept apart from the parsed settings: struct
- * bench_config (config.h) is what cli.c parsed and is never changed after;
+ * bench_config (config.h) is what src/cli/ parsed and is never changed after;
  * everything a run opens, loads or measures before its first repetition is
  * here, owned by the pipeline (src/modes.c) and the running mode.
  */

@@ -404,7 +404,7 @@ static void lock_console_summary(struct run_context *ctx, const struct mode_cell
 
 static int lock_prepare(struct run_context *ctx)
 {
-    (void)ctx;   /* the locks were checked by cli.c; the plans are made */
+    (void)ctx;   /* the locks were checked by the command line (src/cli/); the plans are made */
     return 0;
 }
 

@@ -241,7 +241,7 @@ static unsigned point_ms(const struct bench_config *cfg) { return cfg->duration_
 
 static int mem_prepare(struct run_context *ctx)
 {
-    (void)ctx;   /* the sizes were checked by cli.c against the thread counts */
+    (void)ctx;   /* the sizes were checked by the command line (src/cli/run_checks.c) against the thread counts */
     return 0;
 }
 

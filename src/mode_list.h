@@ -1,14 +1,14 @@
 /* mode_list.h - every benchmark mode, once: the enum bench_kind (config.h),
  * the CLI mode bits (cli.h), the --bench choices and the per-mode checks
- * (cli.c) and mode_of (modes.c) are made from this list. A new mode is one
+ * (src/cli/) and mode_of (modes.c) are made from this list. A new mode is one
  * file (its struct mode, which names its schema), one line here and its
- * flags (cli.c's option table says which modes each flag applies to).
+ * flags (src/cli/run_flags.c's option table says which modes each flag applies to).
  *
  *   X(ID, NAME, MODE, CHECK)
  *   ID     BENCH_ID (enum bench_kind) and CLI_ID (its bit in a flag's modes)
  *   NAME   its --bench value
  *   MODE   its struct mode (mode.h)
- *   CHECK  cli.c's check of a command line of this mode, after the flags are read
+ *   CHECK  src/cli/run_checks.c's check of a command line of this mode, after the flags are read
  *
  * The table run comes first: it is the default (no --bench). */
 #ifndef CHT_MODE_LIST_H

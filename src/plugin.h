@@ -20,7 +20,7 @@ int plugin_load(const char *path, const char *source, char *err, size_t len);
  * Returns 0, or prints "chtbench: ..." and returns EXIT_USAGE. */
 int plugin_load_all(int argc, char **argv);
 
-/* true if arg (the very string of argv) was loaded by plugin_load_all: cli.c
+/* true if arg (the very string of argv) was loaded by plugin_load_all: the command line
  * refuses a --plugin spelling the scan did not see (an abbreviation). */
 bool plugin_arg_loaded(const char *arg);
 

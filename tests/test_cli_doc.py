@@ -62,14 +62,15 @@ if UPDATE:
     print(f"{DOC}: {'updated' if new_doc != doc else 'already up to date'}")
     sys.exit(0)
 
-# a valid value of each flag that takes one and has no plain default (the reference's default column
-# gives the others'); a flag added without either fails below
-SAMPLE = {
-    "table": "noop", "ops": "100", "duration": "10", "warmup": "0", "pipeline": "0", "topology": "pack:1 pu:2", "insert": "5", "remove": "5", "range": "4K",
-    "workload": "ycsb-c", "trace": "/dev/null", "keybuf": "1024", "verify": "off", "latency-csv": "/tmp/x.csv",
-    "counters": "ipc", "timeline": "10", "ceiling-slices": "20", "timeline-csv": "/tmp/y.csv", "lock": "tas", "size": "1M", "slots": "1K",
-    "load": "0.5", "csv": "/tmp/z.csv", "allocator": "system",
-}
+# a valid value of each flag that takes one and has no plain default: its entry's .sample in the run's
+# option table (the reference's default column gives the others'); a flag added without either fails below
+FLAGS_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cli", "run_flags.c")
+SAMPLE = {}
+for entry in open(FLAGS_SRC, encoding="utf-8").read().split("{ .name = ")[1:]:
+    m = re.match(r'"([a-z0-9-]+)",.*?\.sample = "([^"]*)"', entry, re.S)
+    if m:
+        SAMPLE[m.group(1)] = m.group(2)
+check(len(SAMPLE) >= 20, f"{FLAGS_SRC}: the flags' .sample values are read ({len(SAMPLE)})")
 
 # ---- the reference: flags by group (the modes each applies to) ----
 ref = run("--help-markdown").stdout
@@ -125,7 +126,7 @@ for flag, group in modes_of.items():
         continue
     takes = re.search(r"\| `(?:-[a-zA-Z], )?--" + re.escape(flag) + r" [A-Z]", ref) is not None
     if takes and flag not in SAMPLE:
-        check(False, f"--{flag}: tests/test_cli_doc.py needs a sample value in SAMPLE")
+        check(False, f"--{flag}: its entry in src/cli/run_flags.c needs a .sample")
         continue
     value = [SAMPLE[flag]] if takes else []
     for mode, base in MODES.items():

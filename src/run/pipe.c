@@ -47,7 +47,7 @@
  * completion. The stop flag is read once a turn; after it no op is drawn and
  * those in flight complete, still timed (a chase slice's value instead
  * pauses the loop there for the slice: run_slice_chase). Excludes --latency and --batch
- * (cli.c); a filter runs single ops (run_pipe_choose). */
+ * (src/cli/); a filter runs single ops (run_pipe_choose). */
 #define PIPE_CHUNK 16
 #define PIPE_HOLD_WATCHED 0x80
 #define PIPE_CHUNK_CAP (2 * PIPE_CHUNK)                 /* W / k rounded up stays below 2 * PIPE_CHUNK */
