@@ -14,19 +14,19 @@
  *           else take the global lock.
  *   unlock: if another thread of my node waits on the local lock and this
  *           node has passed the lock on fewer than handoff_bound times in a
- *           row (lock_config.handoff_bound, default 64 as in 003), release
+ *           row (lock_config.handoff_bound, default 64 as in Calciu et al.), release
  *           only the local lock, leaving the global one held for the
  *           successor; otherwise release the global lock, then the local one.
  *   trylock: trylock the local lock; then either it came with the global
  *           lock, or trylock the global lock (on failure release the local
  *           lock again).
  *   is_locked: the global lock is held (some cohort owns the lock) - the
- *           isLocked() that the NUMA RW locks of 003 use (numa_rw.c).
+ *           isLocked() that Calciu et al.'s NUMA RW locks use (numa_rw.c).
  *
  * Composition is at run time, from any two lock_ops that qualify
  * (cohort_setup below): c-bo-mcs = ttas-backoff global + MCS locals,
- * c-tkt-tkt = ticket global + ticket locals (003 uses a partitioned ticket
- * global lock, C-PTL-TKT; a plain ticket lock plays that role here).
+ * c-tkt-tkt = ticket global + ticket locals (Calciu et al. use a partitioned
+ * ticket global lock, C-PTL-TKT; a plain ticket lock plays that role here).
  * The number of cohorts is lock_config.numa_nodes; the thread's node comes
  * from ctx_init (modulo the node count, so sparse OS node numbers work). On
  * a one-node machine there is one cohort and the lock behaves like its local

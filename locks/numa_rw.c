@@ -27,7 +27,7 @@
  *   WActive flag instead of isLocked(), and a writer keeps the cohort lock
  *   while waiting for readers: loop { wait until empty (impatience as above);
  *   WActive = true; if empty: break; WActive = false }. This removes the
- *   writer-to-writer hand-off churn 003 observed with plain c-rw-rp.
+ *   writer-to-writer hand-off churn the paper observed with plain c-rw-rp.
  * c-rw-wp (writer preference, fig. 5; the mirror image of c-rw-rp): a reader
  *   arrives and checks isLocked(); if a writer holds the cohort lock it
  *   departs again and waits until it is free, and after PATIENCE spins raises
@@ -35,7 +35,7 @@
  *   cohort lock; it lowers the barrier once it is in. Writers wait while
  *   WBarrier is raised, take the cohort lock, and wait until the indicator is
  *   empty.
- * PATIENCE is 1000 spin iterations, as in 003's experiments.
+ * PATIENCE is 1000 spin iterations, as in the paper's experiments.
  *
  * Reader/writer conflicts are resolved Dekker-style (a reader writes the
  * indicator then reads the writer state; a writer writes the cohort lock or

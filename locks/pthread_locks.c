@@ -1,8 +1,9 @@
 /*
  * pthread_locks.c - the POSIX locks behind lock_ops: pthread-mutex (futex,
  * parks waiters), pthread-spin and pthread-rwlock (readers share).
- * They are the baselines the thesis' spinlocks (000 chapter 5) and the
- * waiter-count lock (002 lines 838-1000) are measured against.
+ * They are the baselines the spinlocks of "Concurrent Hashing on Multi-core
+ * Systems" (PhD thesis, Hunan University, 2017, chapter 5) and the waiter-count
+ * lock of Cui's thesis (Tsinghua University, 2012, §3.3) are measured against.
  */
 #include <pthread.h>
 #include "lock.h"

@@ -12,7 +12,8 @@
  * FIFO. Needs no per-thread state and may be released by any thread, so it
  * is both the local and the global lock of the C-TKT-TKT cohort lock
  * (cohort.c): has_waiters (next - serving > 1) is the cohort's "alone?" test,
- * is_locked (next != serving) the isLocked() the NUMA RW locks of 003 use.
+ * is_locked (next != serving) the isLocked() Calciu et al.'s NUMA RW
+ * locks (PPoPP'13) use.
  * The ticket increment is seq_cst so that isLocked orders against the reader
  * indicators of numa_rw.c.
  */

@@ -6,19 +6,19 @@
  * waiters grows quickly and every hand-off drags the lock's cache line past
  * all of them. The waiter-count lock wraps a ticket lock {next, owner} and
  * estimates the number of requesters from it, len = next - owner, without
- * any extra atomic counter (fig. 3.16 lines 13-15):
+ * any extra atomic counter (the estimate of fig. 3.16):
  *
  *   lock:   if len > T, go to sleep instead of taking a ticket:
  *             enqueue myself on the wait list (under the list's spinlock),
- *             then re-read len (a full barrier in between, fig. 3.16 l. 21);
+ *             then re-read len (a full barrier in between, as in fig. 3.16);
  *             if the lock turned free (len == 0) the estimate was wrong:
  *             dequeue and go on; otherwise sleep until woken.
  *           then take a ticket and spin as in the ticket lock.
  *   unlock: owner++; full barrier; if the wait list is non-empty (checked
  *           without its lock, fig. 3.17), wake one sleeper.
  * So at most T threads spin on the ticket lock at a time (T =
- * lock_config.waiter_threshold; 002 found T = 0 best, fig. 3.18) and the rest
- * sleep, woken one at a time. A woken thread takes a ticket right away.
+ * lock_config.waiter_threshold; Cui's thesis found T = 0 best, fig. 3.18)
+ * and the rest sleep, woken one at a time. A woken thread takes a ticket right away.
  * No lost wake-up: the sleeper's enqueue and the unlocker's owner++ are
  * seq_cst, each followed by a seq_cst read of the other side, so either the
  * sleeper sees the lock free or the unlocker sees the sleeper.

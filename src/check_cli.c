@@ -2,7 +2,7 @@
  * check_cli.c - `chtbench check`: the conformance checks of the test suite
  * (src/check.c) on any table or lock, one verdict line per check, the first
  * counter-example of a failure, a summary line; exit 0 all passed, 1 one
- * failed, 2 usage. docs/cli.md "chtbench check".
+ * failed, 2 usage. docs/checks.md "chtbench check".
  *
  * Tables and locks are validated by cli_parse itself (the same messages as
  * a run), from a command line built here; fault hooks (src/faults.h) wrap
@@ -257,7 +257,7 @@ static int set_help(const struct cli_option *o, const char *arg, void *base)
 #define ARGS(member) CLI_FIELD(struct check_args, member)
 
 /* the flags of `chtbench check`, declared as a run's are (src/cli.h): its --help, --help-markdown
- * (docs/cli.md "chtbench check") and errors come from here */
+ * (docs/checks.md "chtbench check") and errors come from here */
 static const struct cli_option check_options[] = {
     { .name = "table", .short_name = 't', .arg = CLI_ARG, .metavar = "LIST", .set = cli_set_string, ARGS(tables),
       .modes = CLI_CHECK, .accepts = "as for a run",
@@ -295,7 +295,7 @@ static const struct cli_option check_options[] = {
       .modes = CLI_CHECK, .help = "the suite's progress lines and every failed check, on stderr" },
     { .name = "help", .short_name = 'h', .arg = CLI_NO_ARG, .set = set_help, .modes = CLI_CHECK, .help = "this text" },
     { .name = "help-markdown", .arg = CLI_NO_ARG, .set = set_help, .modes = CLI_CHECK,
-      .help = "this flag reference, as Markdown (docs/cli.md \"chtbench check\")" },
+      .help = "this flag reference, as Markdown (docs/flags.md \"chtbench check\")" },
 };
 #define CHECK_NOPTS (sizeof check_options / sizeof check_options[0])
 

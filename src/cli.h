@@ -1,6 +1,6 @@
 /* cli.h - the command line. Every flag is one entry of an option table
  * (struct cli_option): getopt_long's tables, --help, --help-markdown (the flag
- * reference of docs/cli.md) and the "not used with" errors are made from it. */
+ * reference of docs/flags.md) and the "not used with" errors are made from it. */
 #ifndef CHT_CLI_H
 #define CHT_CLI_H
 
@@ -19,7 +19,7 @@ extern const char *cli_schema_name;
  * ("chtbench: --flag: what is accepted") and returns -1; nothing is written
  * anywhere else. */
 int cli_parse(int argc, char **argv, struct bench_config *cfg, enum cli_action *action);
-/* --help, or with --help-markdown the flag reference of docs/cli.md */
+/* --help, or with --help-markdown the flag reference of docs/flags.md */
 void cli_usage(FILE *f);
 void cli_free(struct bench_config *cfg);
 

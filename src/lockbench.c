@@ -1,7 +1,7 @@
 /*
  * lockbench.c - lock-only benchmarks: a mutex counter bench and RWBench
- * (Calciu et al., PPoPP'13) with their invariants (docs/cli.md "Lock
- * benchmarks").
+ * (Calciu et al., PPoPP'13) with their invariants (docs/measurement.md
+ * "Lock benchmarks").
  *
  *   main: allocate the lock (64-byte aligned, lock_size bytes), init it with
  *         a lock_config from the pin plan, spawn n workers

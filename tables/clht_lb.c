@@ -14,7 +14,8 @@
  * the chain's lock (bit 0) and, in every bucket of the chain, three 20-bit
  * per-slot removal counters (bits 4-23, 24-43, 44-63).
  *
- * Operations (the ASCY patterns, thesis lines 657-663):
+ * Operations (the ASCY patterns of David et al., ASPLOS 2015, as the 2017
+ * thesis §3.2.1 states them):
  *  - get (ASCY1) never writes, waits or retries: per bucket it compares the
  *    three keys (unrolled) and follows `next`; on a match in slot j it reads
  *    the bucket's sync word, the value, the key again and the sync word again.

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""test_cli_doc.py - one option table (issue 20 point 1): docs/cli.md, --help and the mode errors agree.
+"""test_cli_doc.py - one option table (issue 20 point 1): docs/flags.md, --help and the mode errors agree.
 
-docs/cli.md's flag references are `chtbench --help-markdown` and `chtbench check --help-markdown`
-verbatim, between their markers (`--update` rewrites them from the binary). --help lists exactly the
+DOC (docs/flags.md) holds the flag references `chtbench --help-markdown` and `chtbench check
+--help-markdown` verbatim, between their markers (`--update` rewrites them from the binary). Each
+section the references name in quotes ("Memory ceiling") is a row of the "Sections by name" table of
+docs/cli.md beside DOC (a name after `docs/csv.md` a heading of csv.md), so a reader finds it. --help lists exactly the
 flags of that reference, each once. Every flag given to a mode it does not apply to is the one
 generated error naming it and its modes (exit 2, --validate: nothing runs), a run's flag given to
 `chtbench check` and its flags given to a run too; given to a mode it applies to, it is never that error.
@@ -55,6 +57,39 @@ for name, prefix in SECTIONS:
             print(f"first difference at generated line {first + 1}:\n  doc:    {a[first] if first < len(a) else '(end)'}"
                   f"\n  binary: {b[first] if first < len(b) else '(end)'}")
         check(same, f"{DOC}'s section `{name}` is the binary's (run tests/test_cli_doc.py {BIN} {DOC} --update)")
+
+# ---- the sections the references name in quotes can be found ----
+def heading_titles(path):
+    return [h.replace("`", "").lower() for h in re.findall(r"^#{1,6} (.+?)\s*$", open(path, encoding="utf-8").read(), re.M)]
+
+
+def unresolved_names(text, index, csv_titles):
+    bad = []
+    for before, name in re.findall(r'(\S*)\s?"([A-Z][^"]*|chtbench check)"', text):
+        ok = (any(t.startswith(name.lower()) for t in csv_titles) if before.endswith("docs/csv.md")
+              else name.lower() in index)
+        if not ok:
+            bad.append(name)
+    return bad
+
+
+docs_dir = os.path.dirname(os.path.abspath(DOC))
+cli_doc = open(os.path.join(docs_dir, "cli.md"), encoding="utf-8").read()
+m = re.search(r"^## Sections by name\n(.*?)(?=^## )", cli_doc, re.M | re.S)
+index = set()
+for line in (m.group(1).splitlines() if m else []):
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) == 2 and cells[0] not in ("section", "---"):
+        index |= {n.lower() for n in re.sub(r"\s*\(.*\)", "", cells[0]).split(", ")}
+csv_titles = heading_titles(os.path.join(docs_dir, "csv.md"))
+generated = "".join(run(*prefix, "--help-markdown").stdout for _, prefix in SECTIONS)
+names = re.findall(r'"([A-Z][^"]*|chtbench check)"', generated)
+bad = unresolved_names(generated, index, csv_titles)
+check(len(index) >= 20 and len(names) >= 10 and not bad, f"the {len(names)} sections the references name in quotes are "
+      f"in docs/cli.md's sections by name ({len(index)}) or docs/csv.md" + (f": not {sorted(set(bad))}" if bad else ""))
+check(unresolved_names('(\"No such section\") and docs/csv.md "Side files" and docs/csv.md "Nowhere"', index, csv_titles)
+      == ["No such section", "Nowhere"], "a quoted name that is no section is caught")
+
 if UPDATE:
     if new_doc != doc:
         with open(DOC, "w", encoding="utf-8") as f:

@@ -161,8 +161,8 @@ static void test_load(void)
     }
 }
 
-/* seed 004: cuckoo (BFS kick paths, 4-way blocks, resize=0) filled with
- * random keys until the first failed insert, 10^5 slots (`cuckoo 1000000`:
+/* indexlib's cuckoo note (Alibaba; docs/references.md indexlib-cuckoo): cuckoo
+ * (BFS kick paths, 4-way blocks, resize=0) filled with random keys until the first failed insert, 10^5 slots (`cuckoo 1000000`:
  * 250000 blocks, the note's table; index=mod64 for the exact count), per hash count, and with hash functions added
  * on failure (hashes=2,max_hashes=H). The note: 98.02% (2), 99.92% (3),
  * >99.995% (4, 5), 100% (6). */

@@ -717,7 +717,7 @@ static void bench(const char *dist, long n)
            dist, (t1 - t0) / n, n, (unsigned long long)(acc & 0xffff));
 }
 
-/* Hotspot (seed 001 fig. 14): the hot fraction within 1% of ops=PCT, hot keys
+/* Hotspot (Chen et al., HotRing, FAST 2020, fig. 14): the hot fraction within 1% of ops=PCT, hot keys
  * uniform over exactly the hot set (chi-square over its keys), cold keys
  * never in it, the set wrapping around the range when it moves; and a
  * malformed spec refused. */

@@ -1,6 +1,7 @@
 /*
  * test_probe.c - the bounded chain table's capacity accounting and the
- * probe_lines hook (cht.h) on constructed cases (issue 11, seed 004).
+ * probe_lines hook (cht.h) on constructed cases (issue 11, after indexlib's
+ * cuckoo note: docs/references.md indexlib-cuckoo).
  *
  *   test_probe capacity   chain-bounded: exactly P = ceil(initial / density)
  *                         inserts succeed (one thread, then 4 threads racing

@@ -1,7 +1,7 @@
 /*
  * cli/engine.c - the option-table engine of chtbench's command lines: a table
  * of struct cli_option (src/cli.h) makes getopt_long's tables, the generic
- * setters, --help, --help-markdown (the flag reference of docs/cli.md) and the
+ * setters, --help, --help-markdown (the flag reference of docs/flags.md) and the
  * "not used with" errors. The run's table is in cli/run_flags.c, `chtbench
  * check`'s in src/check_cli.c. Every bad value is one line on stderr naming
  * the flag and what it accepts, and exit code 2 (docs/design.md "One run").

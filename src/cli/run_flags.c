@@ -7,8 +7,8 @@
  * one below), the modes, the default, the texts, and .sample when it takes a
  * value and has no plain default (tests/test_cli_doc.py gives the sample to
  * every mode); a named check in cli/run_checks.c if it constrains other flags
- * (given("flag")); then `tests/test_cli_doc.py build/chtbench docs/cli.md
- * --update`. getopt's tables, --help, the reference in docs/cli.md and the
+ * (given("flag")); then `tests/test_cli_doc.py build/chtbench docs/flags.md
+ * --update`. getopt's tables, --help, the reference in docs/flags.md and the
  * "not used with" errors follow from the entry.
  */
 #include <errno.h>
@@ -469,10 +469,10 @@ static const struct cli_option run_options[] = {
           "`ycsb-d`, `--dist hotspot`, `--keybuf 0` or filters; column `keys`" },
     { .name = "workload", .arg = CLI_ARG, .metavar = "W", .set = cli_set_choice, CFG(workload), .choices = workloads,
       .modes = T_, .sample = "ycsb-c", .accepts = "`ycsb-a`, `ycsb-b`, `ycsb-c`, `ycsb-d`, `ycsb-f`",
-      .help = "a YCSB core workload: its op mix, r = i, scrambled zipf:0.99 unless --dist (docs/cli.md \"Workloads\")",
+      .help = "a YCSB core workload: its op mix, r = i, scrambled zipf:0.99 unless --dist (docs/workloads.md)",
       .doc = "a YCSB core workload instead of `-u`/`--insert`/`--remove` (\"Workloads\")" },
     { .name = "trace", .arg = CLI_ARG, .metavar = "FILE", .set = cli_set_string, CFG(trace_path), .lo = 1,
-      .modes = T_, .sample = "/dev/null", .expect = "a trace file (docs/cli.md \"Workloads\")",
+      .modes = T_, .sample = "/dev/null", .expect = "a trace file (docs/workloads.md)",
       .accepts = "a text or binary trace; a pipe too (`--trace /dev/stdin`, `<(zcat t.gz)`)",
       .help = "replay a recorded trace ('OP KEY' lines or binary; each thread its share; the run ends when it is "
           "consumed)",
@@ -700,8 +700,8 @@ static const struct cli_option run_options[] = {
     { .name = "help", .short_name = 'h', .arg = CLI_NO_ARG, .set = set_action, .modes = CLI_EVERY_RUN,
       .help = "this text", .doc = "usage: every flag, grouped by the modes it applies to" },
     { .name = "help-markdown", .arg = CLI_NO_ARG, .set = set_action, .modes = CLI_EVERY_RUN,
-      .help = "the flag reference of docs/cli.md, as Markdown",
-      .doc = "this flag reference, as Markdown (tests/test_cli_doc.py checks that docs/cli.md has it)" },
+      .help = "the flag reference of docs/flags.md, as Markdown",
+      .doc = "this flag reference, as Markdown (tests/test_cli_doc.py checks that docs/flags.md has it)" },
 };
 
 _Static_assert(sizeof run_options / sizeof run_options[0] <= CLI_MAX_OPTIONS, "raise CLI_MAX_OPTIONS");

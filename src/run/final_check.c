@@ -158,7 +158,7 @@ void run_verify_contents(const struct shared *s, struct run_result *r, const str
     r->check.keysum_ok = !r->check.keysum_checked || got == expect;
 }
 
-/* A filter's false positives (docs/cli.md "The cuckoo filter"): with f-bit
+/* A filter's false positives (docs/measurement.md "The cuckoo filter"): with f-bit
  * fingerprints (values 1 .. 2^f - 1) and b slots in each of an absent key's
  * two buckets, at most 2b fingerprints can match it, each with probability
  * 1/(2^f - 1): rate p <= 1 - (1 - 1/(2^f - 1))^(2b), about 2b/2^f. Of the

@@ -5,7 +5,7 @@
  * The loop only dispatches operations to the table and counts outcomes;
  * which operation on which key comes from the op source
  * (workloads/opsource.h: uniform, Zipf, hotspot, YCSB, traces, pre-drawn
- * buffers). Measurement (docs/cli.md): the loop is instantiated per source
+ * buffers). Measurement (docs/measurement.md): the loop is instantiated per source
  * kind and per measurement mode (LOOP_LAT: TSC stamps around every EVERY-th
  * op into the thread's preallocated buffers; LOOP_TL: the op count published
  * to the worker's own cache line every 1024 ops; LOOP_HIST: ops on watched

@@ -9,7 +9,7 @@
 #include "team.h"
 #include "registry.h"
 
-/* ---------------- memory estimate before a run (docs/cli.md "Memory") ---------------- */
+/* ---------------- memory estimate before a run (docs/cli.md "The run", step 1) ---------------- */
 
 struct probe {
     const struct cht_ops *ops;

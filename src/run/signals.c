@@ -1,5 +1,5 @@
-/* run/signals.c - SIGINT/SIGTERM end the current run (docs/cli.md "Exit
- * status"), for every mode: the handler raises the run's stop flags, and the
+/* run/signals.c - SIGINT/SIGTERM end the current run (docs/cli.md
+ * "Interrupting", "Exit codes"), for every mode: the handler raises the run's stop flags, and the
  * sleeps of the main thread (the one the signal reaches) end early. */
 #include <errno.h>
 #include <signal.h>

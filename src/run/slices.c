@@ -1,5 +1,5 @@
 /*
- * run/slices.c - --ceiling-slices MS (docs/cli.md "Memory ceiling"): thread 0
+ * run/slices.c - --ceiling-slices MS (docs/measurement.md "Memory ceiling"): thread 0
  * builds the memory bench's chase buffer before B3; during the timed phase
  * main sets the stop flag to a chase value (STOP_CHASE_K32/K16, in turn)
  * every other MS ms and back to 0 between them. The loops read the flag as
