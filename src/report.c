@@ -338,14 +338,16 @@ static struct schema_text *text_of(const struct report_schema *s)
 const char *report_header_line(const struct report_schema *s) { return text_of(s)->header; }
 const char *report_file_kind(const struct report_schema *s) { return text_of(s)->kind; }
 
+/* the row being written: large, so not on the stack; rows are written by the main thread only */
+static struct row scratch;
+
 int report_append(struct outfile *o, const struct report_schema *s, const void *item, char *err, size_t len)
 {
-    static struct row row;     /* large: not on the stack; rows are written by the main thread only */
     struct sbuf b = { 0 };
     unsigned n = s->rows ? s->rows(item) : 1;
     for (unsigned i = 0; i < n && !b.oom; i++) {
-        row_build(&row, s, item, i);
-        format_csv(&b, &row);
+        row_build(&scratch, s, item, i);
+        format_csv(&b, &scratch);
     }
     int rc = 0;
     if (b.oom) {
@@ -362,13 +364,12 @@ void report_json_item(FILE *f, const struct report_schema *s, const void *item)
 {
     if (s->rows)
         return;   /* the --json record carries the main row only */
-    static struct row row;
-    row_build(&row, s, item, 0);
+    row_build(&scratch, s, item, 0);
     struct sbuf b = { 0 };
     sb_printf(&b, "{");
-    for (unsigned i = 0; i < row.n; i++) {
-        sb_printf(&b, "%s\"%s\":", i ? "," : "", row.f[i].decl->name);
-        format_value(&b, &row.f[i], true);
+    for (unsigned i = 0; i < scratch.n; i++) {
+        sb_printf(&b, "%s\"%s\":", i ? "," : "", scratch.f[i].decl->name);
+        format_value(&b, &scratch.f[i], true);
     }
     sb_printf(&b, "}\n");
     if (!b.oom)
