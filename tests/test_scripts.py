@@ -516,7 +516,7 @@ def figure_parts(tmp):
     drawn = [plot.Part(plot.aggregate_spec(df.copy(), s), name=n, logx=n == "B", refs=[refs["memory"]] if n == "B" else [])
              for n, s in parts]
     with matplotlib.rc_context(plot.RC):
-        f = plot._draw_parts(drawn, 7.0, "t", None)
+        f = plot.draw_parts(drawn, 7.0, "t", None)
         f.canvas.draw()
     axes = f.axes
     ref_lines = [sum(1 for ln in ax.get_lines() if ln.get_color() == plot.REF_STYLE[0][0] and ln.get_linestyle() == "--")
@@ -539,7 +539,7 @@ def figure_parts(tmp):
     drawn5 = [plot.Part(plot.aggregate_spec(df5.copy(), s), name=n, logx=n == "B") for n, s in parts]
     with matplotlib.rc_context(plot.RC), warnings.catch_warnings(record=True) as warned:
         warnings.simplefilter("always")
-        f = plot._draw_parts(drawn5, 7.0, "t", None)
+        f = plot.draw_parts(drawn5, 7.0, "t", None)
         f.canvas.draw()
     boxes = [ax.get_position() for ax in f.axes]
     overlap = [(i, j) for i, a in enumerate(boxes) for j, b in enumerate(boxes) if i < j
@@ -1089,7 +1089,7 @@ def case_verdicts(chtbench, tmp):
     n = 0
     for name in figure.names():
         fig = figure.load(figure.figure_path(name))
-        df = figure._counter_columns(W.rows(fig, cpus))
+        df = figure.counter_columns(W.rows(fig, cpus))
         for c in fig.get("check", []):
             n += 1
             what = f"{name}: '{c['text'][:70]}'"
