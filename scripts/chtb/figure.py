@@ -672,7 +672,7 @@ def medians_table(agg, labels=None, xlabel=None):
                                                    agg.attrs.get("y", [])))
     idx = ["facet", "x"] if (t["facet"] != "").any() else ["x"]
     if agg.attrs.get("grid"):   # panel titles name the facet's value only: the y goes first
-        t["y"] = agg["facet"].str.split(" ", n=1).str[0].map(plot.label)
+        t["y"] = agg["facet"].str.split(" ", n=1).str[0].map(style.label)
         idx = ["y"] + idx
     piv = t.pivot_table(index=idx, columns="series", values="median", sort=False)
     piv.columns.name = None
