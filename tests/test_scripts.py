@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Tests of scripts/ (the chtb package): /usr/bin/python3 tests/test_scripts.py CASE CHTBENCH
+"""Tests of scripts/ (the chtb package): /usr/bin/python3 tests/test_scripts.py CASE [CHTBENCH]
 
 Cases: config (TOML, cartesian product, excludes, overrides, scales), resume (SIGINT mid-sweep, then
 --resume: every cell exactly once), machine (machine.json fields), figure (a tiny real figure: PNG,
@@ -30,7 +30,7 @@ sys.path.insert(0, SCRIPTS)
 
 import pandas as pd  # noqa: E402
 
-from chtb import config, figure, style, sweep  # noqa: E402
+from chtb import binary, config, figure, style, sweep  # noqa: E402
 
 PY = "/usr/bin/python3"
 failures = 0
@@ -1188,10 +1188,12 @@ CASES = {"verdicts": case_verdicts, "reference": case_reference, "config": case_
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in CASES:
-        print(f"usage: {sys.argv[0]} {'|'.join(CASES)} CHTBENCH", file=sys.stderr)
+    if len(sys.argv) not in (2, 3) or sys.argv[1] not in CASES:
+        print(f"usage: {sys.argv[0]} {'|'.join(CASES)} [CHTBENCH]", file=sys.stderr)
         return 2
-    chtbench = os.path.abspath(sys.argv[2])
+    # the binary under test (meson's argument, else the one chtb finds) is the one every chtb lookup
+    # finds, here and in the scripts started without --chtbench: an out-of-tree build works alike
+    chtbench = binary.export(sys.argv[2] if len(sys.argv) == 3 else binary.find())
     tmp = tempfile.mkdtemp(prefix="chtb-test-")
     try:
         rc = CASES[sys.argv[1]](chtbench, tmp)

@@ -25,3 +25,11 @@ def default():
 def find(chosen=None):
     """The absolute path of `chosen` (a --chtbench value), else of default()."""
     return os.path.abspath(chosen or default())
+
+
+def export(path):
+    """Makes `path` (absolute) the binary default() finds from now on, in this process and in the
+    scripts it starts ($CHTBENCH): a test hands the binary under test (its meson argument) to every
+    chtb lookup this way. Returns the absolute path."""
+    os.environ[ENV] = os.path.abspath(path)
+    return os.environ[ENV]
