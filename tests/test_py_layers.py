@@ -6,7 +6,8 @@
 - no private name (`_name`) of a chtb module used by another module: neither `from chtb.X import _name`
   nor `X._name` where X is bound to a chtb module, in the package, in scripts/'s thin executables and
   in tests/*.py (a helper two modules share is public, in the lower one);
-- scripts/chtb/binary.py is the one place that reads $CHTBENCH or names build/chtbench.
+- scripts/chtb/binary.py is the one module that names $CHTBENCH or joins a path ending in chtbench.
+First a self-test: the checks catch a cycle and private names in a package written to a temporary dir.
 
 Usage: test_py_layers.py SOURCE_ROOT [PACKAGE_DIR]   (PACKAGE_DIR: another copy of scripts/chtb to
 check, e.g. an old commit's, with SOURCE_ROOT's scripts/ and tests/ as the users.)
@@ -16,6 +17,7 @@ import ast
 import glob
 import os
 import sys
+import tempfile
 
 PKG = "chtb"
 failures = 0
@@ -131,14 +133,8 @@ def private_uses(path, tree, me, modules):
     return bad
 
 
-def main():
-    if len(sys.argv) not in (2, 3):
-        print(__doc__.strip().splitlines()[-3], file=sys.stderr)
-        return 2
-    root = os.path.abspath(sys.argv[1])
-    pkg_dir = os.path.abspath(sys.argv[2]) if len(sys.argv) == 3 else os.path.join(root, "scripts", PKG)
-    modules = module_names(pkg_dir)
-    check(len(modules) >= 10, f"{len(modules)} modules in {pkg_dir}")
+def graph_of(modules, pkg_dir):
+    """({module: modules it imports}, {(a, b): line of a's first import of b}, private uses)."""
     graph, where, bad = {}, {}, []
     for me, path in modules.items():
         tree = parse(path)
@@ -148,6 +144,42 @@ def main():
                 graph.setdefault(me, set()).add(mod)
                 where.setdefault((me, mod), line)
         bad += private_uses(rel, tree, me, modules)
+    return graph, where, bad
+
+
+def self_test():
+    """The checks catch what they are for, on a package built here: a cycle held apart by an import
+    inside a function, a chain of three, and private names taken both ways."""
+    files = {"__init__.py": "X = 1\n",
+             "a.py": "from . import b\n",
+             "b.py": "def f():\n    from . import a\n    return a\n",
+             "c.py": "import chtb.d\n", "d.py": "from .e import g\n", "e.py": "from chtb import c\ng = 1\n",
+             "f.py": "from . import X, b\nfrom .b import _h\n\ndef k():\n    return b._h + b.f + X\n",
+             "g.py": "import chtb.b\nchtb.b._i = 2\n"}
+    with tempfile.TemporaryDirectory() as tmp:
+        pkg = os.path.join(tmp, PKG)
+        os.mkdir(pkg)
+        for name, text in files.items():
+            with open(os.path.join(pkg, name), "w") as f:
+                f.write(text)
+        graph, _, bad = graph_of(module_names(pkg), pkg)
+    got = cycles(graph)
+    check(got == [["chtb.a", "chtb.b"], ["chtb.c", "chtb.d", "chtb.e"]],
+          f"self-test: a cycle through an import in a function and one of three modules found ({got})")
+    want = ["chtb/f.py:2: from chtb.b import _h", "chtb/f.py:5: chtb.b._h", "chtb/g.py:2: chtb.b._i"]
+    check(sorted(bad) == want, f"self-test: private names from another module found, public ones not ({bad})")
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        print(f"usage: {sys.argv[0]} SOURCE_ROOT [PACKAGE_DIR]", file=sys.stderr)
+        return 2
+    root = os.path.abspath(sys.argv[1])
+    pkg_dir = os.path.abspath(sys.argv[2]) if len(sys.argv) == 3 else os.path.join(root, "scripts", PKG)
+    self_test()
+    modules = module_names(pkg_dir)
+    check(len(modules) >= 10, f"{len(modules)} modules in {pkg_dir}")
+    graph, where, bad = graph_of(modules, pkg_dir)
     for comp in cycles(graph):
         edges = sorted(f"{a} -> {b} (line {where[(a, b)]})" for a in comp for b in graph.get(a, ()) if b in comp)
         check(False, f"import cycle among {', '.join(comp)}: " + "; ".join(edges))
