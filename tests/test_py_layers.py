@@ -2,7 +2,8 @@
 """scripts/chtb in layers (issue 51.7): every module of the package parsed with `ast`, and
 
 - no import cycle among its modules, counting imports inside functions (a lazy import only hides a
-  cycle at load time: the modules still need each other);
+  cycle at load time: the modules still need each other), and every import goes down the numbered
+  layers of scripts/chtb/__init__.py's docstring, which name every module;
 - no private name (`_name`) of a chtb module used by another module: neither `from chtb.X import _name`
   nor `X._name` where X is bound to a chtb module, in the package, in scripts/'s thin executables and
   in tests/*.py (a helper two modules share is public, in the lower one);
@@ -16,6 +17,7 @@ Prints each problem on its own line; exit 1 if there is one.
 import ast
 import glob
 import os
+import re
 import sys
 import tempfile
 
@@ -147,6 +149,27 @@ def graph_of(modules, pkg_dir):
     return graph, where, bad
 
 
+def declared_layers(init_path):
+    """{module: layer} from the package docstring's numbered list ("  1 binary (...), provenance ...")."""
+    doc = ast.get_docstring(parse(init_path)) or ""
+    layers, num, text = {}, None, {}
+    for line in doc.splitlines():
+        m = re.match(r"^  (\d+) (.*)", line)
+        if m:
+            num = int(m.group(1))
+            text[num] = m.group(2)
+        elif num is not None and line.startswith("    "):
+            text[num] += " " + line.strip()
+        else:
+            num = None
+    for n, t in text.items():
+        while re.search(r"\([^()]*\)", t):           # drop the descriptions, innermost parentheses first
+            t = re.sub(r"\([^()]*\)", "", t)
+        for name in t.split(","):
+            layers[f"{PKG}.{name.strip()}"] = n
+    return layers
+
+
 def self_test():
     """The checks catch what they are for, on a package built here: a cycle held apart by an import
     inside a function, a chain of three, and private names taken both ways."""
@@ -180,6 +203,14 @@ def main():
     modules = module_names(pkg_dir)
     check(len(modules) >= 10, f"{len(modules)} modules in {pkg_dir}")
     graph, where, bad = graph_of(modules, pkg_dir)
+    init = modules[PKG]
+    layers = declared_layers(init)
+    check(set(layers) == set(modules) - {PKG},
+          f"chtb/__init__.py's layers name every module once (missing {sorted(set(modules) - {PKG} - set(layers))}, "
+          f"unknown {sorted(set(layers) - set(modules))})")
+    up = sorted(f"{a} (layer {layers[a]}) -> {b} (layer {layers[b]}, line {where[(a, b)]})"
+                for a, bs in graph.items() for b in bs if a in layers and b in layers and layers[b] >= layers[a])
+    check(not up, f"every import goes to a lower layer than the importer's ({'; '.join(up) or 'none else'})")
     for comp in cycles(graph):
         edges = sorted(f"{a} -> {b} (line {where[(a, b)]})" for a in comp for b in graph.get(a, ()) if b in comp)
         check(False, f"import cycle among {', '.join(comp)}: " + "; ".join(edges))
