@@ -42,6 +42,7 @@
 #include "mode.h"
 #include "runner.h"
 #include "team.h"
+#include "registry.h"
 #include "report.h"
 #include "util.h"
 
@@ -364,6 +365,151 @@ static int lock_run(struct run_context *ctx, const struct mode_cell *c, unsigned
     return 0;
 }
 
+/* ---------------- the lock-bench CSV (--csv, --json): docs/csv.md "Lock-bench CSV" ---------------- */
+
+/* One repetition of a lock bench, as its row sees it. */
+struct lock_record {
+    const struct bench_config *cfg;
+    const struct lock_ops *lock;
+    unsigned threads;
+    unsigned rep;
+    bool oversubscribed;
+    bool has_speedup;           /* this lock's 1-thread median is known */
+    double speedup;             /* acq_per_s / median acq_per_s of its 1-thread runs */
+    const struct lb_result *r;
+};
+
+/* mutex: the smallest and largest of the 4 shared counters (both == acquisitions when ok) */
+static uint64_t counter_min(const struct lb_result *r)
+{
+    uint64_t lo = r->counter[0];
+    for (unsigned k = 1; k < LB_COUNTERS; k++)
+        lo = r->counter[k] < lo ? r->counter[k] : lo;
+    return lo;
+}
+static uint64_t counter_max(const struct lb_result *r)
+{
+    uint64_t hi = r->counter[0];
+    for (unsigned k = 1; k < LB_COUNTERS; k++)
+        hi = r->counter[k] > hi ? r->counter[k] : hi;
+    return hi;
+}
+
+/* plugin, plugin_sha256 (lock schema 3): the plugin that provided the lock, empty for built-ins */
+static const char *plugin_of(const struct lock_record *rec, bool sha)
+{
+    const struct registry_plugin *p = registry_lock_plugin(rec->lock);
+    return p ? (sha ? p->sha256 : p->name) : "";
+}
+
+/* --bench mutex|rwlock --csv, then the context: one declaration a column (report.h) */
+#define LOCK_COLUMNS(X, S) \
+    S(SCHEMA, "lock-bench schema version (" REPORT_STR(LOCK_CSV_SCHEMA_VERSION) ")") \
+    S(RUN_ID, "the invocation's id, as in the table CSV") \
+    X(CSV, bench, "text", "", "bench", "`mutex` or `rwlock`", VAL_S(cfg->bench == BENCH_RWLOCK ? "rwlock" : "mutex")) \
+    S(TIMESTAMP, "end of the repetition, UTC, ISO 8601 with milliseconds") \
+    S(HOST, "hostname") \
+    X(CSV, lock, "text", "", "lock", "lock name (`--list=locks`)", VAL_S(rec->lock->name)) \
+    X(CSV, threads, "int", "", "threads", "threads contending for the one lock", VAL_U(rec->threads)) \
+    X(CSV, pin, "text", "", "pin", "`default`, `compact`, `balanced`, `list`", VAL_S(pin_policy_name(cfg->pin.policy))) \
+    X(CSV, oversubscribed, "int", "", "", "1 when threads exceed the usable CPUs (or a `list:` repeats a CPU)", VAL_U(rec->oversubscribed)) \
+    X(CSV, seed, "int", "", "seed", "`--seed` (rwlock: thread `t` of repetition `k` draws from stream `(seed + k, t)`)", VAL_U(cfg->seed)) \
+    X(CSV, duration_ms, "int", "ms", "duration", "`-d`", VAL_U(cfg->duration_ms)) \
+    X(CSV, rep, "int", "", "", "repetition, from 0", VAL_U(rec->rep)) \
+    X(CSV, cs, "int", "", "cs", "mutex: `--cs` work units inside the critical section; empty for rwlock", VAL_OU(!rw, cfg->cs)) \
+    X(CSV, ncs, "int", "", "ncs", "`--ncs` work units outside it", VAL_U(cfg->ncs)) \
+    X(CSV, write_pct, "int", "%", "write", "rwlock: `--write`, probability (%) that an iteration writes; empty for mutex", VAL_OU(rw, cfg->write_pct)) \
+    X(CSV, rcs, "int", "", "rcs", "rwlock: `--rcs` work units of a read critical section", VAL_OU(rw, cfg->rcs)) \
+    X(CSV, wcs, "int", "", "wcs", "rwlock: `--wcs` add/subtract pairs of a write critical section", VAL_OU(rw, cfg->wcs)) \
+    X(CSV, handoff_bound, "int", "", "handoff", "`lock_config.handoff_bound` (`--handoff`)", VAL_U(cfg->handoff_bound)) \
+    X(CSV, waiter_threshold, "int", "", "waiters", "`lock_config.waiter_threshold` (`--waiters`)", VAL_U(cfg->waiter_threshold)) \
+    X(CSV, elapsed_s, "float", "s", "", "last thread's end − first thread's start", VAL_D(r->elapsed_s)) \
+    X(CSV, acquisitions, "int", "", "", "critical sections of all threads (mutex: `lock()`s; rwlock: reads + writes)", VAL_U(r->acquisitions)) \
+    X(CSV, acq_per_s, "float", "1/s", "", "acquisitions / elapsed_s", VAL_D(r->acq_per_s)) \
+    X(CSV, reads, "int", "", "", "rwlock: `read_lock()` sections; mutex: 0", VAL_U(r->reads)) \
+    X(CSV, writes, "int", "", "", "rwlock: `lock()` sections; mutex: = acquisitions", VAL_U(r->writes)) \
+    X(CSV, min_share, "float", "share", "", "smallest per-thread acquisitions / acquisitions (fair: 1/threads)", VAL_D(r->min_share)) \
+    X(CSV, max_share, "float", "share", "", "largest per-thread share; with one thread both are 1", VAL_D(r->max_share)) \
+    X(CSV, speedup, "float", "", "", "acq_per_s / median acq_per_s of this lock's 1-thread repetitions (S = T(N)/T(1), as in the Tsinghua 2012 thesis on OS scalability on multicore, §1.1.2); empty without 1 in `--threads` before this count", VAL_OD(rec->has_speedup, rec->speedup)) \
+    X(CSV, counter_min, "int", "", "", "mutex: smallest of the 4 shared counters after the run; empty for rwlock", VAL_OU(!rw, counter_min(r))) \
+    X(CSV, counter_max, "int", "", "", "mutex: largest of them (`invariant_ok` needs both = acquisitions)", VAL_OU(!rw, counter_max(r))) \
+    X(CSV, final_sum, "int", "", "", "rwlock: sum of the 64-integer array after the run, signed (must be 0); empty for mutex", if (rw) VAL_I(r->final_sum); else VAL_NONE()) \
+    X(CSV, reader_violations, "int", "", "", "rwlock: read sections that saw a nonzero sum (a half-done write)", VAL_OU(rw, r->reader_violations)) \
+    X(CSV, write_counter, "int", "", "", "rwlock: counter bumped non-atomically by writers (must equal writes)", VAL_OU(rw, r->write_counter)) \
+    X(CSV, invariant_ok, "int", "", "", "1 when the bench's invariant held; 0 also prints `INVARIANT FAILURE` and exits 1", VAL_U(r->invariant_ok)) \
+    X(CSV, tx_begins, "int", "", "", "RTM transactions started: `lock_ops.stats` + every thread's `ctx_stats`; empty for locks that count nothing", VAL_OU(r->has_lock_stats, r->ls.tx_begins)) \
+    X(CSV, tx_commits, "int", "", "", "transactions committed (same source)", VAL_OU(r->has_lock_stats, r->ls.tx_commits)) \
+    X(CSV, tx_aborts, "int", "", "", "transactions aborted", VAL_OU(r->has_lock_stats, r->ls.tx_aborts)) \
+    X(CSV, abort_conflict, "int", "", "", "aborts with `_XABORT_CONFLICT`", VAL_OU(r->has_lock_stats, r->ls.abort_conflict)) \
+    X(CSV, abort_capacity, "int", "", "", "aborts with `_XABORT_CAPACITY`", VAL_OU(r->has_lock_stats, r->ls.abort_capacity)) \
+    X(CSV, abort_explicit, "int", "", "", "aborts by `xabort` (e.g. the fallback lock was held)", VAL_OU(r->has_lock_stats, r->ls.abort_explicit)) \
+    X(CSV, abort_retry, "int", "", "", "aborts with `_XABORT_RETRY`", VAL_OU(r->has_lock_stats, r->ls.abort_retry)) \
+    X(CSV, abort_other, "int", "", "", "other aborts", VAL_OU(r->has_lock_stats, r->ls.abort_other)) \
+    X(CSV, fallbacks, "int", "", "", "acquisitions that took the fallback lock", VAL_OU(r->has_lock_stats, r->ls.fallbacks)) \
+    X(CSV, plugin, "text", "", "", "the plugin (docs/plugins.md) that provided the lock; empty for built-ins", VAL_S(plugin_of(rec, false))) \
+    X(CSV, plugin_sha256, "text", "", "", "sha256 of each plugin file named in `plugin` (`;`-joined likewise); empty for built-ins", VAL_S(plugin_of(rec, true)))
+
+#define LOCK_FN(where, name, type, unit, flag, meaning, value)                       \
+    static void lock_##name(struct report_cell *cell, const void *item, unsigned row) \
+    {                                                                                \
+        const struct lock_record *rec = item;                                        \
+        const struct bench_config *cfg = rec->cfg;                                   \
+        const struct lb_result *r = rec->r;                                          \
+        bool rw = cfg->bench == BENCH_RWLOCK;                                        \
+        (void)r, (void)rw, (void)row;                                                \
+        value;                                                                       \
+    }
+#define LOCK_ENTRY(where, name, type, unit, flag, meaning, value) \
+    REPORT_ENTRY(where, name, type, unit, flag, meaning, lock_##name),
+LOCK_COLUMNS(LOCK_FN, REPORT_NO_FN)
+static const struct report_col lock_cols[] = { LOCK_COLUMNS(LOCK_ENTRY, REPORT_SHARED_ENTRY) };
+
+static const struct timespec *lock_end(const void *item) { return &((const struct lock_record *)item)->r->end_time; }
+
+static const struct report_schema lock_schema = {
+    "lock", LOCK_CSV_SCHEMA_VERSION, "L", "--csv of --bench mutex|rwlock", "chtbench lock-bench CSV (--bench)",
+    { REPORT_PART(lock_cols), REPORT_CONTEXT_PART }, lock_end, NULL,
+};
+
+/* ---------------- the console ---------------- */
+
+/* One console line per (lock, threads). */
+struct lb_summary {
+    const char *lock;
+    unsigned threads, n;        /* n: repetitions that ran */
+    double median, min, max;    /* Macq/s over the repetitions */
+    double min_share, max_share;/* over all repetitions */
+    double write_share;         /* rwlock: writes / acquisitions, all repetitions */
+    bool has_speedup;
+    double speedup;             /* median / 1-thread median */
+    bool ok;                    /* every invariant held */
+};
+
+static void console_header(FILE *f, const struct bench_config *c)
+{
+    if (c->bench == BENCH_RWLOCK)
+        fprintf(f, "# bench=rwlock write=%u%% rcs=%llu wcs=%llu ncs=%llu", c->write_pct, (unsigned long long)c->rcs,
+                (unsigned long long)c->wcs, (unsigned long long)c->ncs);
+    else
+        fprintf(f, "# bench=mutex cs=%llu ncs=%llu", (unsigned long long)c->cs, (unsigned long long)c->ncs);
+    fprintf(f, "  d=%llums  reps=%u  pin=%s  seed=%llu\n", (unsigned long long)c->duration_ms, c->reps,
+            pin_policy_name(c->pin.policy), (unsigned long long)c->seed);
+    fprintf(f, "%-14s %7s %10s %9s %9s %8s %9s %9s%s  %s\n", "lock", "threads", "Macq/s:med", "min", "max", "speedup",
+            "min_share", "max_share", c->bench == BENCH_RWLOCK ? "   writes" : "", "check");
+}
+
+static void console_summary(FILE *f, const struct bench_config *c, const struct lb_summary *s)
+{
+    char speedup[32] = "-", wr[32] = "";
+    if (s->has_speedup)
+        snprintf(speedup, sizeof speedup, "%.2f", s->speedup);
+    if (c->bench == BENCH_RWLOCK)
+        snprintf(wr, sizeof wr, " %7.2f%%", 100 * s->write_share);
+    fprintf(f, "%-14s %7u %10.3f %9.3f %9.3f %8s %9.4f %9.4f%s  %s\n", s->lock, s->threads, s->median, s->min, s->max,
+            speedup, s->min_share, s->max_share, wr, s->ok ? "ok" : "FAILED");
+    fflush(f);
+}
+
 static double lock_metric(const void *result) { return ((const struct lb_result *)result)->acq_per_s; }
 
 static void lock_rows(struct run_context *ctx, const struct mode_cell *c, unsigned rep, const void *result,
@@ -372,10 +518,10 @@ static void lock_rows(struct run_context *ctx, const struct mode_cell *c, unsign
     struct lock_record rec = { .cfg = ctx->cfg, .lock = ctx->cfg->locks[c->subject], .threads = c->threads,
                                .rep = rep, .oversubscribed = mode_oversubscribed(ctx, c), .r = result,
                                .has_speedup = s.known, .speedup = s.value };
-    mode_emit(ctx, &(struct report_item){ .schema = SCHEMA_LOCK, .lock = &rec });
+    mode_emit(ctx, &lock_schema, &rec);
 }
 
-static void lock_console_header(struct run_context *ctx) { report_lock_console_header(ctx->human, ctx->cfg); }
+static void lock_console_header(struct run_context *ctx) { console_header(ctx->human, ctx->cfg); }
 
 static void lock_console_summary(struct run_context *ctx, const struct mode_cell *c, const void *results, unsigned n,
                                  struct speedup s)
@@ -399,7 +545,7 @@ static void lock_console_summary(struct run_context *ctx, const struct mode_cell
     ls.median = sm.median / 1e6;
     ls.min = sm.min / 1e6;
     ls.max = sm.max / 1e6;
-    report_lock_console_summary(ctx->human, ctx->cfg, &ls);
+    console_summary(ctx->human, ctx->cfg, &ls);
 }
 
 static int lock_prepare(struct run_context *ctx)
@@ -410,7 +556,8 @@ static int lock_prepare(struct run_context *ctx)
 
 #define LOCK_MODE(NAME)                                                                   \
     {                                                                                     \
-        .name = NAME, .schema = SCHEMA_LOCK, .result_size = sizeof(struct lb_result),     \
+        .name = NAME, .files = { [OUT_MAIN] = &lock_schema },                         \
+        .result_size = sizeof(struct lb_result),                                      \
         .prepare = lock_prepare,                                                          \
         .cells = lock_cells, .cell = lock_cell, .run = lock_run, .metric = lock_metric,   \
         .rows = lock_rows, .console_header = lock_console_header,                         \

@@ -8,6 +8,8 @@
 
 #include "config.h"
 
+#define LOCK_CSV_SCHEMA_VERSION 3   /* 2: run_id and build context columns; 3: plugin, plugin_sha256 */
+
 #define LB_COUNTERS 4      /* mutex: shared counters in one cache line */
 #define LB_ARRAY 64        /* rwlock: RWBench's shared array of 64 integers */
 

@@ -16,7 +16,9 @@
 #include "cht_env.h"
 #include "cli.h"
 #include "mode.h"
+#include "lockbench.h"
 #include "report.h"
+#include "table_columns.h"
 #include "runner.h"
 #include "plugin.h"
 
@@ -223,7 +225,7 @@ int main(int argc, char **argv)
     case CLI_VERSION: version(); break;
     case CLI_LIST_TABLES: list_tables(); break;
     case CLI_LIST_LOCKS: list_locks(); break;
-    case CLI_SCHEMA: rc = report_schema(stdout, cli_schema_name); break;
+    case CLI_SCHEMA: rc = mode_print_schema(stdout, cli_schema_name); break;
     case CLI_PRINT_PINNING: rc = print_pinning(&cfg); break;
     case CLI_RUN: rc = mode_run(&cfg); break;
     }

@@ -278,11 +278,44 @@ static int mem_run(struct run_context *ctx, const struct mode_cell *c, unsigned 
     return 0;
 }
 
+/* ---------------- the memory-bench CSV (--csv, --json): one declaration a column (report.h) ---------------- */
+
+#define MEMORY_COLUMNS(X, S) \
+    S(SCHEMA, "memory-bench schema version (" REPORT_STR(MEMBENCH_CSV_SCHEMA_VERSION) ")") \
+    S(RUN_ID, "the invocation's id") \
+    S(TIMESTAMP, "when the point was measured, UTC, ISO 8601 with milliseconds") \
+    S(HOST, "hostname") \
+    X(CSV, bytes, "int", "bytes", "", "working set: one random cycle through all its 64-byte lines", VAL_U(p->bytes)) \
+    X(CSV, pages, "text", "", "", "`4k` (`MADV_NOHUGEPAGE`) or `thp` (`MADV_HUGEPAGE`)", VAL_S(p->thp ? "thp" : "4k")) \
+    X(CSV, threads, "int", "", "", "threads chasing in the one shared buffer", VAL_U(p->threads)) \
+    X(CSV, k, "int", "", "", "chases in flight per thread (1: pure latency)", VAL_U(p->k)) \
+    X(CSV, ns_per_load, "float", "ns", "", "per thread: elapsed / loads of one thread (k = 1: the load-to-use latency)", VAL_D(p->ns_per_load)) \
+    X(CSV, mloads_per_s, "float", "M loads/s", "", "all threads: loads / elapsed / 10^6", VAL_D(p->mloads_per_s))
+
+#define MEMORY_FN(where, name, type, unit, flag, meaning, value)                       \
+    static void memory_##name(struct report_cell *cell, const void *item, unsigned row) \
+    {                                                                                  \
+        const struct membench_point *p = item;                                         \
+        (void)row;                                                                     \
+        value;                                                                         \
+    }
+#define MEMORY_ENTRY(where, name, type, unit, flag, meaning, value) \
+    REPORT_ENTRY(where, name, type, unit, flag, meaning, memory_##name),
+MEMORY_COLUMNS(MEMORY_FN, REPORT_NO_FN)
+static const struct report_col memory_cols[] = { MEMORY_COLUMNS(MEMORY_ENTRY, REPORT_SHARED_ENTRY) };
+
+static const struct timespec *point_end(const void *item) { return &((const struct membench_point *)item)->end_time; }
+
+static const struct report_schema memory_schema = {
+    "memory", MEMBENCH_CSV_SCHEMA_VERSION, "M", "--csv of --bench memory", "chtbench memory-bench CSV (--bench memory)",
+    { REPORT_PART(memory_cols), REPORT_CONTEXT_PART }, point_end, NULL,
+};
+
 static void mem_rows(struct run_context *ctx, const struct mode_cell *c, unsigned rep, const void *result,
                      struct speedup s)
 {
     (void)c, (void)rep, (void)s;
-    mode_emit(ctx, &(struct report_item){ .schema = SCHEMA_MEMORY, .memory = result });
+    mode_emit(ctx, &memory_schema, result);
 }
 
 static void mem_console_header(struct run_context *ctx)
@@ -312,7 +345,7 @@ static void mem_console_summary(struct run_context *ctx, const struct mode_cell 
 
 const struct mode memory_mode = {
     .name = "memory",
-    .schema = SCHEMA_MEMORY,
+    .files = { [OUT_MAIN] = &memory_schema },
     .result_size = sizeof(struct membench_point),
     .prepare = mem_prepare,
     .cells = mem_cells,

@@ -4,8 +4,8 @@
  * of a result. One loop (src/modes.c, mode_run) drives every mode and owns
  * what they share: the order of cells and repetitions, the speedup against
  * the subject's 1-thread median, the console summary's placement, SIGINT and
- * SIGTERM, and every results line (built by report.c, written through
- * outfile.h).
+ * SIGTERM, and every results line (built by report.c from the schemas the
+ * mode names, written through outfile.h).
  */
 #ifndef CHT_MODE_H
 #define CHT_MODE_H
@@ -36,7 +36,8 @@ struct speedup {
 
 struct mode {
     const char *name;          /* its --bench value (mode_list.h) */
-    enum report_schema schema; /* of its rows in the main results file (--csv) */
+    /* its files' schemas: out[OUT_MAIN] (--csv, --json) and the side files (context.h); NULL: none */
+    const struct report_schema *files[OUT_FILES];
     size_t result_size;        /* bytes of one repetition's result (0: prepare sets ctx's) */
     /* Every check before the first repetition, and (unless ctx->validate) what the run needs:
      * 0, or an exit status with the message printed. Runs after the topology and plans are made
@@ -59,10 +60,12 @@ struct mode {
                             struct speedup s);
 };
 
-/* Writes one item: its CSV line(s) to the results file of its schema (the main CSV, or a side
- * file), a --json record on stdout for the main rows. A write error is reported and makes the
- * exit status 1. */
-void mode_emit(struct run_context *ctx, const struct report_item *it);
+/* Writes one item of one of the mode's schemas: its CSV line(s) to that schema's results file
+ * (the main CSV, or a side file), a --json record on stdout for the main rows. A write error is
+ * reported and makes the exit status 1. */
+void mode_emit(struct run_context *ctx, const struct report_schema *schema, const void *item);
+/* --schema [NAME]: every mode's schemas (report_schema). */
+int mode_print_schema(FILE *f, const char *which);
 
 /* The worse of two exit statuses: 1 (failure) outranks 3 (table full) outranks 0. */
 int mode_worse(int a, int b);

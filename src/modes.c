@@ -68,14 +68,15 @@ static int probe_new_file(const char *flag, const char *path, char *err, size_t 
 static int open_outputs(struct run_context *ctx)
 {
     const struct bench_config *cfg = ctx->cfg;
-    const struct { const char *flag, *path; enum report_schema schema; } want[OUT_FILES] = {
-        [OUT_MAIN] = { "--csv", cfg->csv, mode_of(cfg)->schema },
-        [OUT_LATENCY] = { "--latency-csv", cfg->latency_csv, SCHEMA_LATENCY },
-        [OUT_TIMELINE] = { "--timeline-csv", cfg->timeline_csv, SCHEMA_TIMELINE },
+    const struct report_schema *const *files = mode_of(cfg)->files;
+    const struct { const char *flag, *path; } want[OUT_FILES] = {
+        [OUT_MAIN] = { "--csv", cfg->csv },
+        [OUT_LATENCY] = { "--latency-csv", cfg->latency_csv },
+        [OUT_TIMELINE] = { "--timeline-csv", cfg->timeline_csv },
     };
     char err[1024];
     for (int i = 0; i < OUT_FILES; i++) {
-        if (!want[i].path)
+        if (!want[i].path || !files[i])   /* a side file of another mode: cli.c refuses its flag */
             continue;
         const char *clash = NULL;
         if (ctx->validate && strcmp(want[i].path, "-") != 0) {
@@ -88,8 +89,8 @@ static int open_outputs(struct run_context *ctx)
             if (!exists && !clash)
                 continue;
         }
-        if (!clash && outfile_open(&ctx->out[i], want[i].flag, want[i].path, report_header_line(want[i].schema),
-                                   report_file_kind(want[i].schema), err, sizeof err) != 0)
+        if (!clash && outfile_open(&ctx->out[i], want[i].flag, want[i].path, report_header_line(files[i]),
+                                   report_file_kind(files[i]), err, sizeof err) != 0)
             goto refused;
         for (int j = 0; !clash && j < i; j++)
             if (outfile_same(&ctx->out[i], &ctx->out[j]))
@@ -107,17 +108,42 @@ refused:
     return EXIT_USAGE;
 }
 
-void mode_emit(struct run_context *ctx, const struct report_item *it)
+void mode_emit(struct run_context *ctx, const struct report_schema *schema, const void *item)
 {
-    int which = it->schema == SCHEMA_LATENCY ? OUT_LATENCY : it->schema == SCHEMA_TIMELINE ? OUT_TIMELINE : OUT_MAIN;
+    int which = 0;
+    while (which < OUT_FILES - 1 && ctx->mode->files[which] != schema)
+        which++;
+    if (ctx->mode->files[which] != schema) {
+        fprintf(stderr, "chtbench: internal error: the %s mode emits a row of the %s schema it does not name\n",
+                ctx->mode->name, schema->name);
+        abort();
+    }
     struct outfile *o = ctx_out(ctx, which);
     char err[512];
-    if (o && report_append(o, it, err, sizeof err) != 0) {
+    if (o && report_append(o, schema, item, err, sizeof err) != 0) {
         fprintf(stderr, "chtbench: %s\n", err);
         ctx->status = mode_worse(ctx->status, EXIT_FAILED);
     }
     if (which == OUT_MAIN && ctx->cfg->json)
-        report_json_item(stdout, it);
+        report_json_item(stdout, schema, item);
+}
+
+int mode_print_schema(FILE *f, const char *which)
+{
+    /* each schema once, in the modes' order (mutex and rwlock share theirs) */
+    const struct report_schema *list[16];
+    unsigned n = 0;
+#define MODE_SCHEMAS(id, name, m, check)                                            \
+    for (int i = 0; i < OUT_FILES; i++) {                                           \
+        bool seen = !m.files[i];                                                    \
+        for (unsigned k = 0; k < n && !seen; k++)                                   \
+            seen = list[k] == m.files[i];                                           \
+        if (!seen && n < sizeof list / sizeof list[0])                              \
+            list[n++] = m.files[i];                                                 \
+    }
+    CHT_BENCH_MODES(MODE_SCHEMAS)
+#undef MODE_SCHEMAS
+    return report_schema(f, which, list, n);
 }
 
 int mode_worse(int a, int b)

@@ -35,9 +35,9 @@
 #include "keygen.h"
 #include "mode.h"
 #include "runner.h"
+#include "table_columns.h"
 #include "util.h"
 
-#define OCC_SCHEMA OCCUPANCY_CSV_SCHEMA_VERSION
 #define OCC_LINE_SAMPLE (UINT64_C(1) << 16)
 #define OCC_MISS_BASE (UINT64_C(1) << 61)
 #define OCC_MISS_SPAN (UINT64_C(1) << 40)
@@ -283,6 +283,63 @@ static int occ_run(struct run_context *ctx, const struct mode_cell *c, unsigned 
     return 0;
 }
 
+/* ---------------- the occupancy CSV (--csv, --json): one declaration a column (report.h) ---------------- */
+
+/* One row of --bench occupancy: a load of one (table, rep). */
+struct occ_record {
+    const struct table_choice *table;
+    unsigned rep;
+    const struct occ_row *row;
+    const struct timespec *end_time;   /* when the repetition ended */
+};
+
+/* then the context */
+#define OCCUPANCY_COLUMNS(X, S) \
+    S(SCHEMA, "occupancy schema version (" REPORT_STR(OCCUPANCY_CSV_SCHEMA_VERSION) ")") \
+    X(CSV, bench, "text", "", "", "`occupancy`", VAL_S("occupancy")) \
+    S(TIMESTAMP, "end of the repetition, UTC, ISO 8601 with milliseconds") \
+    S(HOST, "hostname") \
+    X(CSV, table, "text", "", "", "table name", VAL_S(rec->table->ops->name)) \
+    X(CSV, options, "text", "", "", "the table's options as given (`resize=0`; quoted when they hold a comma); `-` if none", VAL_S(rec->table->options_text[0] ? rec->table->options_text : "-")) \
+    X(CSV, rep, "int", "", "", "repetition, from 0 (keys of the lookups: stream `(seed, rep)`)", VAL_U(rec->rep)) \
+    X(CSV, slots, "int", "", "", "the table's real slot capacity C (`stats.buckets`; tables round `--slots` up, e.g. to powers of two)", VAL_U(r->slots)) \
+    X(CSV, load_target, "float", "", "", "the `--load` value of this row", VAL_D(r->load_target)) \
+    X(CSV, keys, "int", "", "", "keys in the table: round(load_target × C) when reached (one key of precision), else the count at the first refused insert", VAL_U(r->keys)) \
+    X(CSV, load, "float", "", "", "keys / C", VAL_D(r->load)) \
+    X(CSV, reached, "int", "", "", "1 when all `keys` went in; 0 when an insert was refused first (then O13-O19 are empty)", VAL_U(r->reached)) \
+    X(CSV, insert_mops, "float", "Mops/s", "", "inserts of this load band (from the previous row's keys to this row's), millions per second", VAL_OD(r->reached, r->insert_mops)) \
+    X(CSV, hit_mops, "float", "Mops/s", "", "hit-only gets (keys known present), millions per second", VAL_OD(r->reached, r->hit_mops)) \
+    X(CSV, miss_mops, "float", "Mops/s", "", "miss-only gets (keys known absent), millions per second", VAL_OD(r->reached, r->miss_mops)) \
+    X(CSV, hit_failures, "int", "", "", "hit-phase gets that returned false (always 0, or the run fails)", VAL_OU(r->reached, r->hit_failures)) \
+    X(CSV, miss_hits, "int", "", "", "miss-phase gets that returned true: 0 for exact tables; an approximate table's false positives (fp rate = miss_hits / Q)", VAL_OU(r->reached, r->miss_hits)) \
+    X(CSV, lines_hit, "float", "", "", "distinct 64-byte lines of key/value storage one hit-phase get reads, averaged over min(Q, 2^16) present keys; measured untimed, after both timed phases, through the table's `probe_lines` hook (docs/adding-a-table.md); empty for a table without one (and for an unreached load)", VAL_OD(r->reached && r->lines, r->lines_hit)) \
+    X(CSV, lines_miss, "float", "", "", "the same over as many keys never inserted (the miss phase's key space)", VAL_OD(r->reached && r->lines, r->lines_miss)) \
+    X(CSV, max_load, "float", "", "", "keys at the first refused insert / C (1 if none was refused up to C keys)", VAL_D(r->max_load)) \
+    X(CSV, bytes, "int", "bytes", "", "`stats.bytes` after the max-load fill", VAL_U(r->bytes)) \
+    S(RUN_ID, "the invocation's id, as in the table CSV") \
+    X(CSV, plugin, "text", "", "", "the plugin (docs/plugins.md) that provided the table, or the lock it ran under (`TABLE;LOCK` when two plugins did); empty for built-ins", table_plugins(cell, rec->table, false)) \
+    X(CSV, plugin_sha256, "text", "", "", "sha256 of each plugin file named in `plugin` (`;`-joined likewise); empty for built-ins", table_plugins(cell, rec->table, true))
+
+#define OCCUPANCY_FN(where, name, type, unit, flag, meaning, value)                 \
+    static void occ_##name(struct report_cell *cell, const void *item, unsigned row) \
+    {                                                                               \
+        const struct occ_record *rec = item;                                        \
+        const struct occ_row *r = rec->row;                                         \
+        (void)r, (void)row;                                                         \
+        value;                                                                      \
+    }
+#define OCCUPANCY_ENTRY(where, name, type, unit, flag, meaning, value) \
+    REPORT_ENTRY(where, name, type, unit, flag, meaning, occ_##name),
+OCCUPANCY_COLUMNS(OCCUPANCY_FN, REPORT_NO_FN)
+static const struct report_col occupancy_cols[] = { OCCUPANCY_COLUMNS(OCCUPANCY_ENTRY, REPORT_SHARED_ENTRY) };
+
+static const struct timespec *occ_end(const void *item) { return ((const struct occ_record *)item)->end_time; }
+
+static const struct report_schema occupancy_schema = {
+    "occupancy", OCCUPANCY_CSV_SCHEMA_VERSION, "O", "--csv of --bench occupancy",
+    "chtbench occupancy CSV (--bench occupancy)", { REPORT_PART(occupancy_cols), REPORT_CONTEXT_PART }, occ_end, NULL,
+};
+
 static void occ_rows(struct run_context *ctx, const struct mode_cell *c, unsigned rep, const void *result,
                      struct speedup s)
 {
@@ -291,7 +348,7 @@ static void occ_rows(struct run_context *ctx, const struct mode_cell *c, unsigne
     for (unsigned i = 0; i < ctx->cfg->occ_nloads; i++) {
         struct occ_record rec = { .table = &ctx->cfg->table[c->subject], .rep = rep, .row = &res->rows[i],
                                   .end_time = &res->end_time };
-        mode_emit(ctx, &(struct report_item){ .schema = SCHEMA_OCCUPANCY, .occupancy = &rec });
+        mode_emit(ctx, &occupancy_schema, &rec);
     }
 }
 
@@ -337,7 +394,7 @@ static void occ_console_summary(struct run_context *ctx, const struct mode_cell 
 
 const struct mode occupancy_mode = {
     .name = "occupancy",
-    .schema = SCHEMA_OCCUPANCY,
+    .files = { [OUT_MAIN] = &occupancy_schema },
     .prepare = occ_prepare,
     .finish = occ_finish,
     .cells = occ_cells,

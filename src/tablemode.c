@@ -11,6 +11,7 @@
 #include "membench.h"
 #include "mode.h"
 #include "runner.h"
+#include "table_columns.h"
 #include "trace.h"
 #include "counters.h"
 #include "util.h"
@@ -378,6 +379,66 @@ static void table_finish(struct run_context *ctx)
     ctx->state = NULL;
 }
 
+/* ---------------- the console: the header, one line per cell, --latency's table ---------------- */
+
+static void console_header(FILE *f, const struct bench_config *c)
+{
+    char dist[128];
+    keygen_format(&c->dist, dist, sizeof dist);
+    fprintf(f, "# u=%u%% (insert %u%%, remove %u%%)  i=%llu  r=%llu  dist=%s  %s", c->update, c->insert, c->remove,
+            (unsigned long long)c->initial, (unsigned long long)c->range, dist, c->keys_sparse ? "keys=sparse  " : "");
+    if (c->ops)
+        fprintf(f, "ops=%llu/thread", (unsigned long long)c->ops);
+    else
+        fprintf(f, "d=%llums", (unsigned long long)c->duration_ms);
+    fprintf(f, "  reps=%u  pin=%s  prefill=%s  seed=%llu\n", c->reps, pin_policy_name(c->pin.policy),
+            c->prefill == PREFILL_SINGLE ? "single" : "parallel", (unsigned long long)c->seed);
+    fprintf(f, "%-28s %7s %9s %9s %9s %9s %8s %6s  %s\n", "table", "threads", "Mops/s:med", "mean", "min", "max",
+            "stdev", "cv", "check");
+}
+
+/* One line per (table, threads): medians over the repetitions, the
+ * coefficient of variation, and the check: "ok", or the worst outcome. */
+static void console_summary(FILE *f, const struct table_choice *t, unsigned threads, const char *pin,
+                            const double *mops, unsigned n, const char *check)
+{
+    (void)pin;
+    double v[n ? n : 1];
+    memcpy(v, mops, n * sizeof *v);
+    struct summary s;
+    summarize(v, n, &s);
+    char name[2200];
+    snprintf(name, sizeof name, "%s%s%s", t->ops->name, t->options_text[0] ? ":" : "", t->options_text);
+    char cv[16] = "-";
+    if (n > 1 && s.mean > 0)
+        snprintf(cv, sizeof cv, "%.1f%%", 100 * s.stdev / s.mean);
+    fprintf(f, "%-28s %7u %9.3f %9.3f %9.3f %9.3f %8.3f %6s  %s\n", name, threads, s.median, s.mean, s.min, s.max,
+            s.stdev, cv, check);
+    fflush(f);
+}
+
+/* --latency: per-store table of one repetition */
+static void console_latency(FILE *f, const struct record *rec)
+{
+    const struct lat_result *l = &rec->r->lat;
+    if (!l->on)
+        return;
+    double ns = l->tsc_hz > 0 ? 1e9 / l->tsc_hz : 0;
+    fprintf(f, "#   latency %s, %u threads, rep %u: 1 op in %llu timed, TSC %.3f GHz, empty stamp %llu cycles subtracted%s\n",
+            rec->table->ops->name, rec->threads, rec->rep, (unsigned long long)l->every, l->tsc_hz / 1e9,
+            (unsigned long long)l->overhead_cycles, l->dropped ? " (buffers full: later samples dropped)" : "");
+    fprintf(f, "#   %-8s %10s %9s %9s %9s %9s %9s %9s %9s  %s\n", "store", "samples", "avg", "stdev", "p50", "p90",
+            "p99", "p99.9", "avg ns", "within 10/25/50% of avg");
+    for (int st = 0; st < LAT_STORES; st++) {
+        const struct lat_stats *x = &l->st[st];
+        if (!x->count)
+            continue;
+        fprintf(f, "#   %-8s %10llu %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f %9.1f  %.0f%% %.0f%% %.0f%%\n", lat_store_name[st],
+                (unsigned long long)x->count, x->avg, x->stdev, x->p50, x->p90, x->p99, x->p999, x->avg * ns,
+                100 * x->within10, 100 * x->within25, 100 * x->within50);
+    }
+}
+
 static unsigned table_cells(const struct run_context *ctx) { return ctx->cfg->ntables * ctx->cfg->nthreads; }
 
 static void table_cell(const struct run_context *ctx, unsigned i, struct mode_cell *c)
@@ -436,7 +497,7 @@ static int table_run(struct run_context *ctx, const struct mode_cell *c, unsigne
     }
     if (cfg->latency_every) {
         struct record rec = record_of(ctx, c, rep, r, (struct speedup){ false, 0 });
-        report_console_latency(ctx->human, &rec);
+        console_latency(ctx->human, &rec);
     }
     return outcome_status(r->outcome);
 }
@@ -447,9 +508,9 @@ static void table_rows(struct run_context *ctx, const struct mode_cell *c, unsig
                        struct speedup s)
 {
     struct record rec = record_of(ctx, c, rep, result, s);
-    mode_emit(ctx, &(struct report_item){ .schema = SCHEMA_LATENCY, .table = &rec });
-    mode_emit(ctx, &(struct report_item){ .schema = SCHEMA_TIMELINE, .table = &rec });
-    mode_emit(ctx, &(struct report_item){ .schema = SCHEMA_TABLE, .table = &rec });
+    mode_emit(ctx, &latency_schema, &rec);
+    mode_emit(ctx, &timeline_schema, &rec);
+    mode_emit(ctx, &table_schema, &rec);
 }
 
 static void table_release(void *result)
@@ -459,7 +520,7 @@ static void table_release(void *result)
     r->timeline.samples = NULL;
 }
 
-static void table_console_header(struct run_context *ctx) { report_console_header(ctx->human, ctx->cfg); }
+static void table_console_header(struct run_context *ctx) { console_header(ctx->human, ctx->cfg); }
 
 static void table_console_summary(struct run_context *ctx, const struct mode_cell *c, const void *results, unsigned n,
                                   struct speedup s)
@@ -487,13 +548,13 @@ static void table_console_summary(struct run_context *ctx, const struct mode_cel
         snprintf(check + strlen(check), sizeof check - strlen(check), "  ceiling_frac %.3f%s", f.median,
                  ctx->cfg->ceiling_slice_ms ? " (in slices)" : "");
     }
-    report_console_summary(ctx->human, &ctx->cfg->table[c->subject], c->threads,
+    console_summary(ctx->human, &ctx->cfg->table[c->subject], c->threads,
                            pin_policy_name(ctx->cfg->pin.policy), mops, n, check);
 }
 
 const struct mode table_mode = {
     .name = "table",
-    .schema = SCHEMA_TABLE,
+    .files = { [OUT_MAIN] = &table_schema, [OUT_LATENCY] = &latency_schema, [OUT_TIMELINE] = &timeline_schema },
     .result_size = sizeof(struct run_result),
     .prepare = table_prepare,
     .finish = table_finish,

@@ -28,7 +28,7 @@ from checks import check, finish  # noqa: E402 (tests/checks.py)
 
 PAUSE = (re.compile(r"__builtin_ia32_pause|_mm_pause|\"pause\"|\"yield\"|cpu_relax"),
          "a hand-written pause: use cht_pause / cht_spin_yield (include/cht_atomic.h)")
-# STR is a stringify macro outside tables/ and locks/ (src/report.c), clht's old store macro inside
+# STR is a stringify macro outside tables/ and locks/, clht's old store macro inside
 MACROS = (re.compile(r"#\s*define\s+(LD|LDR|ST|CAS|XCHG|FADD)\s*\("),
           "its own atomics macro: use LD/ST/XCHG/FADD/CAS of include/cht_atomic.h")
 MACROS_STR = (re.compile(r"#\s*define\s+(LD|LDR|ST|STR|CAS|XCHG|FADD)\s*\("), MACROS[1])

@@ -131,7 +131,7 @@ int main(int argc, char **argv)
     if (argc == 3) {
         char doc[2048], hdr[2048];
         doc_columns(argv[2], doc, sizeof doc);
-        snprintf(hdr, sizeof hdr, "%s", report_header_line(SCHEMA_OCCUPANCY));
+        snprintf(hdr, sizeof hdr, "%s", report_header_line(occupancy_mode.files[OUT_MAIN]));
         hdr[strcspn(hdr, "\n")] = 0;
         CHECK(strcmp(doc, hdr) == 0, "occupancy CSV header differs from docs/csv.md:\n  code: %s\n  docs: %s", hdr,
               doc);

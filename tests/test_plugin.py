@@ -49,6 +49,8 @@ prefix = os.path.normpath(os.path.join(pcdir, "..", "..", ".."))
 if not glob.glob(os.path.join(prefix, "bin", "chtbench")):
     prefix = os.path.normpath(os.path.join(pcdir, "..", ".."))   # lib/pkgconfig without a multiarch dir
 BIN = os.path.join(prefix, "bin", "chtbench")
+# the schema versions as the installed chtbench declares them (`chtbench --schema`)
+VERSIONS = {k: str(v["version"]) for k, v in json.loads(subprocess.run([BIN, "--schema"], capture_output=True, text=True).stdout).items()}
 SHARE = os.path.join(prefix, "share", "chtbench")
 for h in ("cht.h", "cht_plugin.h", "lock.h", "cht_hash.h", "cht_atomic.h", "table_support.h", "table_locks.h"):
     check(os.path.isfile(os.path.join(prefix, "include", "chtbench", h)), f"include/chtbench/{h} installed")
@@ -219,7 +221,7 @@ if len(rows) == len(specs):
             ("example-lock", sha(LCK)), ("example-table;example-lock", sha(TAB) + ";" + sha(LCK))]
     got = [(r["plugin"], r["plugin_sha256"]) for r in rows]
     check(got == want, f"plugin, plugin_sha256 per row (table's, then its lock's) ({got})")
-    check(rows[0]["schema"] == "11", "table CSV schema 11")
+    check(rows[0]["schema"] == VERSIONS["table"], f"table CSV schema {VERSIONS['table']} (--schema)")
 
 # Two threads: the size check and the final check hold.
 p = run("--plugin", TAB, "--plugin", LCK, "-t", "ex-striped:lock=ex-ttas,ex-striped:lock=mcs", "-n", "2",
@@ -235,11 +237,11 @@ p = run("--plugin", TAB, "-t", "ex-striped:lock=clh", "-n", "2", "--ops", "10", 
 check(p.returncode == 0 and p.stdout == "" and p.stderr == "" and not os.path.exists(csvp + ".v"),
       f"--validate with a plugin table: exit 0, silent, no file ({p.returncode}: {p.stderr.strip()})")
 
-# A lock bench of the plugin lock: lock-bench schema 3 names it.
+# A lock bench of the plugin lock: the lock-bench CSV names it.
 lockcsv = os.path.join(tmp, "lock.csv")
 p = run("--plugin", LCK, "--bench", "mutex", "--lock", "ex-ttas", "-n", "2", "-d", "30", "--csv", lockcsv)
 lr = list(csv.DictReader(open(lockcsv))) if os.path.exists(lockcsv) else []
-check(p.returncode == 0 and len(lr) == 1 and lr[0]["schema"] == "3" and lr[0]["invariant_ok"] == "1" and
+check(p.returncode == 0 and len(lr) == 1 and lr[0]["schema"] == VERSIONS["lock"] and lr[0]["invariant_ok"] == "1" and
       lr[0]["plugin"] == "example-lock" and lr[0]["plugin_sha256"] == sha(LCK),
       f"--bench mutex --lock ex-ttas: invariant ok, plugin and sha256 in the row ({p.stderr.strip()[-200:]})")
 

@@ -26,8 +26,8 @@ import tempfile
 import time
 
 BIN = sys.argv[1]
-# the table CSV's schema version, as this chtbench reports it ("csv schema: N (...)")
-SCHEMA = re.search(r"csv schema: (\d+)", subprocess.run([BIN, "--version"], capture_output=True, text=True).stdout).group(1)
+# the table CSV's schema version, as this chtbench declares it (`chtbench --schema`)
+SCHEMA = str(json.loads(subprocess.run([BIN, "--schema"], capture_output=True, text=True).stdout)["table"]["version"])
 from checks import check, finish  # noqa: E402 (tests/checks.py)
 
 

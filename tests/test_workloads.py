@@ -6,14 +6,13 @@ fractions, traces replay exactly and malformed ones are refused.
 import csv
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
 BIN = sys.argv[1]
-# the table CSV's schema version, as this chtbench reports it ("csv schema: N (...)")
-SCHEMA = re.search(r"csv schema: (\d+)", subprocess.run([BIN, "--version"], capture_output=True, text=True).stdout).group(1)
+# the table CSV's schema version, as this chtbench declares it (`chtbench --schema`)
+SCHEMA = str(json.loads(subprocess.run([BIN, "--schema"], capture_output=True, text=True).stdout)["table"]["version"])
 failures = checks = 0
 
 

@@ -1,6 +1,6 @@
 """The columns of chtbench's results files, read from `chtbench --schema`.
 
-src/report.c declares every column once (name, type, unit, the flag a sweep cell is matched
+each mode declares its columns once, beside its result (src/table_columns.c, src/lockbench.c, src/membench.c, src/occupancy.c) (name, type, unit, the flag a sweep cell is matched
 against, meaning); chtbench prints the declarations as JSON. The scripts read them from there
 instead of keeping their own lists, and docs/csv.md's column tables are generated from them:
 
