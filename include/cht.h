@@ -117,8 +117,9 @@ struct cht_stats {
 };
 
 /* A table counter's name: 1..CHT_COUNTER_NAME_MAX - 1 of [a-z0-9_], starting with a letter
- * (a JSON key and a CSV cell as it is); at most CHT_COUNTERS_MAX of them a table. The driver
- * refuses a table that breaks either (the run fails naming the counter). */
+ * (a JSON key and a CSV cell as it is), each once; its value finite; at most CHT_COUNTERS_MAX
+ * of them a table. The driver refuses a table that breaks any of these (the run fails naming
+ * the counter). */
 #define CHT_COUNTER_NAME_MAX 48
 #define CHT_COUNTERS_MAX 32
 static inline void cht_stats_counter(struct cht_stats *s, const char *name, double value)

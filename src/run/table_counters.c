@@ -6,6 +6,7 @@
  * kept in the run's result for the JSON record and --table-counters-csv. Never
  * during the timed run: a counter costs the table what its stats() costs.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "worker.h"
@@ -29,6 +30,7 @@ static void collect_counter(void *ctx, const char *name, double value)
     if (tc->refused[0])
         return;
     const char *why = !name || !counter_name_ok(name) ? "not 1..47 of [a-z0-9_] starting with a letter"
+                    : !isfinite(value) ? "not a finite number"
                     : tc->n == CHT_COUNTERS_MAX ? "more than 32 counters"
                                                  : NULL;
     for (unsigned i = 0; !why && i < tc->n; i++)
