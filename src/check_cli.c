@@ -1,6 +1,6 @@
 /*
  * check_cli.c - `chtbench check`: the conformance checks of the test suite
- * (src/check.c) on any table or lock, one verdict line per check, the first
+ * (src/check/) on any table or lock, one verdict line per check, the first
  * counter-example of a failure, a summary line; exit 0 all passed, 1 one
  * failed, 2 usage. docs/checks.md "chtbench check".
  *
@@ -24,8 +24,8 @@
 #include "util.h"
 
 /* the checks by name, in the order they run: tables, then locks */
-enum { CK_MUTEX = CHECK_TABLE_KINDS, CK_RW, CK_RWBENCH, CK_ALL };
-static const char *const all_names[CK_ALL] = {
+enum { CHECK_NAME_MUTEX = CHECK_TABLE_KINDS, CHECK_NAME_RW, CHECK_NAME_RWBENCH, CHECK_NAMES };
+static const char *const all_names[CHECK_NAMES] = {
     "model", "disjoint", "stable", "stress", "values", "steady", "versions", "history", "mutex", "rw", "rwbench",
 };
 _Static_assert(CHECK_TABLE_KINDS == 8, "all_names lists the table checks in enum check_kind's order");
@@ -179,13 +179,13 @@ static void lock_checks(const struct bench_config *cfg, const bool *want, unsign
     struct pin_topology *topo = NULL;
     struct pin_plan plan;
     bool have_plan = false;
-    if (want[CK_RWBENCH]) {
+    if (want[CHECK_NAME_RWBENCH]) {
         topo = pin_topology_load(NULL, err, sizeof err);
         have_plan = topo && pin_plan_make(topo, &cfg->pin, n, &plan, err, sizeof err) == 0;
     }
     for (unsigned i = 0; i < cfg->nlocks; i++) {
         const struct lock_ops *lo = cfg->locks[i];
-        for (unsigned k = CK_MUTEX; k <= CK_RW; k++) {
+        for (unsigned k = CHECK_NAME_MUTEX; k <= CHECK_NAME_RW; k++) {
             if (!want[k])
                 continue;
             /* two "nodes", so cohort and NUMA locks hand over between them */
@@ -194,15 +194,15 @@ static void lock_checks(const struct bench_config *cfg, const bool *want, unsign
                                     .log = log,
                                     .cfg = { .numa_nodes = 2, .handoff_bound = cfg->handoff_bound,
                                              .waiter_threshold = cfg->waiter_threshold } };
-            if (k == CK_MUTEX)
+            if (k == CHECK_NAME_MUTEX)
                 l.trylock_every = 8;
             else
                 l.write_one_in = 8, l.read_spin = 16;
             dog_arm(all_names[k], lo->name);
-            lock_check_run(&l, k == CK_MUTEX ? LCHECK_MUTEX : LCHECK_RW);
+            lock_check_run(&l, k == CHECK_NAME_MUTEX ? LCHECK_MUTEX : LCHECK_RW);
             verdict(t, l.verdict, all_names[k], lo->name, l.detail);
         }
-        if (!want[CK_RWBENCH])
+        if (!want[CHECK_NAME_RWBENCH])
             continue;
         if (!have_plan) {
             verdict(t, CHECK_FAIL, "rwbench", lo->name, err);
@@ -312,22 +312,22 @@ const struct cli_spec cli_check_spec = {
 /* --checks LIST: the checks to run (want[k]), all when list is NULL */
 static int parse_checks(const char *list, bool *want)
 {
-    for (unsigned k = 0; k < CK_ALL; k++)
+    for (unsigned k = 0; k < CHECK_NAMES; k++)
         want[k] = !list;
     if (!list)
         return 0;
     char buf[512];
-    const char *items[CK_ALL * 2];
+    const char *items[CHECK_NAMES * 2];
     char why[128];
-    int n = list_split(list, buf, sizeof buf, items, CK_ALL * 2, false, why, sizeof why);
+    int n = list_split(list, buf, sizeof buf, items, CHECK_NAMES * 2, false, why, sizeof why);
     if (n < 0)
         return usage_error("--checks: %s (expected names from model, disjoint, stable, stress, values, steady, "
                            "versions, history, mutex, rw, rwbench; got '%s')", why, list);
     for (int i = 0; i < n; i++) {
         unsigned k = 0;
-        while (k < CK_ALL && strcmp(items[i], all_names[k]) != 0)
+        while (k < CHECK_NAMES && strcmp(items[i], all_names[k]) != 0)
             k++;
-        if (k == CK_ALL)
+        if (k == CHECK_NAMES)
             return usage_error("--checks: unknown check '%s' (expected model, disjoint, stable, stress, values, "
                                "steady, versions, history, mutex, rw, rwbench)", items[i]);
         want[k] = true;
@@ -357,7 +357,7 @@ int check_main(int argc, char **argv)
     if (!tables && !locks)
         return usage_error("--table: expected --table SPEC[,SPEC...] or --lock NAME[,NAME...] (see --list)");
 
-    bool want[CK_ALL];
+    bool want[CHECK_NAMES];
     if (parse_checks(checks, want) != 0)
         return EXIT_USAGE;
 

@@ -109,7 +109,8 @@ if built:
 
 # ---- sweeps: an allocator axis is matched on the column; such rows are this build's ----
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from chtb import config, provenance  # noqa: E402
+from chtb import binary, config, provenance  # noqa: E402
+binary.export(BIN)   # match_key reads the columns of the binary under test, not build/chtbench's
 import pandas as pd  # noqa: E402
 sweep = types.SimpleNamespace(bench=None)
 check(config.match_key(sweep, {"table": "chain", "allocator": "mimalloc"}) ==

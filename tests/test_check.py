@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """test_check.py - `chtbench check` (docs/cli.md "chtbench check"): the test
-suite's conformance checks (src/check.c) on any table or lock.
+suite's conformance checks (src/check/) on any table or lock.
 
 Good tables and locks: one exact PASS line per check and the summary, exit 0.
 Broken ones must give FAIL lines with their first counter-example and exit 1:

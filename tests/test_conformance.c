@@ -1,11 +1,11 @@
 /*
  * test_conformance.c - the suite every registered table must pass: a thin
- * caller of the checks in src/check.c (check.h), which `chtbench check`
+ * caller of the checks in src/check/ (check.h), which `chtbench check`
  * runs too (docs/cli.md "chtbench check").
  *
  *   test_conformance MODE TABLE[:opts] [VALUE_SIZE]
  *
- * MODE: model | disjoint | stable | stress | values | steady | versions (src/check.c
+ * MODE: model | disjoint | stable | stress | values | steady | versions (src/check/
  * says what each checks). VALUE_SIZE: cht_config.value_size in bytes
  * (default 8; over 8 only for tables with CHT_CAP_VALUE_OOL, which then
  * store and read back every word of each value).

@@ -18,7 +18,7 @@
  *          acquisitions a thread yields, so all 16 interleave. Both counters
  *          must come out exact and no overlap may be seen. RTM locks: the
  *          counters of ctx_stats must add up.
- *          (mutex and rw run src/check.c's lock_check_run, as `chtbench check
+ *          (mutex and rw run src/check/locks.c's lock_check_run, as `chtbench check
  *          --lock` does: one implementation of the checks.)
  * rw       16 threads, 1 in 8 operations writes: writers store a sequence
  *          number into an 8-word record, readers must never see a mixed
@@ -216,7 +216,7 @@ static int mode_basic(void)
 
 /* ---------------------------------------------------------------- mutex */
 
-/* The mutex and rw checks are check.c's (lock_check_run), which `chtbench
+/* The mutex and rw checks are src/check/locks.c's (lock_check_run), which `chtbench
  * check --lock` runs too. */
 static struct lock_check lcheck(unsigned threads, uint64_t iters)
 {

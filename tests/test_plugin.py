@@ -69,8 +69,9 @@ if os.path.isfile(os.path.join(BUILD, "plugins", "libcht_rust.so")):
           f"the installed chtbench loads the installed Rust plugin ({rs}, {line[-120:]!r})")
 
 # Only PKG_CONFIG_PATH points at the SDK; a build dir configured before pkgconfig.relocatable was the
-# default has an absolute prefix in its .pc: then the sysroot maps it into the destdir.
-env = {k: v for k, v in os.environ.items() if not k.startswith(("PKG_CONFIG", "CHTBENCH_"))}
+# default has an absolute prefix in its .pc: then the sysroot maps it into the destdir. No $CHTBENCH
+# (an out-of-tree build's, say): the installed scripts must find the installed binary by themselves.
+env = {k: v for k, v in os.environ.items() if k != "CHTBENCH" and not k.startswith(("PKG_CONFIG", "CHTBENCH_"))}
 env["PKG_CONFIG_PATH"] = pcdir
 if "${pcfiledir}" not in open(pcs[0]).read():
     env["PKG_CONFIG_SYSROOT_DIR"] = dest

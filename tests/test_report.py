@@ -306,7 +306,7 @@ def style_checks():
     agg.attrs.update(x="threads", y=["macq_per_s"], series="lock", facet=None)
     with matplotlib.rc_context(plot.RC):
         for width in (3.5, 7.0):
-            f = plot._draw_one(agg, width, "line", None, None, False, True, "A title\nafter someone", "minmax",
+            f = plot.draw_one(agg, width, "line", None, None, False, True, "A title\nafter someone", "minmax",
                                True, None)
             f.canvas.draw()
             ax = f.axes[0]

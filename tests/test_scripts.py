@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Tests of scripts/ (the chtb package): /usr/bin/python3 tests/test_scripts.py CASE CHTBENCH
+"""Tests of scripts/ (the chtb package): /usr/bin/python3 tests/test_scripts.py CASE [CHTBENCH]
 
 Cases: config (TOML, cartesian product, excludes, overrides, scales), resume (SIGINT mid-sweep, then
 --resume: every cell exactly once), machine (machine.json fields), figure (a tiny real figure: PNG,
@@ -30,7 +30,7 @@ sys.path.insert(0, SCRIPTS)
 
 import pandas as pd  # noqa: E402
 
-from chtb import config, figure, style, sweep  # noqa: E402
+from chtb import binary, config, figure, style, sweep  # noqa: E402
 
 PY = "/usr/bin/python3"
 failures = 0
@@ -516,7 +516,7 @@ def figure_parts(tmp):
     drawn = [plot.Part(plot.aggregate_spec(df.copy(), s), name=n, logx=n == "B", refs=[refs["memory"]] if n == "B" else [])
              for n, s in parts]
     with matplotlib.rc_context(plot.RC):
-        f = plot._draw_parts(drawn, 7.0, "t", None)
+        f = plot.draw_parts(drawn, 7.0, "t", None)
         f.canvas.draw()
     axes = f.axes
     ref_lines = [sum(1 for ln in ax.get_lines() if ln.get_color() == plot.REF_STYLE[0][0] and ln.get_linestyle() == "--")
@@ -539,7 +539,7 @@ def figure_parts(tmp):
     drawn5 = [plot.Part(plot.aggregate_spec(df5.copy(), s), name=n, logx=n == "B") for n, s in parts]
     with matplotlib.rc_context(plot.RC), warnings.catch_warnings(record=True) as warned:
         warnings.simplefilter("always")
-        f = plot._draw_parts(drawn5, 7.0, "t", None)
+        f = plot.draw_parts(drawn5, 7.0, "t", None)
         f.canvas.draw()
     boxes = [ax.get_position() for ax in f.axes]
     overlap = [(i, j) for i, a in enumerate(boxes) for j, b in enumerate(boxes) if i < j
@@ -1089,7 +1089,7 @@ def case_verdicts(chtbench, tmp):
     n = 0
     for name in figure.names():
         fig = figure.load(figure.figure_path(name))
-        df = figure._counter_columns(W.rows(fig, cpus))
+        df = figure.counter_columns(W.rows(fig, cpus))
         for c in fig.get("check", []):
             n += 1
             what = f"{name}: '{c['text'][:70]}'"
@@ -1188,10 +1188,12 @@ CASES = {"verdicts": case_verdicts, "reference": case_reference, "config": case_
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in CASES:
-        print(f"usage: {sys.argv[0]} {'|'.join(CASES)} CHTBENCH", file=sys.stderr)
+    if len(sys.argv) not in (2, 3) or sys.argv[1] not in CASES:
+        print(f"usage: {sys.argv[0]} {'|'.join(CASES)} [CHTBENCH]", file=sys.stderr)
         return 2
-    chtbench = os.path.abspath(sys.argv[2])
+    # the binary under test (meson's argument, else the one chtb finds) is the one every chtb lookup
+    # finds, here and in the scripts started without --chtbench: an out-of-tree build works alike
+    chtbench = binary.export(sys.argv[2] if len(sys.argv) == 3 else binary.find())
     tmp = tempfile.mkdtemp(prefix="chtb-test-")
     try:
         rc = CASES[sys.argv[1]](chtbench, tmp)

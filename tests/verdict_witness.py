@@ -37,10 +37,10 @@ def _flag_pairs(base):
 
 def _columns_read(fig):
     """The y columns and derive inputs the plot and the checks read."""
-    ys = set(plot._as_list(fig["plot"]["y"]))
+    ys = set(plot.as_list(fig["plot"]["y"]))
     exprs = dict(fig["plot"].get("derive") or {})
     for c in fig.get("check", []):
-        ys |= set(plot._as_list(c.get("y", [])))
+        ys |= set(plot.as_list(c.get("y", [])))
         exprs.update(c.get("derive") or {})
     derived = set(exprs)
     for e in exprs.values():
@@ -85,7 +85,7 @@ def rows(fig, cpus):
 
 
 def _xs(sub):
-    return plot._ordered(sub["x"])[0]
+    return plot.ordered(sub["x"])[0]
 
 
 def _series(sub, c, key="among"):
@@ -111,7 +111,7 @@ def witness(agg, c, agree):
         xs = _xs(sub)
         if k == "best":
             good = HI if not c.get("minimize") else LO
-            for x in figure._pick_x(sub, c.get("at_x")):
+            for x in figure.pick_x(sub, c.get("at_x")):
                 here = list(sub[sub["x"] == x]["series"])
                 exp = [s for s in here if s in set(c["expect"])]
                 other = [s for s in here if s not in set(c["expect"])]

@@ -33,6 +33,10 @@ import re
 import shlex
 import tomllib
 
+import pandas as pd
+
+from . import schema
+
 
 class ConfigError(Exception):
     """A bad config: the message names the file and the key."""
@@ -293,7 +297,6 @@ def flag_columns(bench, chtbench=None):
     """{flag: function(value) -> {column: normalised value}} of the flags a row records, from the
     columns' declarations (`chtbench --schema`: a column's `flag`); flags not here are not matched.
     bench: True for lock-bench sweeps (the lock schema), False for table sweeps."""
-    from . import schema
     key = (bench, schema.binary(chtbench))
     if key in _FLAG_COLUMNS:       # match_key runs per cell and row group: build the map once
         return _FLAG_COLUMNS[key]
@@ -349,3 +352,17 @@ def match_key(sweep, cell):
         if f is not None and v is not True and v is not False:
             key.update(f(v))
     return key
+
+
+def match_mask(df, key):
+    """The rows of df (a CSV read as text) that carry key ({column: value}, match_key's): a boolean
+    Series; numbers compare by value ('1024' matches 1024), a column df lacks matches no row."""
+    m = pd.Series(True, index=df.index)
+    for col, want in key.items():
+        if col not in df.columns:
+            return pd.Series(False, index=df.index)
+        if isinstance(want, (int, float)):
+            m &= pd.to_numeric(df[col], errors="coerce") == want
+        else:
+            m &= df[col] == want
+    return m

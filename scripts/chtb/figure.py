@@ -37,7 +37,7 @@ import tomllib
 
 import pandas as pd
 
-from . import REPO, config, default_chtbench, machine, plot, schema, style, sweep
+from . import REPO, binary, config, machine, plot, provenance, schema, slurm, style, sweep
 
 FIG_DIR = os.path.join(REPO, "scripts", "figures")
 
@@ -164,7 +164,6 @@ def run_reference(ref, rsw, out, scale, chtbench, rerun=False, stream=sys.stdout
     build and host with these arguments; rows of another build, host (unless reuse_any) or argument
     list are moved to superseded-reference-NAME-SCALE.csv first (--rerun: all of them). Returns an
     exit code."""
-    from . import provenance
     csv = reference_csv(out, ref["name"], scale)
     meta_path = csv[:-4] + ".json"
     args = rsw.args({})
@@ -179,7 +178,7 @@ def run_reference(ref, rsw, out, scale, chtbench, rerun=False, stream=sys.stdout
         foreign = ~provenance.is_current(df, cur, provenance.read_runs(out))
         stale = (foreign & (not reuse_any)) | (not same_args) | rerun
         if stale.any():
-            sweep.move_aside(csv, stale.values, sweep._superseded_name(csv))
+            sweep.move_aside(csv, stale.values, sweep.superseded_name(csv))
             df = sweep.read_csv(csv)
     with open(meta_path, "w") as f:
         json.dump({"args": args}, f)
@@ -248,11 +247,12 @@ def load_references(fig, out, scale, path="figure"):
 # --- computed verdicts ----------------------------------------------------------------------
 
 def _x_order(agg):
-    xs, _ = plot._ordered(agg["x"])
+    xs, _ = plot.ordered(agg["x"])
     return xs
 
 
-def _pick_x(agg, at):
+def pick_x(agg, at):
+    """The x values a check's `at_x` names (all, max, min, one or a list of values), in x order."""
     xs = _x_order(agg)
     if at in (None, "all"):
         return xs
@@ -286,7 +286,7 @@ def check_best(agg, c):
     groups, bad = 0, []
     for fac in dict.fromkeys(agg["facet"]):
         sub = agg[agg["facet"] == fac]
-        for x in _pick_x(sub, c.get("at_x")):
+        for x in pick_x(sub, c.get("at_x")):
             d = sub[sub["x"] == x]
             if d.empty:
                 continue
@@ -401,7 +401,7 @@ def check_ratio(agg, c):
     n, bad, rs = 0, [], []
     for fac, sub in agg.groupby("facet", sort=False):
         m = sub.set_index(["series", "x"])["median"]
-        for x in _pick_x(sub, c.get("at_x")):
+        for x in pick_x(sub, c.get("at_x")):
             if (c["num"], x) not in m.index or (c["den"], x) not in m.index:
                 continue
             r = m[(c["num"], x)] / m[(c["den"], x)]
@@ -443,7 +443,7 @@ def check_value(agg, c):
     n, bad, vals = 0, [], []
     among = set(c.get("among", [])) or None
     for fac, sub in agg.groupby("facet", sort=False):
-        for x in _pick_x(sub, c.get("at_x")):
+        for x in pick_x(sub, c.get("at_x")):
             for _, r in sub[sub["x"] == x].iterrows():
                 if among and r["series"] not in among:
                     continue
@@ -545,7 +545,7 @@ def _x_range_words(c):
     return f"from {lo}" + (f" up to {hi}" if hi is not None else "")
 
 
-def _counter_columns(df):
+def counter_columns(df):
     """The --counters rows' events as numeric columns named by event (PAPI_L1_DCM, ...)."""
     if "counter_names" not in df.columns or "counter_values_per_op" not in df.columns:
         return df
@@ -581,7 +581,7 @@ def verdicts(df, fig, cpus=None):
     `needs_cpus` or `max_x = "ncpu"`. None = not measurable or not testable here (the detail says why)."""
     out = []
     cpus = cpus or config.ncpus()
-    df = _counter_columns(df)
+    df = counter_columns(df)
     for c in fig.get("check", []):
         out.append((c["text"],) + _one_verdict(df, fig, c, cpus))
     return out
@@ -609,7 +609,7 @@ class Untestable(Exception):
 
 def check_agg(df, fig, c, cpus):
     """The medians a check works on: the figure's plot spec (of its part `part`, default the first) with
-    the check's overrides (x, y, series, facet, where, best, derive), aggregated over the rows (df after _counter_columns) and restricted to
+    the check's overrides (x, y, series, facet, where, best, derive), aggregated over the rows (df after counter_columns) and restricted to
     [min_x, max_x]. Raises Untestable when the counters it needs are absent or no x is left."""
     spec = dict(plot.part_spec(fig["plot"], c.get("part")))
     for k in ("x", "y", "series", "facet", "where", "best"):
@@ -618,7 +618,7 @@ def check_agg(df, fig, c, cpus):
     if spec.get("facet") == "":
         spec["facet"] = None
     spec["derive"] = {**(spec.get("derive") or {}), **(c.get("derive") or {})}
-    ys = plot._as_list(spec["y"])
+    ys = plot.as_list(spec["y"])
     ctr = [y for y in ys if y.startswith("PAPI_")]
     if ctr and (ctr[0] not in df.columns or pd.to_numeric(df[ctr[0]], errors="coerce").isna().all()):
         raise Untestable(f"not measurable here: the rows have no {ctr[0]} counts (PAPI exposes no such event on "
@@ -672,14 +672,14 @@ def medians_table(agg, labels=None, xlabel=None):
                                                    agg.attrs.get("y", [])))
     idx = ["facet", "x"] if (t["facet"] != "").any() else ["x"]
     if agg.attrs.get("grid"):   # panel titles name the facet's value only: the y goes first
-        t["y"] = agg["facet"].str.split(" ", n=1).str[0].map(plot.label)
+        t["y"] = agg["facet"].str.split(" ", n=1).str[0].map(style.label)
         idx = ["y"] + idx
     piv = t.pivot_table(index=idx, columns="series", values="median", sort=False)
     piv.columns.name = None
     xname = agg.attrs.get("x", "x")
     if xname == "dist":
         piv = piv.rename(index=style.dist_words, level="x")
-    return piv.rename_axis(index={"x": xlabel or plot.label(xname), "facet": "panel"})
+    return piv.rename_axis(index={"x": xlabel or style.label(xname), "facet": "panel"})
 
 
 def counters_section(df, fig):
@@ -689,7 +689,7 @@ def counters_section(df, fig):
         t = df[[x, "table_spec"]].drop_duplicates()
         t["misses"] = "not measurable here"
         piv = t.pivot(index=x, columns="table_spec", values="misses")
-        piv = piv.reindex(index=plot._ordered(list(piv.index))[0],
+        piv = piv.reindex(index=plot.ordered(list(piv.index))[0],
                           columns=list(dict.fromkeys(df["table_spec"])))
         piv.columns.name = None
         return ("Cache misses per operation (PAPI_L1_DCM, PAPI_L2_DCM, PAPI_L3_TCM):\n\n" + md_table(piv)
@@ -733,7 +733,6 @@ def speedup_section(summary):
 
 def build_section(df, runs=None):
     """Which build(s) and host(s) made the rows; a warning when there are several."""
-    from . import provenance
     g = provenance.groups(df, runs)
     if len(g) == 1:
         lab, host, ids, n = g[0]
@@ -751,7 +750,7 @@ def medians_sections(parts, fig, refs=None):
     ylabel = fig["plot"].get("ylabel")
     first = parts[0][2]
     what = ylabel if isinstance(ylabel, str) and len(parts) == 1 else (
-        plot.label(first.attrs["y"][0]) if len(first.attrs["y"]) == 1 and len(parts) == 1 else "values")
+        style.label(first.attrs["y"][0]) if len(first.attrs["y"]) == 1 and len(parts) == 1 else "values")
     lines = [f"## Medians ({what})", ""]
     for name, title, agg in parts:
         spec = specs.get(name, fig["plot"])
@@ -764,13 +763,13 @@ def medians_sections(parts, fig, refs=None):
             ch = ch.assign(series=ch["series"].map(style.series_labels(list(dict.fromkeys(ch["series"])),
                                                                       fig.get("labels"))))
             piv = ch.pivot_table(index="x", columns="series", values=best["over"], aggfunc="first", sort=False)
-            piv = piv.reindex(plot._ordered(list(piv.index))[0])
+            piv = piv.reindex(plot.ordered(list(piv.index))[0])
             piv.columns.name = None
             lines += [f"The {best['over']} chosen per point (the highest median {best['by']}):", "",
-                      md_table(piv.rename_axis(index=spec.get("xlabel") or plot.label(agg.attrs["x"]))), ""]
+                      md_table(piv.rename_axis(index=spec.get("xlabel") or style.label(agg.attrs["x"]))), ""]
     for ref in (refs or {}).values():
         c = ref["curve"].rename(columns={"best": ref.get("best") or "best", "x": f"x = {ref.get('x_expr', 'x')}"})
-        lines += [f"Reference curve: {ref['label']} (on {plot.label(ref['on'])}; medians, min and max over its runs):",
+        lines += [f"Reference curve: {ref['label']} (on {style.label(ref['on'])}; medians, min and max over its runs):",
                   "", md_table(c.set_index(c.columns[0])), ""]
     return lines
 
@@ -855,7 +854,7 @@ def make(name, scale="quick", out=None, chtbench=None, rerun=False, stream=sys.s
     except (config.ConfigError, tomllib.TOMLDecodeError) as e:
         print(f"figure: {e}", file=sys.stderr)
         return 2
-    chtbench = os.path.abspath(chtbench or default_chtbench())
+    chtbench = binary.find(chtbench)
     schema.use(chtbench)   # cells are matched to rows by the columns this binary declares
     if fig.get("data") not in (None, "results", "timeline"):
         print(f"figure: {path}: data = '{fig['data']}' (accepted: results, timeline)", file=sys.stderr)
@@ -923,7 +922,7 @@ def draw(name, fig, sw, out, scale, csv, dropped=(), wall=None, replot=False, st
     # only this sweep's cells (a CSV may hold rows of an older config)
     keep = pd.Series(False, index=df.index)
     for cell in sw.cells:
-        keep |= sweep._mask(df, config.match_key(sw, cell))
+        keep |= config.match_mask(df, config.match_key(sw, cell))
     return finish(name, fig, df[keep], out, scale, csv, dropped=dropped, wall=wall, replot=replot, stream=stream)
 
 
@@ -939,7 +938,6 @@ def finish(name, fig, df, out, scale, csv, dropped=(), wall=None, replot=False, 
         print(f"figure {name}: cannot plot: {e}", file=sys.stderr)
         return 1
     m = read_machine(out)
-    from . import provenance
     runs = provenance.read_runs(out)
     warn = provenance.mixed_warning(df, runs)
     if warn:
@@ -986,7 +984,7 @@ def main(argv=None):
     p.add_argument("--time", help="Slurm time limit per cell (with --slurm)")
     p.add_argument("--dry-run", action="store_true", help="with --slurm: print the batch scripts")
     a = p.parse_args(argv)
-    chtbench = os.path.abspath(a.chtbench or default_chtbench())
+    chtbench = binary.find(a.chtbench)
     if (a.partition or a.time or a.dry_run) and not a.slurm:
         print("figure: --partition, --time and --dry-run need --slurm", file=sys.stderr)
         return 2
@@ -1004,7 +1002,6 @@ def main(argv=None):
               file=sys.stderr)
         return 2
     if a.slurm:
-        from . import slurm
         path = os.path.abspath(figure_path(a.name))
         if not os.path.exists(path):
             print(no_such_figure(a.name), file=sys.stderr)

@@ -18,37 +18,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import numpy as np  # noqa: E402
 
-from . import style  # noqa: E402
+from . import REPO, provenance, style  # noqa: E402
 
 matplotlib.rcParams["pdf.fonttype"] = 42
 matplotlib.rcParams["ps.fonttype"] = 42
-
-# axis labels with units (docs/csv.md); a column not here is labelled with its name
-LABELS = {
-    "threads": "threads", "mops": "throughput (Mops/s)", "update": "update ratio (%)",
-    "initial": "initial size i (keys)", "range": "key range r", "dist": "key distribution",
-    "pin": "thread pinning", "table": "table", "table_spec": "table", "lock": "lock",
-    "acq_per_s": "acquisitions/s", "macq_per_s": "acquisitions (M/s)",
-    "write_pct": "write ratio (%)", "speedup": "speedup over 1 thread",
-    "bytes_per_key": "table bytes per key", "duration_ms": "duration (ms)",
-    "rss_delta_mb": "RSS after prefill − before create (MB)", "table_mb": "table bytes after prefill (MB)",
-    "abort_rate": "transaction abort rate (%)", "tx_begins": "transactions started",
-    "max_share": "largest per-thread share", "workload": "YCSB workload",
-    "interval_mops": "throughput per interval (Mops/s)", "t": "time (ms)", "t_ms": "time (ms)",
-    "ceiling_mops": "miss ceiling (M misses/s)", "ceiling_frac": "share of the miss ceiling (Mops/s ÷ ceiling)",
-    "pipeline": "ops in flight per thread W", "mloads_per_s": "loads (M/s)", "bytes": "working set (bytes)",
-}
-
-
-def label(col):
-    if col in LABELS:
-        return LABELS[col]
-    if col.startswith("lat_") and col.endswith("_cycles"):
-        return col[4:-7].replace("_", " ") + " (cycles)"
-    if col.startswith("lat_") and col.endswith("_ns"):
-        return col[4:-3].replace("_", " ") + " (ns)"
-    return col
-
 
 def load(paths):
     """CSV files -> one DataFrame of text cells ('' = not measured)."""
@@ -80,7 +53,6 @@ def numeric_columns():
     global _SCHEMA
     if _SCHEMA is None:
         import re
-        from . import REPO
         _SCHEMA = set()
         try:
             with open(os.path.join(REPO, "docs", "csv.md")) as f:
@@ -125,7 +97,6 @@ def add_columns(df):
     if "acq_per_s" in df.columns:
         df["macq_per_s"] = pd.to_numeric(df["acq_per_s"], errors="coerce") / 1e6
     if "git_rev" in df.columns:   # one value per build and host: --facet build, --series build
-        from . import provenance
         lab, host = provenance.build_label(df)
         df["build"] = lab + " on " + host
     return df
@@ -157,13 +128,14 @@ def relabel(df, rules):
     return df
 
 
-def _as_list(v):
+def as_list(v):
+    """A spec value that may be one name or a list of them, as a list (None: empty)."""
     if v is None:
         return []
     return list(v) if isinstance(v, (list, tuple)) else [v]
 
 
-def _ordered(values):
+def ordered(values):
     """x values in numeric order when they are all numbers (numeric: True); else in order of
     appearance, except that text and numbers mixed (`single`, 1, 4, 16) put the text first and the
     numbers in numeric order (categories, evenly spaced)."""
@@ -182,7 +154,7 @@ def pick_best(df, best, x, series=None, facet=None):
     whose median of best["by"] is highest (lowest with best["minimize"]), e.g. the best --pipeline W
     per table and key range. Returns (rows, chosen: DataFrame of the grouping columns and `over`)."""
     over, by = best["over"], best["by"]
-    keys = [x] + _as_list(series) + [f for f in _as_list(facet) if f != "metric"]
+    keys = [x] + as_list(series) + [f for f in as_list(facet) if f != "metric"]
     for c in keys + [over, by]:
         if c not in df.columns:
             raise ValueError(f"best: no column {c} in the CSV")
@@ -204,25 +176,25 @@ def aggregate(df, x, y, series=None, facet=None, where=None, best=None):
     only the rows at the best value of `over` per point (pick_best), which attrs["best"] records."""
     if where:
         df = select(df, where)
-    ys = _as_list(y)
-    missing = [c for c in ys + [x] + _as_list(series) + _as_list(facet) if c not in df.columns and c != "metric"]
+    ys = as_list(y)
+    missing = [c for c in ys + [x] + as_list(series) + as_list(facet) if c not in df.columns and c != "metric"]
     if missing:
         raise ValueError(f"no column {missing[0]} in the CSV (columns: {', '.join(df.columns[:12])}, ...)")
     chosen = None
     if best:
         df, chosen = pick_best(df, dict({"by": ys[0]}, **best), x, series, facet)
-    keep = [x] + _as_list(series) + [f for f in _as_list(facet) if f != "metric"]
+    keep = [x] + as_list(series) + [f for f in as_list(facet) if f != "metric"]
     long = df[keep + ys].melt(id_vars=keep, value_vars=ys, var_name="metric", value_name="value")
     long["value"] = pd.to_numeric(long["value"], errors="coerce")
     long = long.dropna(subset=["value"])
     grid = isinstance(facet, str) and facet != "metric" and len(ys) > 1
     if facet is None and len(ys) > 1:
         facet = "metric"
-    long["series"] = long[_as_list(series)].astype(str).agg(" ".join, axis=1) if series else ""
+    long["series"] = long[as_list(series)].astype(str).agg(" ".join, axis=1) if series else ""
     if grid:   # "metric VALUE": one row of panels per y, one column per value of the facet column
         long["facet"] = long["metric"] + " " + facet + "=" + long[facet].astype(str)
     else:
-        long["facet"] = long[_as_list(facet)].astype(str).agg(" ".join, axis=1) if facet else ""
+        long["facet"] = long[as_list(facet)].astype(str).agg(" ".join, axis=1) if facet else ""
     if facet and facet != "metric" and not isinstance(facet, list) and not grid:
         long["facet"] = f"{facet}=" + long["facet"]
     g = long.groupby(["facet", "series", x], sort=False)["value"]
@@ -233,7 +205,7 @@ def aggregate(df, x, y, series=None, facet=None, where=None, best=None):
     agg.attrs.update(x=x, y=ys, series=series, facet=facet, grid=grid)
     if chosen is not None:
         c = chosen.rename(columns={x: "x"})
-        c["series"] = c[_as_list(series)].astype(str).agg(" ".join, axis=1) if series else ""
+        c["series"] = c[as_list(series)].astype(str).agg(" ".join, axis=1) if series else ""
         agg.attrs["best"] = {"over": best["over"], "by": best.get("by", ys[0]), "chosen": c}
     return agg
 
@@ -298,20 +270,20 @@ def _ylabel(agg, fac, ylabel):
     ys = agg.attrs.get("y", [])
     if isinstance(ylabel, list):   # one label per y, in the order of y
         m = metric_of(agg, fac)
-        return ylabel[ys.index(m)] if m in ys and ys.index(m) < len(ylabel) else label(m)
+        return ylabel[ys.index(m)] if m in ys and ys.index(m) < len(ylabel) else style.label(m)
     if agg.attrs.get("grid"):
-        return label(metric_of(agg, fac))
+        return style.label(metric_of(agg, fac))
     if agg.attrs.get("facet") != "metric" and not (isinstance(agg.attrs.get("facet"), list)
                                                    and "metric" in agg.attrs["facet"]):
-        return ylabel or (label(ys[0]) if len(ys) == 1 else "value")
+        return ylabel or (style.label(ys[0]) if len(ys) == 1 else "value")
     if ylabel:
         return ylabel
-    units = {label(y).rsplit("(", 1)[-1] for y in ys if "(" in label(y)}
+    units = {style.label(y).rsplit("(", 1)[-1] for y in ys if "(" in style.label(y)}
     words = [style.metric_words(y) for y in ys]
     if all(words) and len(units) == 1:
         stat = {w[0] for w in words}   # a statistic all panels share is named here, not in the titles
         return (stat.pop() + " " if len(stat) == 1 else "") + "latency (" + units.pop()
-    return label(fac.split(" ", 1)[0])
+    return style.label(fac.split(" ", 1)[0])
 
 
 class Part:
@@ -355,7 +327,7 @@ def draw(agg, out_base, kind="line", xlabel=None, ylabel=None, logx=False, logy=
     paths = []
     with matplotlib.rc_context(RC):
         for suffix, width in SIZES.items():
-            fig = _draw_parts(parts, width, title, labels)
+            fig = draw_parts(parts, width, title, labels)
             os.makedirs(os.path.dirname(os.path.abspath(out_base)), exist_ok=True)
             for ext in FORMATS:
                 p = f"{out_base}{suffix}.{ext}"
@@ -366,16 +338,17 @@ def draw(agg, out_base, kind="line", xlabel=None, ylabel=None, logx=False, logy=
     return paths
 
 
-def _draw_one(agg, width, kind, xlabel, ylabel, logx, logy, title, err, ylim0, labels):
+def draw_one(agg, width, kind, xlabel, ylabel, logx, logy, title, err, ylim0, labels):
     """One block of panels (the figure of a single [plot])."""
-    return _draw_parts([Part(agg, kind=kind, xlabel=xlabel, ylabel=ylabel, logx=logx, logy=logy, err=err,
+    return draw_parts([Part(agg, kind=kind, xlabel=xlabel, ylabel=ylabel, logx=logx, logy=logy, err=err,
                              ylim0=ylim0)], width, title, labels)
 
 
 REF_STYLE = [("#444444", "--"), ("#888888", ":"), ("#444444", "-.")]
 
 
-def _draw_parts(parts, width, title, labels):
+def draw_parts(parts, width, title, labels):
+    """One matplotlib figure of parts (each its own block of panels) with one legend below them."""
     import textwrap
     series = list(dict.fromkeys(s for p in parts for s in p.agg["series"]))
     look = style.styles(series)
@@ -425,7 +398,7 @@ def _draw_parts(parts, width, title, labels):
             if r == rows - 1 and c == min(c_ for r_, c_ in pos.values() if r_ == r):
                 last = ax
         if grid and last is not None:
-            text = "\n".join(textwrap.wrap(p.xlabel or label(p.agg.attrs.get("x", "x")),
+            text = "\n".join(textwrap.wrap(p.xlabel or style.label(p.agg.attrs.get("x", "x")),
                                            max(16, int((width - 0.3) / 0.07))))
             # tight_layout sees as many lines as the label has, under the last row's first panel
             last.set_xlabel("\n".join(["."] * (text.count("\n") + 1)))
@@ -444,7 +417,7 @@ def _draw_parts(parts, width, title, labels):
         keys = [s for s in series if s in handles] + [("ref", r) for r in refs if ("ref", r) in handles]
         fig.legend([handles[k] for k in keys], [names[k] if k in names else k[1] for k in keys],
                    loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, frameon=False, columnspacing=1.2,
-                   handletextpad=0.4, title=label(leg_title) if isinstance(leg_title, str) else None)
+                   handletextpad=0.4, title=style.label(leg_title) if isinstance(leg_title, str) else None)
     return fig
 
 
@@ -452,7 +425,7 @@ def _draw_panel(ax, part, fac, look, names, handles, panel_w, panel_h, labels=(T
     """One panel: the part's series at facet `fac`, and the reference curves on its y."""
     agg, kind, err = part.agg, part.kind, part.err
     sub = agg[agg["facet"] == fac]
-    xs, numeric = _ordered(agg["x"])
+    xs, numeric = ordered(agg["x"])
     series = list(dict.fromkeys(agg["series"]))
     xcol = agg.attrs.get("x", "x")
     w = 0.8 / max(1, len(series))
@@ -535,7 +508,7 @@ def _axes(ax, part, sub, fac, xs, numeric, xcol, panel_w, panel_h, labels=(True,
         ax.set_ylim(bottom=0)
     # labels wrap to the panel (8 pt: about 0.07 in per character)
     if labels[0]:
-        ax.set_xlabel("\n".join(textwrap.wrap(part.xlabel or label(xcol), max(16, int((panel_w - 0.4) / 0.07)))))
+        ax.set_xlabel("\n".join(textwrap.wrap(part.xlabel or style.label(xcol), max(16, int((panel_w - 0.4) / 0.07)))))
     if labels[1]:
         ax.set_ylabel("\n".join(textwrap.wrap(_ylabel(agg, fac, part.ylabel), max(16, int((panel_h - 0.2) / 0.07)))))
     if fac:
@@ -599,7 +572,7 @@ def plot_figure(df, spec, out_base, title=None, labels=None, references=None):
             ref = references[r]
             if ref["on"] not in agg.attrs["y"]:
                 raise ValueError(f"reference '{r}': on = '{ref['on']}' is not a y of part {name or 'A'}")
-            if not _ordered(agg["x"])[1] or s.get("kind") == "bar":
+            if not ordered(agg["x"])[1] or s.get("kind") == "bar":
                 raise ValueError(f"reference '{r}': part {name or 'A'} needs a numeric x and lines")
             refs.append(ref)
         parts.append((name, ptitle, agg))
@@ -643,9 +616,8 @@ def main(argv=None):
     bench = "lock" in df.columns and "table" not in df.columns
     y = a.y or (["macq_per_s"] if bench else ["mops"])
     series = a.series or ("lock" if bench else "table_spec")
-    from . import provenance
     if a.latest:
-        df = provenance.latest(df, [a.x] + _as_list(series) + _as_list(a.facet))
+        df = provenance.latest(df, [a.x] + as_list(series) + as_list(a.facet))
     warn = provenance.mixed_warning(df)
     if warn and a.facet != "build" and series != "build":
         print(f"plot: warning: {warn}", file=sys.stderr)

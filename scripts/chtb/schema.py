@@ -20,7 +20,7 @@ import sys
 if __package__ in (None, ""):          # run as a file: make `chtb` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     __package__ = "chtb"
-from chtb import default_chtbench  # noqa: E402
+from chtb.binary import find as find_chtbench  # noqa: E402
 
 
 class SchemaError(Exception):
@@ -38,7 +38,7 @@ def use(chtbench):
 
 def binary(chtbench=None):
     """The binary whose schema load(chtbench) reads."""
-    return os.path.abspath(chtbench or _binary or default_chtbench())
+    return find_chtbench(chtbench or _binary)
 
 
 def load(chtbench=None):

@@ -10,10 +10,9 @@ OUT/slurm/ and submit them with sbatch:
 - merge.sbatch, submitted with `--dependency=afterok:ARRAY_JOB`: appends the parts, in cell order,
   to OUT/results.csv (or the figure's results-SCALE.csv) and draws the plot (or the figure).
 
-The tasks and the merge run `python3 -m chtb.slurm task|merge ...` from this tree, so the tree and
-chtbench must be on a filesystem every node sees.
+The tasks and the merge run `python3 -m chtb.slurm_job task|merge ...` (chtb/slurm_job.py) from this
+tree, so the tree and chtbench must be on a filesystem every node sees.
 """
-import argparse
 import json
 import os
 import shlex
@@ -21,13 +20,13 @@ import shutil
 import subprocess
 import sys
 
-from . import REPO, config, machine, plot, sweep
+from . import REPO, provenance, sweep
 
 SCRIPTS = os.path.join(REPO, "scripts")
 
 
 def _py(args):
-    return (f"PYTHONPATH={shlex.quote(SCRIPTS)} exec {shlex.quote(sys.executable)} -m chtb.slurm "
+    return (f"PYTHONPATH={shlex.quote(SCRIPTS)} exec {shlex.quote(sys.executable)} -m chtb.slurm_job "
             + " ".join(shlex.quote(a) for a in args))
 
 
@@ -88,7 +87,6 @@ def submit(sw, out, chtbench, config_path, scale=None, partition=None, time_limi
         print(f"sweep: {dest} already has rows; use --resume to complete it or another --out", file=sys.stderr)
         return 2
     # rows of another build are not reused (any node's host is fine: the array spans nodes)
-    from . import provenance
     if dry or df is None:
         done = sweep.plan(sw, df, provenance.current(chtbench), {}, check_host=False)[0] if df is not None else set()
     else:
@@ -135,94 +133,3 @@ def submit(sw, out, chtbench, config_path, scale=None, partition=None, time_limi
     stream.write(f"submitted merge job {merge_id} ({' '.join(dep) or 'no cells left to run'}); "
                  f"rows will be in {dest}\n")
     return 0
-
-
-def _load(a):
-    if a.figure:
-        from . import figure
-        fig = figure.load(a.config)
-        return config.from_dict({"sweep": fig["sweep"]}, source=a.config, scale=a.scale, name=a.figure)
-    sw, _ = config.load(a.config, scale=a.scale)
-    return sw
-
-
-def task(a):
-    """Array task: run cell a.index into parts/cell-INDEX.csv; machine-INDEX.json beside it."""
-    sw = _load(a)
-    if not 0 <= a.index < len(sw.cells):
-        print(f"chtb task: index {a.index} out of 0..{len(sw.cells) - 1}", file=sys.stderr)
-        return 2
-    parts = os.path.join(a.out, "parts")
-    os.makedirs(parts, exist_ok=True)
-    machine.write(parts, a.chtbench, name=f"machine-{a.index}.json", topo=f"topology-{a.index}.xml")
-    tmp = os.path.join(parts, f".cell-{a.index}.csv.tmp")
-    cell = sw.cells[a.index]
-    print(f"cell {a.index}: {sw.command(a.chtbench, cell)}", flush=True)
-    rc, err = sweep.run_cell(sw, cell, a.chtbench, tmp)
-    sys.stderr.write(err or "")
-    if rc in (0, 1) and os.path.exists(tmp):
-        os.replace(tmp, os.path.join(parts, f"cell-{a.index}.csv"))
-        if rc == 1:
-            print(f"cell {a.index}: a run failed its check (rows kept; their outcome column says which check)")
-        return 0
-    print(f"cell {a.index}: chtbench exit {rc}, no part written", file=sys.stderr)
-    return 1
-
-
-def merge(a):
-    """Appends every cell's part to the sweep CSV (cells already complete there are skipped),
-    then plots. Exit 1 when a cell has no part."""
-    sw = _load(a)
-    dest = os.path.join(a.out, csv_name(a.scale, a.figure))
-    parts = os.path.join(a.out, "parts")
-    from . import provenance
-    df = sweep.read_csv(dest)
-    done = sweep.plan(sw, df, provenance.current(a.chtbench), {}, check_host=False)[0] if df is not None else set()
-    missing = []
-    for i in range(len(sw.cells)):
-        if i in done:
-            continue
-        p = os.path.join(parts, f"cell-{i}.csv")
-        if not os.path.exists(p):
-            missing.append(i)
-            continue
-        sweep.append_rows(dest, p)
-    if not os.path.exists(os.path.join(a.out, "machine.json")):
-        for i in range(len(sw.cells)):
-            src = os.path.join(parts, f"machine-{i}.json")
-            if os.path.exists(src):
-                shutil.copy(src, os.path.join(a.out, "machine.json"))
-                break
-    print(f"merged {len(sw.cells) - len(done) - len(missing)} parts into {dest}")
-    if missing:
-        print(f"chtb merge: no part for cells {missing} (see {a.out}/slurm/cell-N.out)", file=sys.stderr)
-        return 1
-    if a.figure:
-        from . import figure
-        return figure.make(a.figure_path or a.config, a.scale or "quick", a.out, a.chtbench, check_host=False)
-    df = plot.load([dest])
-    bench = sw.bench is not None
-    spec = {"x": "threads", "y": "macq_per_s" if bench else "mops",
-            "series": "lock" if bench else "table_spec"}
-    _, paths = plot.plot_spec(df, spec, os.path.join(a.out, "results"), title=sw.name)
-    print("plotted " + ", ".join(paths))
-    print(f"per-cell medians and speedup in {sweep.write_summary(sw, a.out, dest)}")
-    return 0
-
-
-def main(argv=None):
-    p = argparse.ArgumentParser(prog="python3 -m chtb.slurm")
-    p.add_argument("what", choices=["task", "merge"])
-    p.add_argument("--out", required=True)
-    p.add_argument("--config", required=True)
-    p.add_argument("--chtbench", required=True)
-    p.add_argument("--scale")
-    p.add_argument("--figure")
-    p.add_argument("--index", type=int)
-    a = p.parse_args(argv)
-    a.figure_path = a.config if a.figure else None
-    return task(a) if a.what == "task" else merge(a)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

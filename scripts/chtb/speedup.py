@@ -22,7 +22,6 @@ def _threads(sweep, cell):
 
 
 def summarize(sweep, df, runs=None):
-    from .sweep import _mask
     metric = "acq_per_s" if sweep.bench else "mops"
     lab, host = provenance.build_label(df, runs)
     axes = list(dict.fromkeys(k for c in sweep.cells for k in c))
@@ -33,7 +32,7 @@ def summarize(sweep, df, runs=None):
         if ident in seen:   # cells with equal parameters share rows
             continue
         seen.add(ident)
-        m = _mask(df, key)
+        m = config.match_mask(df, key)
         sub = df[m]
         if sub.empty:
             continue

@@ -209,16 +209,39 @@ def panel_titles(facets, facet_spec, metrics):
             for c, v in zip(cols or ["metric"], vals):
                 if c == "metric":
                     w = mw.get(v)
-                    parts.append(", ".join(x for x in w if x not in common) if w else label_only(v))
+                    parts.append(", ".join(x for x in w if x not in common) if w else label(v))
                 else:
                     parts.append(value_words(c, v))
         out[f] = ", ".join(p for p in parts if p)
     return out
 
 
-def label_only(col):
-    from . import plot
-    return plot.label(col)
+# axis labels with units (docs/csv.md); a column not here is labelled with its name
+LABELS = {
+    "threads": "threads", "mops": "throughput (Mops/s)", "update": "update ratio (%)",
+    "initial": "initial size i (keys)", "range": "key range r", "dist": "key distribution",
+    "pin": "thread pinning", "table": "table", "table_spec": "table", "lock": "lock",
+    "acq_per_s": "acquisitions/s", "macq_per_s": "acquisitions (M/s)",
+    "write_pct": "write ratio (%)", "speedup": "speedup over 1 thread",
+    "bytes_per_key": "table bytes per key", "duration_ms": "duration (ms)",
+    "rss_delta_mb": "RSS after prefill − before create (MB)", "table_mb": "table bytes after prefill (MB)",
+    "abort_rate": "transaction abort rate (%)", "tx_begins": "transactions started",
+    "max_share": "largest per-thread share", "workload": "YCSB workload",
+    "interval_mops": "throughput per interval (Mops/s)", "t": "time (ms)", "t_ms": "time (ms)",
+    "ceiling_mops": "miss ceiling (M misses/s)", "ceiling_frac": "share of the miss ceiling (Mops/s ÷ ceiling)",
+    "pipeline": "ops in flight per thread W", "mloads_per_s": "loads (M/s)", "bytes": "working set (bytes)",
+}
+
+
+def label(col):
+    if col in LABELS:
+        return LABELS[col]
+    if col.startswith("lat_") and col.endswith("_cycles"):
+        return col[4:-7].replace("_", " ") + " (cycles)"
+    if col.startswith("lat_") and col.endswith("_ns"):
+        return col[4:-3].replace("_", " ") + " (ns)"
+    return col
+
 
 
 # --- numbers -------------------------------------------------------------------------------------

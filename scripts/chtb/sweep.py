@@ -8,10 +8,8 @@ reboot) therefore leaves no row in results.csv, and --resume, which counts each 
 (matched on the cell's parameters, docs/csv.md column names, and its rep numbers), reruns exactly
 the cells that are not complete.
 """
-import argparse
 import fcntl
 import os
-import shlex
 import signal
 import subprocess
 import sys
@@ -20,7 +18,7 @@ import time
 
 import pandas as pd
 
-from . import config, default_chtbench, machine, schema
+from . import config, machine, provenance, speedup
 
 CSV_NAME = "results.csv"
 LAST_RUN = {}   # {"ran": cells run} of the last run(), for scripts/figure's page
@@ -33,23 +31,11 @@ def read_csv(path):
     return pd.read_csv(path, dtype=str, keep_default_na=False)
 
 
-def _mask(df, key):
-    m = pd.Series(True, index=df.index)
-    for col, want in key.items():
-        if col not in df.columns:
-            return pd.Series(False, index=df.index)
-        if isinstance(want, (int, float)):
-            m &= pd.to_numeric(df[col], errors="coerce") == want
-        else:
-            m &= df[col] == want
-    return m
-
-
 def cell_rows(df, sweep, cell):
     """The rows of df belonging to this cell."""
     if df is None:
         return None
-    return df[_mask(df, config.match_key(sweep, cell))]
+    return df[config.match_mask(df, config.match_key(sweep, cell))]
 
 
 def complete_cells(df, sweep):
@@ -62,7 +48,7 @@ def complete_cells(df, sweep):
         groups.setdefault(tuple(sorted(config.match_key(sweep, c).items())), []).append(i)
     reps = pd.to_numeric(df["rep"], errors="coerce") if "rep" in df.columns else None
     for key, idx in groups.items():
-        m = _mask(df, dict(key))
+        m = config.match_mask(df, dict(key))
         if reps is None:
             continue
         got = reps[m]
@@ -366,7 +352,6 @@ def plan(sweep, df, cur, runs, reuse_any=False, check_host=True):
     """(done, stale, foreign): indexes of the cells complete in df that need not run; a boolean
     mask of the rows of this sweep's cells to move aside (written by another build or host, and
     not reused); {label: cell count} of the other builds whose rows --reuse-any reuses."""
-    from . import provenance
     done, foreign = set(), {}
     if df is None:
         return done, None, foreign
@@ -375,7 +360,7 @@ def plan(sweep, df, cur, runs, reuse_any=False, check_host=True):
     ours = pd.Series(False, index=df.index)
     todo_mask = pd.Series(False, index=df.index)
     for i, c in enumerate(sweep.cells):
-        m = _mask(df, config.match_key(sweep, c))
+        m = config.match_mask(df, config.match_key(sweep, c))
         ours |= m
         if i not in done:
             todo_mask |= m
@@ -383,14 +368,14 @@ def plan(sweep, df, cur, runs, reuse_any=False, check_host=True):
         more = complete_cells(df, sweep) - done
         lab, host = provenance.build_label(df, runs)
         for i in sorted(more):
-            m = _mask(df, config.match_key(sweep, sweep.cells[i])) & ~here
+            m = config.match_mask(df, config.match_key(sweep, sweep.cells[i])) & ~here
             for k in dict.fromkeys(lab[m] + " on " + host[m]):
                 foreign[k] = foreign.get(k, 0) + 1
         done |= more
         todo_mask = pd.Series(False, index=df.index)
         for i, c in enumerate(sweep.cells):
             if i not in done:
-                todo_mask |= _mask(df, config.match_key(sweep, c))
+                todo_mask |= config.match_mask(df, config.match_key(sweep, c))
         return done, todo_mask & ~here, foreign
     return done, ours & ~here, foreign
 
@@ -433,7 +418,7 @@ def move_aside(path, stale, dest):
         os.close(fd)
 
 
-def _superseded_name(csv_path):
+def superseded_name(csv_path):
     d, b = os.path.split(csv_path)
     return os.path.join(d, "superseded-" + b)
 
@@ -443,7 +428,6 @@ def apply_provenance(sweep, out_dir, csv_path, chtbench, reuse_any=False, side=N
     """Decides which cells are reused (docs/figures.md "Provenance"), moves other builds' rows of
     the cells that run again to superseded-NAME.csv (and their side rows likewise), warns once.
     Returns (done, cur)."""
-    from . import provenance
     cur = provenance.current(chtbench)
     runs = provenance.read_runs(out_dir)
     df = read_csv(csv_path)
@@ -455,13 +439,13 @@ def apply_provenance(sweep, out_dir, csv_path, chtbench, reuse_any=False, side=N
     if stale is not None and stale.any():
         lab, host = provenance.build_label(df[stale], runs)
         which = "; ".join(dict.fromkeys(lab + " on " + host))
-        moved = move_aside(csv_path, stale, _superseded_name(csv_path))
+        moved = move_aside(csv_path, stale, superseded_name(csv_path))
         for p in (side or {}).values():
             sd = read_csv(p)
             if sd is not None and "run_id" in sd.columns:
-                move_aside(p, sd["run_id"].isin(moved), _superseded_name(p))
+                move_aside(p, sd["run_id"].isin(moved), superseded_name(p))
         stream.write(f"sweep: {int(stale.sum())} rows of another build or host ({which}) moved to "
-                     f"{_superseded_name(csv_path)}; their cells run again with this build "
+                     f"{superseded_name(csv_path)}; their cells run again with this build "
                      f"({provenance.current_label(cur)} on {cur['host']}); --reuse-any would reuse them\n")
     return done, cur
 
@@ -482,7 +466,6 @@ def run(sweep, out_dir, chtbench, resume=False, stream=sys.stdout, csv_name=CSV_
     130 interrupted). side {flag: csv path}: side files every cell also writes (e.g.
     {"--timeline-csv": path}); each cell's side rows are staged and appended with its main rows.
     Every cell is checked (check_sweep) before anything is written, unless `checked`."""
-    from . import provenance
     side = side or {}
     csv_path = os.path.join(out_dir, csv_name)
     df = read_csv(csv_path)
@@ -580,7 +563,6 @@ def summary_name(csv_path):
 
 def write_summary(sweep, out_dir, csv_path):
     """Writes the per-cell aggregate (chtb.speedup) beside the CSV; returns its path or None."""
-    from . import provenance, speedup
     df = read_csv(csv_path)
     if df is None:
         return None
@@ -594,7 +576,6 @@ def write_summary(sweep, out_dir, csv_path):
 
 def dry_run(sweep, chtbench, out_dir, stream=sys.stdout, resume=False, reuse_any=False):
     """Prints the cells and the estimate; 2 (after one line on stderr) when a cell is refused."""
-    from . import provenance
     err = check_sweep(sweep, chtbench)
     if err:
         print(f"sweep: {err}", file=sys.stderr)
@@ -611,64 +592,7 @@ def dry_run(sweep, chtbench, out_dir, stream=sys.stdout, resume=False, reuse_any
         emit(stream, f"{i + 1:4d}  {mark:>9}  {sweep.command(chtbench, c)} --csv ...\n")
     if stale is not None and stale.any():
         emit(stream, f"{int(stale.sum())} rows of another build or host would be moved to "
-                     f"{_superseded_name(os.path.join(out_dir, CSV_NAME))}\n")
+                     f"{superseded_name(os.path.join(out_dir, CSV_NAME))}\n")
     emit(stream, f"{len(sweep.cells)} cells ({len(sweep.cells) - len(done)} to run), "
                  f"{sweep.reps} reps each; estimated wall time {fmt_s(total)}\n")
     return 0
-
-
-def parser():
-    p = argparse.ArgumentParser(prog="sweep", description="Run a chtbench sweep (TOML config).")
-    p.add_argument("config", help="sweep config (TOML), see docs/figures.md")
-    p.add_argument("--out", help="output directory (default results/sweeps/NAME)")
-    p.add_argument("--resume", action="store_true", help="skip cells already complete in the CSV (rows of "
-                   "this build and host)")
-    p.add_argument("--reuse-any", action="store_true", help="with --resume: also reuse cells written by "
-                   "another build or host (warns, naming them)")
-    p.add_argument("--dry-run", action="store_true", help="print the cells and the estimated time")
-    p.add_argument("--scale", choices=["quick", "full"], help="use the config's [scale.S] values (full without a [scale.full]: the config as written)")
-    p.add_argument("--chtbench", default=None, help="chtbench binary (default build/chtbench)")
-    p.add_argument("--slurm", action="store_true", help="submit as a Slurm job array (docs/cluster.md)")
-    p.add_argument("--partition", help="Slurm partition (with --slurm)")
-    p.add_argument("--time", help="Slurm time limit per cell, e.g. 00:10:00 (with --slurm)")
-    return p
-
-
-def main(argv=None):
-    a = parser().parse_args(argv)
-    if a.reuse_any and not a.resume:
-        print("sweep: --reuse-any needs --resume", file=sys.stderr)
-        return 2
-    if (a.partition or a.time) and not a.slurm:
-        print("sweep: --partition and --time need --slurm", file=sys.stderr)
-        return 2
-    try:
-        sw, _ = config.load(a.config, scale=a.scale)
-    except config.ConfigError as e:
-        print(f"sweep: {e}", file=sys.stderr)
-        return 2
-    chtbench = os.path.abspath(a.chtbench or default_chtbench())
-    schema.use(chtbench)   # cells are matched to rows by the columns this binary declares
-    from . import REPO
-    out = os.path.abspath(a.out or os.path.join(REPO, "results", "sweeps", sw.name))
-    if a.slurm:
-        from . import slurm
-        err = check_sweep(sw, chtbench) if os.access(chtbench, os.X_OK) else None
-        if err:
-            print(f"sweep: {err}", file=sys.stderr)
-            return 2
-        return slurm.submit(sw, out, chtbench, config_path=os.path.abspath(a.config), scale=a.scale,
-                            partition=a.partition, time_limit=a.time, dry=a.dry_run,
-                            resume=a.resume)
-    if not os.access(chtbench, os.X_OK):
-        print(f"sweep: --chtbench: {chtbench} is not an executable (build it: meson setup build && "
-              "ninja -C build)", file=sys.stderr)
-        return 2
-    if a.dry_run:
-        return dry_run(sw, chtbench, out, resume=a.resume, reuse_any=a.reuse_any)
-    return run(sw, out, chtbench, resume=a.resume, reuse_any=a.reuse_any)
-
-
-def quoted(args):
-    return " ".join(shlex.quote(x) for x in args)
-
