@@ -174,7 +174,8 @@ static const struct constant constants[] = {
     CONST(sizeof(cht_key_t), 8), CONST(sizeof(cht_val_t), 8),
 };
 #define PINNED 1
-#elif CHT_ABI_VERSION == 5   /* 4 + the table-counter channel at the end of struct cht_stats */
+#elif CHT_ABI_VERSION == 5
+/* 4 + the table-counter channel at the end of struct cht_stats */
 static const struct pin pins[] = {
     SIZE(cht_option, 16, 8),
     PIN(cht_option, key, 0, const char *),
