@@ -42,11 +42,13 @@ typedef uint64_t cht_val_t;
  * appended or grown included (a plugin built against fewer members would be
  * read past its end). tests/test_abi_layout.c pins every member's offset per
  * version, so a change without a bump fails the build's tests. */
-#define CHT_ABI_VERSION 4u   /* 2: prefetch appended to struct cht_ops (--pipeline);
+#define CHT_ABI_VERSION 5u   /* 2: prefetch appended to struct cht_ops (--pipeline);
                                  * 3: prefetch replaced by pipe_start and pipe_step;
                                  * 4: struct cht_plugin carries the shared structs' sizes
                                  *    (struct cht_abi_sizes), checked one by one at load;
-                                 *    cht_pipe_op's result is poisoned at draw */
+                                 *    cht_pipe_op's result is poisoned at draw;
+                                 * 5: struct cht_stats carries the table-counter channel
+                                 *    (counter, counter_ctx: cht_stats_counter) */
 
 enum cht_caps {
     CHT_CAP_RESIZE      = 1u << 0, /* grows by itself when full */
@@ -106,7 +108,25 @@ struct cht_stats {
      * per bucket b, from which the driver bounds the false-positive rate
      * (two candidate buckets: 1 - (1 - 1/(2^f - 1))^(2b), about 2b/2^f). 0: not stated. */
     unsigned fp_bits, fp_bucket_slots;
+    /* The table's own named counters (as Google Benchmark's user counters): stats() reports
+     * each by cht_stats_counter(s, "name", value); a counter added later needs no new ABI.
+     * Set by the driver when it collects them (after each repetition, never during the timed
+     * run); NULL otherwise, and then cht_stats_counter does nothing. */
+    void (*counter)(void *ctx, const char *name, double value);
+    void *counter_ctx;
 };
+
+/* A table counter's name: 1..CHT_COUNTER_NAME_MAX - 1 of [a-z0-9_], starting with a letter
+ * (a JSON key and a CSV cell as it is), each once; its value finite; at most CHT_COUNTERS_MAX
+ * of them a table. The driver refuses a table that breaks any of these (the run fails naming
+ * the counter). */
+#define CHT_COUNTER_NAME_MAX 48
+#define CHT_COUNTERS_MAX 32
+static inline void cht_stats_counter(struct cht_stats *s, const char *name, double value)
+{
+    if (s->counter)
+        s->counter(s->counter_ctx, name, value);
+}
 
 /* One operation in flight under --pipeline (cht_ops.pipe_start/pipe_step). */
 enum cht_pipe_kind { CHT_PIPE_GET = 0, CHT_PIPE_INSERT = 1, CHT_PIPE_REMOVE = 2, CHT_PIPE_UPDATE = 3 };

@@ -82,6 +82,7 @@ struct bench_config {
     bool likwid_marker;
     uint64_t timeline_ms;       /* 0: no --timeline */
     const char *timeline_csv;
+    const char *table_counters_csv;   /* --table-counters-csv */
     /* lock-only benchmarks (--bench, docs/cli.md "Lock benchmarks") */
     enum bench_kind bench;
     const struct lock_ops *locks[MAX_BENCH_LOCKS];  /* --lock with --bench, in order */

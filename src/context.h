@@ -12,7 +12,7 @@
 #include "outfile.h"
 #include "pin.h"
 
-enum { OUT_MAIN, OUT_LATENCY, OUT_TIMELINE, OUT_FILES };
+enum { OUT_MAIN, OUT_LATENCY, OUT_TIMELINE, OUT_TABLE_COUNTERS, OUT_FILES };
 
 struct run_context {
     const struct bench_config *cfg;    /* parsed, immutable */

@@ -74,9 +74,10 @@ static void version(void)
         nl++;
     printf("chtbench %s\n", CHTBENCH_VERSION);
     report_version(stdout);
-    printf("features: hwloc %s\ntables: %u, locks: %u\ncsv schema: %d (latency %d, timeline %d, lock-bench %d)\n",
+    printf("features: hwloc %s\ntables: %u, locks: %u\ncsv schema: %d (latency %d, timeline %d, table-counters %d, "
+           "lock-bench %d)\n",
            CHTBENCH_FEATURES, nt, nl, CSV_SCHEMA_VERSION, LATENCY_CSV_SCHEMA_VERSION, TIMELINE_CSV_SCHEMA_VERSION,
-           LOCK_CSV_SCHEMA_VERSION);
+           TABLE_COUNTERS_CSV_SCHEMA_VERSION, LOCK_CSV_SCHEMA_VERSION);
     printf("plugin abi: %u\n", CHT_ABI_VERSION);
     const struct registry_plugin *p;
     for (unsigned i = 0; (p = plugin_at(i)); i++)

@@ -73,6 +73,7 @@ static int open_outputs(struct run_context *ctx)
         [OUT_MAIN] = { "--csv", cfg->csv },
         [OUT_LATENCY] = { "--latency-csv", cfg->latency_csv },
         [OUT_TIMELINE] = { "--timeline-csv", cfg->timeline_csv },
+        [OUT_TABLE_COUNTERS] = { "--table-counters-csv", cfg->table_counters_csv },
     };
     char err[1024];
     for (int i = 0; i < OUT_FILES; i++) {

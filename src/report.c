@@ -24,7 +24,7 @@
 
 /* ================= a row: one cell per declared column ================= */
 
-enum cell_kind { CELL_STR, CELL_U64, CELL_F64, CELL_EMPTY, CELL_I64 };   /* EMPTY: CSV empty, JSON null */
+enum cell_kind { CELL_STR, CELL_U64, CELL_F64, CELL_EMPTY, CELL_I64, CELL_JSON };   /* EMPTY: CSV empty, JSON null */
 
 struct report_cell {
     const struct report_col *decl;
@@ -94,6 +94,12 @@ void cell_printf(struct report_cell *cell, const char *fmt, ...)
     if (k < 0)
         at[0] = '\0';
     cell_s(cell, at);
+}
+
+void cell_json(struct report_cell *cell, const char *json)
+{
+    cell_printf(cell, "%s", json);
+    cell->kind = CELL_JSON;
 }
 
 /* every column's value, in declaration order */
@@ -274,6 +280,9 @@ static void format_value(struct sbuf *b, const struct report_cell *f, bool json)
     case CELL_F64: sb_printf(b, "%.6g", f->d); return;
     case CELL_I64: sb_printf(b, "%lld", (long long)f->i); return;
     case CELL_EMPTY: sb_printf(b, "%s", json ? "null" : ""); return;
+    case CELL_JSON:
+        sb_printf(b, "%s", json ? f->s : "");   /* JSON-only columns: never in a CSV row */
+        return;
     case CELL_STR:
         if (json)
             json_str(b, f->s);

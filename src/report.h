@@ -26,6 +26,8 @@ void cell_s(struct report_cell *cell, const char *s);
 void cell_none(struct report_cell *cell);
 void cell_ou(struct report_cell *cell, bool have, uint64_t u);
 void cell_od(struct report_cell *cell, bool have, double d);
+/* a JSON value as it is (an object of a JSON-only column; its text is copied into the row) */
+void cell_json(struct report_cell *cell, const char *json);
 /* a text formatted into the row's own buffer */
 void cell_printf(struct report_cell *cell, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -162,6 +162,12 @@ struct run_counters {                   /* --counters */
     double counter_per_op[CNT_MAX_EVENTS];
 };
 
+struct run_table_counters {             /* the table's own counters (cht_stats_counter; run/table_counters.c) */
+    unsigned n;                 /* reported by stats() after the run, in its order: */
+    struct table_counter { char name[CHT_COUNTER_NAME_MAX]; double value; } c[CHT_COUNTERS_MAX];
+    char refused[160];          /* the first name refused (not [a-z][a-z0-9_]*, too long, twice, one too many) */
+};
+
 struct run_timeline {                   /* --timeline (run/samplers.c) */
     struct tl_sample { double t_ms; uint64_t ops, hot_base; } *samples;   /* malloc'ed, caller frees */
     size_t n;
@@ -185,6 +191,7 @@ struct run_result {
     struct run_memory memory;
     struct lat_result lat;      /* --latency */
     struct run_counters counters;
+    struct run_table_counters table_counters;
     struct run_timeline timeline;
     char error[256];            /* fatal error (create failed, pinning refused) */
 };

@@ -128,6 +128,37 @@ static void hist_text(struct report_cell *cell, const struct lat_stats *x)
     cell_printf(cell, "%s", buf);
 }
 
+/* a table counter's value: an integer when it is one (a count stays exact past 6 digits) */
+static bool integral(double v) { return v == (double)(int64_t)v && v > -9.2e18 && v < 9.2e18; }
+static void counter_value(struct report_cell *cell, double v)
+{
+    if (integral(v))
+        cell_i(cell, (int64_t)v);
+    else
+        cell_d(cell, v);
+}
+
+/* --json's table_counters: {"name": value, ...} (names are [a-z][a-z0-9_]*: no escaping) */
+static void table_counters_json(struct report_cell *cell, const struct run_result *r)
+{
+    if (!r->memory.has_stats) {
+        cell_none(cell);
+        return;
+    }
+    char buf[CHT_COUNTERS_MAX * (CHT_COUNTER_NAME_MAX + 32) + 4];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "{");
+    for (unsigned i = 0; i < r->table_counters.n && n < sizeof buf; i++) {
+        double v = r->table_counters.c[i].value;
+        n += integral(v) ? (size_t)snprintf(buf + n, sizeof buf - n, "%s\"%s\":%lld", i ? "," : "",
+                                            r->table_counters.c[i].name, (long long)v)
+                         : (size_t)snprintf(buf + n, sizeof buf - n, "%s\"%s\":%.17g", i ? "," : "",
+                                            r->table_counters.c[i].name, v);
+    }
+    if (n < sizeof buf)
+        snprintf(buf + n, sizeof buf - n, "}");
+    cell_json(cell, buf);
+}
+
 static double interval_mops(const struct run_result *r, unsigned i)
 {
     double dt = r->timeline.samples[i].t_ms - (i ? r->timeline.samples[i - 1].t_ms : 0);
@@ -289,7 +320,8 @@ static const struct report_col run_key_cols[] = { RUN_KEY_COLUMNS(RUN_KEY_ENTRY,
     X(CSV, pipeline, "text", "", "pipeline", "`--pipeline` as given: `0` (off, the default) .. `64`, or `auto` (what a sweep's cell asked for)", pipeline_asked(cell, cfg)) \
     X(CSV, pipeline_w, "int", "", "", "operations in flight per thread in the timed loop (W); 0: single ops (no `--pipeline`, a table without the `pipe_start`/`pipe_step` hooks, or `auto` on a table no larger than 4x the core's private cache, L2)", VAL_U(r->pipe.pipeline_w)) \
     X(JSON, pipeline_mode, "text", "", "", "`-` (no `--pipeline`), `hooks` (the table's `pipe_start`/`pipe_step` hooks, W ops in flight), `fallback` (`--pipeline` on a table without the hook, or a filter: single ops), `plain` (`--pipeline auto` chose single ops: the table is no larger than 4x the core's private cache, L2)", VAL_S(pipeline_mode_name(r->pipe.pipeline_mode))) \
-    X(JSON, cpu_share, "float", "share", "", "CPU time of the threads' timed loops / (threads × `elapsed_s`): below 1 when the threads were descheduled (a busy machine); `mops / cpu_share` is the rate while on a CPU", VAL_OD(r->elapsed_s > 0 && r->cpu_ns, r->elapsed_s > 0 ? (double)r->cpu_ns * 1e-9 / ((double)rec->threads * r->elapsed_s) : 0))
+    X(JSON, cpu_share, "float", "share", "", "CPU time of the threads' timed loops / (threads × `elapsed_s`): below 1 when the threads were descheduled (a busy machine); `mops / cpu_share` is the rate while on a CPU", VAL_OD(r->elapsed_s > 0 && r->cpu_ns, r->elapsed_s > 0 ? (double)r->cpu_ns * 1e-9 / ((double)rec->threads * r->elapsed_s) : 0)) \
+    X(JSON, table_counters, "object", "", "", "the counters the table reported itself after the run (`cht_stats_counter`, docs/plugins.md), `{\"name\": value, ...}`; `{}` when it reports none, null for a table without stats(); one row each in `--table-counters-csv`", table_counters_json(cell, r))
 
 #define TABLE_FN(where, name, type, unit, flag, meaning, value)                         \
     static void table_##name(struct report_cell *cell, const void *item, unsigned row) \
@@ -371,6 +403,22 @@ static const struct report_col latency_cols[] = { LATENCY_COLUMNS(LATENCY_ENTRY,
 TIMELINE_COLUMNS(TIMELINE_FN, REPORT_NO_FN)
 static const struct report_col timeline_cols[] = { TIMELINE_COLUMNS(TIMELINE_ENTRY, REPORT_SHARED_ENTRY) };
 
+/* --table-counters-csv: one row per counter the table reported (cht_stats_counter), long form */
+#define TABLE_COUNTERS_COLUMNS(X, S) \
+    X(CSV, counter, "text", "", "", "the counter's name as the table reports it: `[a-z][a-z0-9_]*`, at most 47 characters (include/cht.h `cht_stats_counter`)", VAL_S(c->name)) \
+    X(CSV, value, "float", "", "", "its value after the repetition (the table's stats() once the threads are joined); an integral value is written as an integer", counter_value(cell, c->value))
+
+#define TABLE_COUNTERS_FN(where, name, type, unit, flag, meaning, value)                 \
+    static void tc_##name(struct report_cell *cell, const void *item, unsigned row)    \
+    {                                                                                   \
+        const struct table_counter *c = &((const struct record *)item)->r->table_counters.c[row]; \
+        value;                                                                          \
+    }
+#define TABLE_COUNTERS_ENTRY(where, name, type, unit, flag, meaning, value) \
+    REPORT_ENTRY(where, name, type, unit, flag, meaning, tc_##name),
+TABLE_COUNTERS_COLUMNS(TABLE_COUNTERS_FN, REPORT_NO_FN)
+static const struct report_col table_counters_cols[] = { TABLE_COUNTERS_COLUMNS(TABLE_COUNTERS_ENTRY, REPORT_SHARED_ENTRY) };
+
 /* each file's first column */
 static const struct report_col table_head[] = {
     REPORT_COL_SCHEMA("this schema's version (" REPORT_STR(CSV_SCHEMA_VERSION) ")"),
@@ -380,6 +428,9 @@ static const struct report_col latency_head[] = {
 };
 static const struct report_col timeline_head[] = {
     REPORT_COL_SCHEMA("the timeline side file's schema version (" REPORT_STR(TIMELINE_CSV_SCHEMA_VERSION) ")"),
+};
+static const struct report_col table_counters_head[] = {
+    REPORT_COL_SCHEMA("the table-counters side file's schema version (" REPORT_STR(TABLE_COUNTERS_CSV_SCHEMA_VERSION) ")"),
 };
 
 /* ---------------- the schemas ---------------- */
@@ -407,6 +458,18 @@ const struct report_schema latency_schema = {
     "latency", LATENCY_CSV_SCHEMA_VERSION, "S", "--latency-csv", "chtbench latency-histogram CSV (--latency-csv)",
     { REPORT_PART(latency_head), REPORT_PART(run_key_cols), REPORT_CONTEXT_PART, REPORT_PART(latency_cols) },
     record_end, latency_rows,
+};
+static unsigned table_counters_rows(const void *item)
+{
+    return ((const struct record *)item)->r->table_counters.n;
+}
+
+const struct report_schema table_counters_schema = {
+    "table-counters", TABLE_COUNTERS_CSV_SCHEMA_VERSION, "U", "--table-counters-csv",
+    "chtbench table-counters CSV (--table-counters-csv)",
+    { REPORT_PART(table_counters_head), REPORT_PART(run_key_cols), REPORT_CONTEXT_PART,
+      REPORT_PART(table_counters_cols) },
+    record_end, table_counters_rows,
 };
 const struct report_schema timeline_schema = {
     "timeline", TIMELINE_CSV_SCHEMA_VERSION, "T", "--timeline-csv", "chtbench timeline CSV (--timeline-csv)",

@@ -11,6 +11,7 @@
  * 3: one row per operation class, every statistic (docs/csv.md "Side files") */
 #define LATENCY_CSV_SCHEMA_VERSION 3
 #define TIMELINE_CSV_SCHEMA_VERSION 2
+#define TABLE_COUNTERS_CSV_SCHEMA_VERSION 1
 
 /* One repetition of a table run, as its rows see it: the item of all three schemas. */
 struct record {
@@ -29,6 +30,7 @@ struct record {
 extern const struct report_schema table_schema;      /* one row per repetition */
 extern const struct report_schema latency_schema;    /* one row per operation class */
 extern const struct report_schema timeline_schema;   /* one row per --timeline interval */
+extern const struct report_schema table_counters_schema;   /* one row per counter the table reported */
 
 const char *run_outcome_name(enum run_outcome o);
 /* plugin (sha: plugin_sha256) of a table row: the plugins that provided the table and the lock

@@ -510,6 +510,7 @@ static void table_rows(struct run_context *ctx, const struct mode_cell *c, unsig
     struct record rec = record_of(ctx, c, rep, result, s);
     mode_emit(ctx, &latency_schema, &rec);
     mode_emit(ctx, &timeline_schema, &rec);
+    mode_emit(ctx, &table_counters_schema, &rec);
     mode_emit(ctx, &table_schema, &rec);
 }
 
@@ -554,7 +555,8 @@ static void table_console_summary(struct run_context *ctx, const struct mode_cel
 
 const struct mode table_mode = {
     .name = "table",
-    .files = { [OUT_MAIN] = &table_schema, [OUT_LATENCY] = &latency_schema, [OUT_TIMELINE] = &timeline_schema },
+    .files = { [OUT_MAIN] = &table_schema, [OUT_LATENCY] = &latency_schema, [OUT_TIMELINE] = &timeline_schema,
+               [OUT_TABLE_COUNTERS] = &table_counters_schema },
     .result_size = sizeof(struct run_result),
     .prepare = table_prepare,
     .finish = table_finish,

@@ -1714,6 +1714,9 @@ static void cuckoo_stats(void *tp, struct cht_stats *s)
     s->resizes = __atomic_load_n(&t->resizes, __ATOMIC_RELAXED);
     s->full_failures = __atomic_load_n(&t->full_failures, __ATOMIC_RELAXED);
     s->alloc_failures = __atomic_load_n(&t->alloc_failures, __ATOMIC_RELAXED);
+    /* the table's own counters (--json "table_counters", --table-counters-csv) */
+    cht_stats_counter(s, "hash_functions", a->hashes);
+    cht_stats_counter(s, "hash_adds", (double)__atomic_load_n(&t->hash_adds, __ATOMIC_RELAXED));
 }
 
 /* probe_lines (cht.h): distinct 64-byte lines of the bucket array that a get

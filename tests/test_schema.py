@@ -22,8 +22,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from checks import check, finish  # noqa: E402 (tests/checks.py)
 from chtb import config, schema  # noqa: E402
 
-NAMES = ["table", "latency", "timeline", "lock", "memory", "occupancy"]
-TYPES = {"int", "float", "text", "0/1"}
+NAMES = ["table", "latency", "timeline", "table-counters", "lock", "memory", "occupancy"]
+TYPES = {"int", "float", "text", "0/1", "object"}
 
 
 def run(*args):
@@ -37,8 +37,9 @@ try:
 except ValueError:
     every = {}
 check(list(every) == NAMES, f"--schema lists the schemas {NAMES} (got {list(every)})")
-m = re.search(r"csv schema: (\d+) \(latency (\d+), timeline (\d+), lock-bench (\d+)\)", run("--version").stdout)
-check(m and [int(x) for x in m.groups()] == [every.get(n, {}).get("version") for n in NAMES[:4]],
+m = re.search(r"csv schema: (\d+) \(latency (\d+), timeline (\d+), table-counters (\d+), lock-bench (\d+)\)",
+              run("--version").stdout)
+check(m and [int(x) for x in m.groups()] == [every.get(n, {}).get("version") for n in NAMES[:5]],
       "the versions of --schema are those --version reports")
 
 for name, s in every.items():
@@ -62,10 +63,12 @@ check(p.returncode == 2 and p.stdout == "" and len(p.stderr.strip().splitlines()
 
 # ---- the files chtbench writes carry exactly the declared columns ----
 tmp = tempfile.mkdtemp(prefix="chtbench-schema-")
-f = {k: os.path.join(tmp, k + ".csv") for k in ("table", "latency", "timeline", "lock")}
+f = {k: os.path.join(tmp, k + ".csv") for k in ("table", "latency", "timeline", "table-counters", "lock")}
 p = run("-t", "locked", "-i", "1K", "--ops", "20000", "-u", "20", "--latency=4", "--timeline", "5",
         "--csv", f["table"], "--latency-csv", f["latency"], "--timeline-csv", f["timeline"], "--json")
 check(p.returncode == 0, f"a table run with every side file: exit 0 ({p.stderr.strip()[-200:]})")
+c = run("-t", "cuckoo", "-i", "1K", "--ops", "1000", "--table-counters-csv", f["table-counters"])
+check(c.returncode == 0, "a table run with --table-counters-csv: exit 0")
 q = run("--bench", "mutex", "--lock", "tas", "-d", "10", "--csv", f["lock"])
 check(q.returncode == 0, "a lock bench: exit 0")
 

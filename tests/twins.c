@@ -26,6 +26,11 @@
  *                           removed from its bucket, while another thread is
  *                           inside an op answers "present" with its old value
  *
+ * Its stats() reports one counter of its own (cht_stats_counter): faultable_ops,
+ * the ops its fault counted; option counter=NAME adds a counter NAME (value 1),
+ * so a test can have it report a name the driver must refuse
+ * (tests/test_table_counters.py).
+ *
  * Buckets (a power of two, at least the prefill's key count) each hold a
  * spin lock and a singly linked chain; every op, get included, holds its
  * bucket's lock, so a removed node is freed at once. size() is one shared
@@ -66,11 +71,14 @@ struct twin {
     alignas(64) int64_t size;
     alignas(64) unsigned inside;     /* threads inside an op (the faults that need concurrency) */
     alignas(64) uint64_t faultable;  /* the ops a fault counts, 1 in 10^4 of them goes wrong */
+    char extra_counter[80];          /* counter=NAME: one more counter stats() reports ("": none) */
 };
 
 static const struct cht_option_spec twin_options[] = {
     { "fault", "none (default), pipe-first-only, pipe-again-twice, pipe-garbage, lost-update, race-lost-update, "
                "stale-read, false-absent, false-present: the bug to carry" },
+    { "counter", "NAME: stats() reports a table counter NAME = 1 besides faultable_ops (any text: a test of the "
+                 "driver's refusal)" },
     { NULL, NULL },
 };
 
@@ -84,7 +92,12 @@ static uint64_t twin_hash(cht_key_t k)
 static void *twin_create(const struct cht_config *cfg, char *err, size_t len)
 {
     enum twin_fault fault = FAULT_NONE;
+    const char *extra_counter = "";
     for (const struct cht_option *o = cfg->options; o && o->key; o++) {
+        if (strcmp(o->key, "counter") == 0) {
+            extra_counter = o->val;
+            continue;
+        }
         unsigned i = 0;
         while (i < FAULTS && strcmp(o->val, fault_names[i]) != 0)
             i++;
@@ -112,6 +125,7 @@ static void *twin_create(const struct cht_config *cfg, char *err, size_t len)
     t->size = 0;
     t->inside = 0;
     t->faultable = 0;
+    snprintf(t->extra_counter, sizeof t->extra_counter, "%s", extra_counter);
     return t;
 }
 
@@ -273,6 +287,9 @@ static void twin_stats(void *tp, struct cht_stats *s)
     struct twin *t = tp;
     s->buckets = t->mask + 1;
     s->bytes = sizeof *t + s->buckets * sizeof *t->b + twin_size(tp) * sizeof(struct node);
+    cht_stats_counter(s, "faultable_ops", (double)__atomic_load_n(&t->faultable, __ATOMIC_RELAXED));
+    if (t->extra_counter[0])
+        cht_stats_counter(s, t->extra_counter, 1);
 }
 
 static const struct cht_ops twin = {

@@ -541,6 +541,12 @@ static const struct cli_option run_options[] = {
     { .name = "timeline-csv", .arg = CLI_ARG, .metavar = "FILE", .set = set_results_path, CFG(timeline_csv),
       .modes = T_, .sample = "/tmp/y.csv", .accepts = "as `--csv` (not `-`, not the same file); needs `--timeline`",
       .help = "append the time series to FILE (docs/csv.md \"Side files\")" },
+    { .name = "table-counters-csv", .arg = CLI_ARG, .metavar = "FILE", .set = set_results_path,
+      CFG(table_counters_csv), .modes = T_, .sample = "/tmp/c.csv", .accepts = "as `--csv` (not `-`, not the same file)",
+      .help = "append the table's own counters (cht_stats_counter) to FILE, one row each (docs/csv.md \"Side files\")",
+      .doc = "append the counters the table reports itself (`cht_stats_counter`, docs/plugins.md), one row per "
+          "counter and repetition, to FILE (docs/csv.md \"Side files\"); `--json` carries them too "
+          "(`table_counters`)" },
     { .name = "ceiling", .arg = CLI_NO_ARG, .set = cli_set_true, CFG(ceiling), .modes = T_,
       .help = "add ceiling_mops, ceiling_frac to table rows: the machine's miss rate at the table's size",
       .doc = "add `ceiling_mops`, `ceiling_frac` to table rows (\"Memory ceiling\")" },

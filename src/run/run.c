@@ -396,7 +396,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
                  "prefill thread stops at its first refusal)",
                  (unsigned long long)r->check.prefilled, (unsigned long long)cfg->initial);
     if (s->ops->stats) {
-        s->ops->stats(s->table, &r->memory.stats);
+        run_stats_take(s->ops, s->table, &r->memory.stats, &r->table_counters);
         r->memory.has_stats = true;
         r->memory.table_bytes_after_prefill = s->table_bytes_after_prefill;
     }
@@ -418,6 +418,9 @@ int runner_run(const struct run_params *p, struct run_result *r)
         rc = -1;                      /* r->error says why */
     } else if (s->chase_error[0]) {
         snprintf(r->error, sizeof r->error, "%s", s->chase_error);
+        rc = -1;
+    } else if (r->table_counters.refused[0]) {
+        snprintf(r->error, sizeof r->error, "%s", r->table_counters.refused);
         rc = -1;
     }
 out:

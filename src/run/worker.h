@@ -289,6 +289,8 @@ void run_verify_judge(const struct shared *s, struct run_result *r, uint64_t fou
                       uint64_t present_found);
 void run_verify_contents(const struct shared *s, struct run_result *r, const struct worker *w, unsigned n);
 void run_filter_bound(struct run_result *r);
+/* run/table_counters.c: the table's stats() into st, its counters (cht_stats_counter) into tc */
+void run_stats_take(const struct cht_ops *ops, void *table, struct cht_stats *st, struct run_table_counters *tc);
 enum run_outcome run_outcome_of(const struct run_result *r, bool prefill_full);
 /* watched.c */
 int run_hist_prepare(const struct run_params *p, struct shared *s, struct worker *w, struct run_result *r);

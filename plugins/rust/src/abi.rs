@@ -16,7 +16,7 @@
 use std::os::raw::{c_char, c_uint, c_void};
 
 /// CHT_ABI_VERSION of include/cht.h (build.rs checks that they agree).
-pub const CHT_ABI_VERSION: c_uint = 4;
+pub const CHT_ABI_VERSION: c_uint = 5;
 
 pub const CHT_CAP_RESIZE: c_uint = 1 << 0;
 pub const CHT_CAP_UPDATE: c_uint = 1 << 1;
@@ -66,6 +66,16 @@ pub struct cht_stats {
     pub tx_fallbacks: u64,
     pub fp_bits: c_uint,
     pub fp_bucket_slots: c_uint,
+    /// The table-counter channel (ABI 5): set by the driver when it collects them, else None.
+    pub counter: Option<extern "C" fn(ctx: *mut c_void, name: *const c_char, value: f64)>,
+    pub counter_ctx: *mut c_void,
+}
+
+/// cht_stats_counter (include/cht.h): reports one named counter of the table, when asked.
+pub fn cht_stats_counter(s: &cht_stats, name: &std::ffi::CStr, value: f64) {
+    if let Some(f) = s.counter {
+        f(s.counter_ctx, name.as_ptr(), value);
+    }
 }
 
 pub type Table = *mut c_void;

@@ -222,6 +222,7 @@ extern "C" fn stats<M: Map>(t: Table, s: *mut cht_stats) {
         (*s).bytes = bytes;
         (*s).buckets = buckets;
         (*s).alloc_failures = h.panics.load(Relaxed);
+        cht_stats_counter(&*s, c"panics", h.panics.load(Relaxed) as f64);
     }
 }
 
@@ -320,7 +321,7 @@ pub extern "C" fn cht_rust_abi_layout(out: *mut usize, n: usize) -> usize {
     layout!(cht_config: initial, density, range, max_threads, numa_nodes, thread_node, lock, lock_config, options,
             value_size, hugepages);
     layout!(cht_stats: bytes, buckets, resizes, full_failures, alloc_failures, tx_begins, tx_commits, tx_aborts,
-            tx_fallbacks, fp_bits, fp_bucket_slots);
+            tx_fallbacks, fp_bits, fp_bucket_slots, counter, counter_ctx);
     layout!(cht_pipe_op: key, val, kind, stage, result, pad, state);
     layout!(cht_ops: name, summary, caps, options, available, create, destroy, thread_init, thread_exit, get, insert,
             remove, update, size, stats, get_batch, probe_lines, default_lock, pipe_start, pipe_step);
