@@ -12,7 +12,12 @@ case $out in /*) ;; *) out=$PWD/$out ;; esac   # go -C changes directory first
 tmp=$out.tmp.d
 rm -rf "$tmp"
 mkdir -p "$tmp"
+# Go's build cache does not see a change to a header outside the package (include/, by #cgo
+# CFLAGS -I): after a CHT_ABI_VERSION bump it served the shim compiled against the old headers. The
+# headers' hash in CGO_CFLAGS is part of the cache key, so new headers mean a new compile.
+sdk_sha=$(cat "$src"/../../include/*.h | sha256sum | cut -c1-16)
 CGO_ENABLED=1 GOPROXY=off GOTOOLCHAIN=local GOFLAGS="-mod=readonly -buildvcs=false" \
+  CGO_CFLAGS="-g -O2 -DCHT_SDK_HEADERS_SHA=0x$sdk_sha" \
   "$go" -C "$src" build -trimpath -buildmode=c-shared -o "$tmp/libcht_go.so" .
 mv "$tmp/libcht_go.so" "$out"
 rm -rf "$tmp"   # and the header go build writes beside the library
