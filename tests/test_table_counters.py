@@ -4,7 +4,7 @@ a table's own named counters, reported by its stats() once after each repetition
 record (`table_counters`) and the long-form side file (--table-counters-csv, one row per counter and
 repetition) with their exact values; a table with none gives {} and no rows; a name the driver cannot
 use as a JSON key and CSV cell, or one reported twice, fails the run naming it. The twin plugin of
-tests/twins.c reports `faultable_ops` and, with counter=NAME, a counter of any name.
+tests/twins.c reports `faultable_ops` and, with counter=NAME, a counter of any name; twin-nostats has no stats().
 
 Usage: test_table_counters.py CHTBENCH TWINS_PLUGIN
 """
@@ -69,6 +69,11 @@ with tempfile.TemporaryDirectory() as d:
     recs = records(p)
     check(p.returncode == 0 and [r.get("table_counters") for r in recs] == [{"faultable_ops": 0, "spare_1": 1}],
           f"a plugin's counters, in its order ({p.returncode}, {[r.get('table_counters') for r in recs]})")
+    path4 = os.path.join(d, "nostats.csv")
+    p = run(*twin, "-t", "twin-nostats", "--table-counters-csv", path4)
+    rows = list(csv.DictReader(open(path4))) if os.path.exists(path4) else []
+    check(p.returncode == 0 and [r.get("table_counters") for r in records(p)] == [None] and rows == [],
+          f"a table without stats(): table_counters null, no rows ({p.returncode}, {len(rows)} rows)")
     for name, why in [("Bad-Name", "not 1..47 of [a-z0-9_] starting with a letter"),
                       ("9lives", "not 1..47 of [a-z0-9_] starting with a letter"),
                       ("x" * 48, "not 1..47 of [a-z0-9_] starting with a letter"),

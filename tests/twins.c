@@ -309,7 +309,22 @@ static const struct cht_ops twin = {
     .pipe_step = twin_pipe_step,
 };
 
-static const struct cht_ops *const twin_tables[] = { &twin, NULL };
+/* the correct twin without stats(): the driver's "no stats" paths (table_counters null) */
+static const struct cht_ops twin_nostats = {
+    .name = "twin-nostats",
+    .summary = "test plugin: twin without stats() (tests/twins.c)",
+    .caps = CHT_CAP_UPDATE,
+    .options = twin_options,
+    .create = twin_create,
+    .destroy = twin_destroy,
+    .get = twin_get,
+    .insert = twin_insert,
+    .remove = twin_remove,
+    .update = twin_update,
+    .size = twin_size,
+};
+
+static const struct cht_ops *const twin_tables[] = { &twin, &twin_nostats, NULL };
 
 static const struct cht_plugin twin_plugin = {
     .abi_version = CHT_ABI_VERSION,
