@@ -22,13 +22,13 @@ import sys
 import tempfile
 
 BIN = sys.argv[1]
-from checks import check, finish  # noqa: E402 (tests/checks.py)
+from checks import check, finish, lean_keybuf, spread  # noqa: E402 (tests/checks.py)
 
 
 def run(*args, env=None, timeout=300):
     e = {k: v for k, v in os.environ.items() if not k.startswith("CHTBENCH_TEST_")}
     e.update(env or {})
-    p = subprocess.run([BIN, *args, "--json"], capture_output=True, text=True, timeout=timeout, env=e)
+    p = subprocess.run([BIN, *lean_keybuf(args), "--json"], capture_output=True, text=True, timeout=timeout, env=e)
     recs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
     return p, recs[0] if len(recs) == 1 else {}
 
@@ -61,7 +61,7 @@ clean = [("clht-lb", 2, ["-u", "50"]), ("chain", 4, ["-u", "50"]), ("cuckoo", 3,
          ("cuckoo", 2, ["-u", "50", "--pipeline", "16"]), ("clht-lb", 3, ["-u", "20", "--pipeline", "32"]),
          ("dense", 2, ["-u", "50", "--pipeline", "8"]), ("clht-lb", 2, ["-u", "0", "--pipeline", "16"]),
          ("cuckoo", 2, ["--workload", "ycsb-f", "--pipeline", "16"])]
-for table, n, extra in clean:
+for table, n, extra in spread(clean):
     p, r = run("-t", table, "-n", str(n), "-i", "1K", "-d", "150", "--verify", "history", *extra)
     m = history_line(p)
     check(p.returncode == 0 and r.get("outcome") == "ok" and r.get("history_violations") == 0 and

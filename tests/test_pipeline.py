@@ -49,7 +49,7 @@ import subprocess
 import sys
 
 BIN = sys.argv[1]
-from checks import check, finish  # noqa: E402 (tests/checks.py)
+from checks import check, finish, lean_keybuf, spread  # noqa: E402 (tests/checks.py)
 
 # cuckoo:away=0: the two-step get without the away bits (every miss in the first bucket takes a second step);
 # dense:simd=0: dense's key compares in SSE2 (dense: AVX2 where the CPU has it); dense:lines=1: a get's
@@ -64,7 +64,7 @@ COUNTS = OPS_DONE + ["final_size", "verify_found"]
 def run(*args, env=None, timeout=120):
     e = {k: v for k, v in os.environ.items() if not k.startswith("CHTBENCH_TEST_")}
     e.update(env or {})
-    p = subprocess.run([BIN, *args, "--json"], capture_output=True, text=True, timeout=timeout, env=e)
+    p = subprocess.run([BIN, *lean_keybuf(args), "--json"], capture_output=True, text=True, timeout=timeout, env=e)
     return p, [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
 
 
@@ -83,7 +83,7 @@ def desc(r):
 OPS = 20000
 for table in HOOKS + FALLBACK:
     mode = "hooks" if table in HOOKS else "fallback"
-    for w in (1, 3, 64):
+    for w in spread((1, 64, 3)):
         p, recs = run("--table", table, "-n", "1,2", "-u", "50", "-i", "1K", "-r", "2K", "--ops", str(OPS),
                       "--pipeline", str(w), "--verify", "full")
         check(p.returncode == 0 and len(recs) == 2, f"{table} --pipeline {w}: exit 0, 2 rows" +
@@ -106,7 +106,7 @@ ORDER_RUNS = [
     ("ycsb-c", ["--workload", "ycsb-c", "-i", "64", "--ops", "10000"]),
 ]
 for table in HOOKS:
-    for name, args in ORDER_RUNS:
+    for name, args in spread(ORDER_RUNS):
         base_p, base = run("--table", table, "-n", "1", "--verify", "full", *args)
         ok_base = base_p.returncode == 0 and len(base) == 1 and clean(base[0])
         check(ok_base, f"{table} {name}: the single-op run passes" +

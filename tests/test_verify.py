@@ -22,13 +22,13 @@ import subprocess
 import sys
 
 BIN = sys.argv[1]
-from checks import check, finish  # noqa: E402 (tests/checks.py)
+from checks import check, finish, lean_keybuf, spread  # noqa: E402 (tests/checks.py)
 
 
 def run(*args, env=None, timeout=300):
     e = {k: v for k, v in os.environ.items() if not k.startswith("CHTBENCH_TEST_")}
     e.update(env or {})
-    p = subprocess.run([BIN, *args, "--json"], capture_output=True, text=True, timeout=timeout, env=e)
+    p = subprocess.run([BIN, *lean_keybuf(args), "--json"], capture_output=True, text=True, timeout=timeout, env=e)
     recs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
     return p, recs[0] if len(recs) == 1 else {}
 
@@ -63,7 +63,7 @@ clean = [("clht-lb", 2, []), ("cuckoo", 3, []), ("chain", 4, []), ("locked", 2, 
          ("chain", 2, ["--value-size", "100"]), ("hotring", 2, ["--workload", "ycsb-a", "--value-size", "40"]),
          ("clht-lb", 2, ["--workload", "ycsb-f"]), ("cuckoo", 2, ["--workload", "ycsb-d"]),
          ("clht-lb", 3, ["--keys", "sparse", "--warmup", "20"])]
-for table, n, extra in clean:
+for table, n, extra in spread(clean):
     mix = ["-d", "50"] if "--workload" in extra else BASE
     p, r = run("-t", table, "-n", str(n), "-i", "64K", *mix, *extra)
     check(p.returncode == 0 and r.get("outcome") == "ok" and r.get("verify") == "full" and
@@ -124,7 +124,7 @@ if m:
           int(w.group(6)) < 0xffffffff and w.group(3) == w.group(4),
           f"a value never written (its key's bits, a seq past its writer's last) is named with its writer's seqs "
           f"({m.group(5) if m else ''})")
-for table, n, extra in [("cuckoo", 3, ()), ("chain", 4, ()), ("locked", 2, ()), ("chain", 2, ("--value-size", "100"))]:
+for table, n, extra in spread([("cuckoo", 3, ()), ("chain", 4, ()), ("locked", 2, ()), ("chain", 2, ("--value-size", "100"))]):
     value_fault(table, n, 10000, "64K", extra)
 for table, n, extra in [("cuckoo", 3, ()), ("chain", 2, ("--value-size", "100"))]:
     value_fault(table, n, 10000, "64K", extra, hook="CHTBENCH_TEST_FAULT_UNWRITTEN_GET")
@@ -137,7 +137,7 @@ check(m is not None and m.group(4) == "bad0bad0bad0bad0" and m.group(5).startswi
 SUM_RE = re.compile(r"chtbench: KEY SUM MISMATCH: (\S+), (\d+) threads, rep 0: the keys found sum to 0x([0-9a-f]{16}), "
                     r"the prefilled \+ inserted - removed keys to 0x([0-9a-f]{16}) \(mod 2\^64; found - expected = "
                     r"(-?\d+)\)")
-for table, n in [("clht-lb", 2), ("cuckoo", 3), ("chain", 4), ("locked", 2)]:
+for table, n in spread([("clht-lb", 2), ("cuckoo", 3), ("chain", 4), ("locked", 2)]):
     p, r = run("-t", table, "-n", str(n), "-i", "64K", *BASE, env={"CHTBENCH_TEST_FAULT_DROP_PAIR": "1"})
     m = SUM_RE.match(lines(p, "KEY SUM MISMATCH")[0]) if lines(p, "KEY SUM MISMATCH") else None
     ok = m is not None and int(m.group(3), 16) != int(m.group(4), 16)
