@@ -4,7 +4,8 @@
  * orchestration.
  *
  *   main: create table -> spawn n workers
- *   worker: pin -> thread_init -> B1 -> [main reads the allocator] -> B1b
+ *   worker: pin -> thread_init -> B1 -> [main reads the allocator, thread 0
+ *           the table's resizes] -> B1b
  *           -> prefill (thread 0, or a slice each; timed: the build phase)
  *           -> B2 -> thread 0 reads the allocator, checks size()==i -> B3 (start)
  *           -> [--warmup: uncounted loop until main raises warm_stop -> BW]
@@ -55,12 +56,12 @@ static void *worker_main(void *arg)
     if (counting(p))
         counters_thread_init(p->counters, &w->cnt);
     run_opbuf_prepare(w);
-    if (w->tid == 0 && s->ops->stats) {
+    barrier(s);                              /* B1: all registered */
+    if (w->tid == 0 && s->ops->stats) {      /* every thread_init done, no insert yet */
         struct cht_stats st = { 0 };
         s->ops->stats(s->table, &st);
         s->resizes_at_create = st.resizes;
     }
-    barrier(s);                              /* B1: all registered */
     barrier(s);                              /* B1b: main has read the allocator's count */
     if (cfg->likwid_marker)
         marker_start("prefill");
