@@ -2,7 +2,7 @@
 """test_build_phase.py - the build phase and the memory per element (docs/measurement.md "The build
 phase", "Memory per element").
 
-Usage: test_build_phase.py BIN
+Usage: test_build_phase.py BIN [TWINS_PLUGIN]
 Checks: every table row carries build_ms > 0 and build_mops = prefilled / build_ms / 10^3; a pre-sized
 table completes no resize in the build, a resizable one started by --grow / --initial-capacity 256 does
 (and with -u 0 every resize of the run is one of the build's); --grow and --initial-capacity are refused
@@ -12,7 +12,8 @@ alloc_bytes_per_key = alloc_bytes / initial from the source that serves malloc (
 jemalloc for jemalloc, rss under a sanitizer), and, where the allocator counts: a malloc-per-node table
 (chain) is its own bytes plus 8..24 bytes a node (glibc's and jemalloc's rounding of its 24-byte nodes),
 and a table of one big array (malloc'ed: dense; mapped by the table: noop-line, clht-lb) is its own
-bytes plus at most 64 KiB (jemalloc's dense: its size class, at most a quarter more, and 1 MiB).
+bytes plus at most 64 KiB (jemalloc's dense: its size class, at most a quarter more, and 1 MiB); a
+plugin's table (tests/twins.c) is measured by RSS, and build_resizes is empty for one without stats().
 """
 import csv
 import json
@@ -23,6 +24,7 @@ import sys
 import tempfile
 
 BIN = sys.argv[1]
+PLUGIN = sys.argv[2] if len(sys.argv) > 2 else None
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, finish  # noqa: E402 (tests/checks.py)
 
@@ -90,6 +92,16 @@ if SOURCE != "rss":
 else:
     check(all((r.get("alloc_bytes_per_key") or 0) > 0 for r in recs.values()),
           "under the sanitizer's allocator: alloc_bytes_per_key from RSS, positive")
+
+if PLUGIN:
+    p = run("--plugin", PLUGIN, "-t", "twin,twin-nostats", "-i", "10000", "--ops", "100", "--json")
+    tw = {r["table"]: r for r in records(p)}
+    check(p.returncode == 0 and tw.get("twin", {}).get("alloc_bytes_source") == "rss" and
+          tw.get("twin", {}).get("build_resizes") == 0 and
+          tw.get("twin-nostats", {}).get("alloc_bytes_source") == "rss" and
+          "build_resizes" in tw.get("twin-nostats", {}) and tw["twin-nostats"]["build_resizes"] is None,
+          f"plugin tables: alloc_bytes_source rss; build_resizes 0 with stats(), empty without "
+          f"({[(k, r.get('alloc_bytes_source'), r.get('build_resizes')) for k, r in tw.items()]})")
 
 # ---- --grow, --initial-capacity: the table grows during the build ----
 n = 20000
