@@ -125,6 +125,7 @@ static void *program_base(void)
 
 static const char *detected;
 static alloc_mallctl_fn detected_mallctl;
+static bool detected_glibc;             /* "system" is glibc's own malloc (mallinfo2 describes it) */
 static char other[256];
 static pthread_once_t detect_once = PTHREAD_ONCE_INIT;
 
@@ -150,8 +151,10 @@ static void detect(void)
     }
     const char *slash = file ? strrchr(file, '/') : NULL;
     const char *leaf = slash ? slash + 1 : file ? file : "";
-    if (object_of("gnu_get_libc_version", NULL, NULL) == base)
+    if (object_of("gnu_get_libc_version", NULL, NULL) == base) {
         detected = "system";
+        detected_glibc = true;
+    }
     else if (sanitizer_owns_malloc() && (strstr(leaf, "san") || program_base() == base))
         detected = "system";   /* the sanitizer runtime's malloc (shared, or linked in): this build's own */
     else {
@@ -164,6 +167,12 @@ const char *alloc_detected(void)
 {
     pthread_once(&detect_once, detect);
     return detected;
+}
+
+bool alloc_glibc_malloc(void)
+{
+    pthread_once(&detect_once, detect);
+    return detected_glibc;
 }
 
 alloc_mallctl_fn alloc_mallctl(void)

@@ -22,6 +22,10 @@ const char *alloc_lookup(const char *s);
  * "tcmalloc", else the file name of the object that defines malloc. */
 const char *alloc_detected(void);
 
+/* glibc's own malloc serves malloc (the object that defines malloc is the C library's, not a
+ * sanitizer runtime's or a preloaded allocator's): mallinfo2() describes it. */
+bool alloc_glibc_malloc(void);
+
 /* jemalloc's mallctl when jemalloc serves malloc, else NULL. */
 typedef int (*alloc_mallctl_fn)(const char *, void *, size_t *, void *, size_t);
 alloc_mallctl_fn alloc_mallctl(void);

@@ -48,6 +48,7 @@ struct check_ctx {
     const struct cht_ops *ops;           /* choice->ops, or a wrapper of it (fault hooks, src/faults.h) */
     const char *spec;                    /* as given, for messages; NULL: choice->text */
     size_t value_size;                   /* cht_config.value_size (8: inline) */
+    size_t initial_capacity;             /* > 0: every table created for at most this many keys (it grows) */
     unsigned scale_pct;                  /* op counts in percent of the suite's (0: 100) */
     double seconds;                      /* > 0: time bound of the check (its op loops) */
     unsigned threads;                    /* > 0: thread count of the concurrent checks instead of the suite's */

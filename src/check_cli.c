@@ -138,6 +138,7 @@ static void table_checks(const struct bench_config *cfg, const bool *want, unsig
             if (!want[k])
                 continue;
             struct check_ctx c = { .choice = ch, .ops = ops, .spec = label, .value_size = cfg->value_size,
+                                   .initial_capacity = cfg->initial_capacity,
                                    .seconds = seconds, .threads = threads, .stress_threads = stress_threads,
                                    .log = log, .fail_log = log, .before_create = fault_reset };
             if (k == CHECK_VALUES && !value_size_given && (ch->ops->caps & CHT_CAP_VALUE_OOL))
@@ -238,6 +239,7 @@ static void lock_checks(const struct bench_config *cfg, const bool *want, unsign
 /* what the flags of `chtbench check` set */
 struct check_args {
     const char *tables, *locks, *value_size, *checks;
+    const char *initial_capacity;   /* --initial-capacity, as a run takes it */
     unsigned threads;          /* 0: the suite's */
     double seconds;
     bool verbose, help, help_markdown;
@@ -286,6 +288,12 @@ static const struct cli_option check_options[] = {
       .modes = CLI_CHECK, .def_doc = "8", .accepts = "as for a run",
       .help = "value bytes of every table check (the values check of a table with out-of-line values "
           "runs at " STR(CHECK_VALUES_OOL) " unless given)" },
+    { .name = "initial-capacity", .arg = CLI_ARG, .metavar = "N", .set = cli_set_string, ARGS(initial_capacity),
+      .modes = CLI_CHECK, .def_doc = "the check's size", .accepts = "as for a run (resizable tables only)",
+      .help = "create every table of the table checks sized for at most N keys, so that they grow through the "
+          "check (resizable tables only)",
+      .doc = "every table a table check creates is sized for at most N keys (`cht_config.initial`), whatever the "
+          "check then inserts: resizing from capacity 1..N runs under the model, stress and the other checks" },
     { .name = "checks", .arg = CLI_ARG, .metavar = "LIST", .set = cli_set_string, ARGS(checks), .modes = CLI_CHECK,
       .def_doc = "all that apply", .accepts = "names from the table of checks above, comma separated",
       .help = "only these checks, comma separated: model, "
@@ -365,9 +373,14 @@ int check_main(int argc, char **argv)
     bool have_t = false, have_l = false;
     int rc = 0;
     if (tables) {
-        const char *args[4] = { "--table", tables, "--value-size", value_size };
+        const char *args[6] = { "--table", tables }, *ic = a.initial_capacity;
+        int nargs = 2;
+        if (value_size)
+            args[nargs++] = "--value-size", args[nargs++] = value_size;
+        if (ic)
+            args[nargs++] = "--initial-capacity", args[nargs++] = ic;
         have_t = true;
-        if (parse_as_run(&tcfg, args, value_size ? 4 : 2) != 0)
+        if (parse_as_run(&tcfg, args, nargs) != 0)
             rc = EXIT_USAGE;
         /* option values are the tables' to judge: a tiny create() first, as a run does */
         for (unsigned i = 0; !rc && i < tcfg.ntables; i++) {
@@ -381,8 +394,8 @@ int check_main(int argc, char **argv)
             else
                 tcfg.table[i].ops->destroy(tb);
         }
-    } else if (value_size) {
-        rc = usage_error("--value-size: only with --table");
+    } else if (value_size || a.initial_capacity) {
+        rc = usage_error("%s: only with --table", value_size ? "--value-size" : "--initial-capacity");
     }
     if (!rc && locks) {
         char ms[32];

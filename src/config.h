@@ -47,6 +47,7 @@ struct bench_config {
     unsigned nthreads;
     unsigned update, insert, remove;   /* percent; insert + remove == update */
     uint64_t initial, range;
+    uint64_t initial_capacity;  /* --initial-capacity N (--grow: 1): a resizable table created for N keys; 0: not given */
     double density;
     uint64_t duration_ms;       /* timed phase length; 0 when --ops is used */
     uint64_t ops;               /* operations per thread; 0 when --duration is used */

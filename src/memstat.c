@@ -1,4 +1,5 @@
 /* memstat.c - see memstat.h. */
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include "alloc.h"
@@ -52,4 +53,49 @@ void memstat_take(struct memsnap *m)
 const char *memstat_allocator(void)
 {
     return alloc_detected();
+}
+
+/* tables/table_support.h: the arrays tables map themselves (weak there, read here) */
+extern __attribute__((weak)) size_t cht_large_mapped_bytes;
+
+static bool glibc_allocated(uint64_t *bytes)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+    struct mallinfo2 mi = mallinfo2();   /* all arenas: chunks in use, and malloc's own mappings */
+    *bytes = (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+    return true;
+#else
+    (void)bytes;
+    return false;
+#endif
+}
+
+void memstat_alloc_take(struct alloc_count *a, bool rss_only)
+{
+    memset(a, 0, sizeof *a);
+    struct memsnap m;   /* VmRSS always: the source of last resort (run_build_collect) */
+    memstat_take(&m);
+    a->rss_ok = m.rss_ok;
+    a->rss = m.rss;
+    size_t *large = &cht_large_mapped_bytes;   /* NULL in a binary without tables/ */
+    uint64_t mapped = large ? __atomic_load_n(large, __ATOMIC_RELAXED) : 0;
+    alloc_mallctl_fn mallctl = alloc_mallctl();
+    uint64_t epoch = 1;
+    size_t sz = sizeof epoch, allocated = 0, asz = sizeof allocated;
+    if (!rss_only && mallctl && mallctl("epoch", &epoch, &sz, &epoch, sz) == 0 &&
+        mallctl("stats.allocated", &allocated, &asz, NULL, 0) == 0) {
+        a->ok = true;
+        a->source = "jemalloc";
+        a->bytes = allocated + mapped;
+        return;
+    }
+    if (!rss_only && !mallctl && alloc_glibc_malloc() && glibc_allocated(&a->bytes)) {
+        a->ok = true;
+        a->source = "mallinfo2";
+        a->bytes += mapped;
+        return;
+    }
+    a->ok = m.rss_ok;   /* sanitizer runtimes, mimalloc, tcmalloc, a plugin's own heap */
+    a->source = "rss";
+    a->bytes = m.rss;
 }

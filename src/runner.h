@@ -157,6 +157,15 @@ struct run_memory {
     struct memsnap mem_before_create, mem_after_prefill, mem_after_run;
 };
 
+struct run_build {                      /* the prefill as a measured phase (run/run.c, run/prefill.c) */
+    double build_s;             /* first prefill thread's start (after the barrier) .. last one's end */
+    bool has_resizes;           /* the table has stats(): */
+    uint64_t build_resizes;     /* ... resizes completed during the prefill */
+    bool has_alloc;             /* the allocator's count could be read: */
+    const char *alloc_source;   /* ... "jemalloc", "mallinfo2" or "rss" (memstat.h) */
+    double alloc_bytes;         /* ... bytes handed out by create() and the prefill (memstat_alloc_take) */
+};
+
 struct run_counters {                   /* --counters */
     bool counters_ok;           /* every thread counted */
     double counter_per_op[CNT_MAX_EVENTS];
@@ -189,6 +198,7 @@ struct run_result {
     struct run_ceiling ceiling;
     struct run_opbuf opbuf;
     struct run_memory memory;
+    struct run_build build;
     struct lat_result lat;      /* --latency */
     struct run_counters counters;
     struct run_table_counters table_counters;
@@ -204,7 +214,9 @@ void runner_watch_stop(int *warm_stop, int *stop);
 
 /* Before any run: measures the table's bytes per key with a small table and
  * refuses (-1, err set) a --initial whose estimate exceeds the memory left
- * (MemAvailable, ulimit -v). Tables without stats() are not estimated. */
+ * (MemAvailable, ulimit -v). Tables without stats() are not estimated. With
+ * --initial-capacity, first refuses (-2: a usage error) a table that does not
+ * grow from that size with its options. */
 int runner_check_memory(const struct bench_config *cfg, const struct table_choice *t, char *err, size_t len);
 
 #endif

@@ -159,6 +159,14 @@ static void table_counters_json(struct report_cell *cell, const struct run_resul
     cell_json(cell, buf);
 }
 
+static void alloc_bytes_cell(struct report_cell *cell, const struct run_result *r)
+{
+    if (r->build.has_alloc)
+        cell_i(cell, (int64_t)r->build.alloc_bytes);
+    else
+        cell_none(cell);
+}
+
 static double interval_mops(const struct run_result *r, unsigned i)
 {
     double dt = r->timeline.samples[i].t_ms - (i ? r->timeline.samples[i - 1].t_ms : 0);
@@ -253,17 +261,25 @@ static const struct report_col run_key_cols[] = { RUN_KEY_COLUMNS(RUN_KEY_ENTRY,
     X(CSV, table_bytes, "int", "bytes", "", "the table's own `stats()` bytes at the end (0 if it reports none)", VAL_U(r->memory.stats.bytes)) \
     X(CSV, buckets, "int", "", "", "the table's `stats()` buckets (or slots) at the end; 0 if it reports none", VAL_U(r->memory.stats.buckets)) \
     X(CSV, resizes, "int", "", "", "resizes the table performed", VAL_U(r->memory.stats.resizes)) \
+    /* schema 12: the build phase (docs/measurement.md "The build phase", "Memory per element") */ \
+    X(CSV, initial_capacity, "int", "", "initial-capacity", "`--initial-capacity N` (`--grow`: 1): the table was created sized for N keys and grew to `initial` during the build phase; empty when not given (sized for `initial`)", VAL_OU(cfg->initial_capacity != 0, cfg->initial_capacity)) \
+    X(CSV, build_ms, "float", "ms", "", "the build phase: the prefill's wall time, from the barrier that releases the prefill threads (all of them, `--prefill parallel`, or thread 0 alone, `single`) to the last one's end; not part of `elapsed_s`", VAL_D(r->build.build_s * 1e3)) \
+    X(CSV, build_mops, "float", "Mops/s", "", "`prefilled / build_ms / 10^3`: the build phase's inserts per second (millions); empty when `build_ms` is 0", VAL_OD(r->build.build_s > 0, r->build.build_s > 0 ? (double)r->check.prefilled / r->build.build_s / 1e6 : 0)) \
+    X(CSV, build_resizes, "int", "", "", "resizes the table completed during the build phase (its `stats()` resizes after the prefill less those after create); empty for a table without `stats()`", VAL_OU(r->build.has_resizes, r->build.build_resizes)) \
+    X(CSV, alloc_bytes_per_key, "float", "bytes", "", "`alloc_bytes / initial`: the bytes the allocator handed out (allocated, not resident) for create() and the build phase, over `initial` (docs/measurement.md \"Memory per element\"); empty when it could not be read", VAL_OD(r->build.has_alloc && cfg->initial, cfg->initial ? r->build.alloc_bytes / (double)cfg->initial : 0)) \
+    X(CSV, alloc_bytes_source, "text", "", "", "where `alloc_bytes` comes from: `jemalloc` (`stats.allocated`, jemalloc serving malloc), `mallinfo2` (glibc's malloc: `uordblks + hblkhd`), each plus the arrays tables map themselves; `rss` (VmRSS: sanitizer runtimes, mimalloc, tcmalloc, and plugin tables, whose memory may come from a heap of their own)", VAL_S(r->build.has_alloc ? r->build.alloc_source : "")) \
+    X(JSON, alloc_bytes, "int", "bytes", "", "the allocator's count after create() less before it, plus after the build phase less before it (the driver's own allocations between the two, per-thread buffers, a filter's bitmap, are left out; so is what a table allocates in `thread_init`)", alloc_bytes_cell(cell, r)) \
     X(CSV, full_failures, "int", "", "", "inserts refused because a fixed-capacity table was full", VAL_U(r->memory.stats.full_failures)) \
-    X(CSV, alloc_failures, "int", "", "", "inserts refused because memory could not be allocated (tables that allocate per key)", VAL_U(r->memory.stats.alloc_failures)) \
+    X(JSON, alloc_failures, "int", "", "", "inserts refused because memory could not be allocated (tables that allocate per key)", VAL_U(r->memory.stats.alloc_failures)) \
     X(CSV, tx_begins, "int", "", "", "transactions started (tables under an RTM-elided lock, e.g. clht-rtm; empty for others; 0 when the lock ran without RTM)", VAL_OU(has_htm(rec), r->memory.stats.tx_begins)) \
     X(JSON, tx_commits, "int", "", "", "transactions committed", VAL_OU(has_htm(rec), r->memory.stats.tx_commits)) \
     X(CSV, tx_aborts, "int", "", "", "transactions aborted (abort rate = tx_aborts / tx_begins)", VAL_OU(has_htm(rec), r->memory.stats.tx_aborts)) \
     X(JSON, tx_fallbacks, "int", "", "", "critical sections that took the fallback lock (in the CSV until schema 9)", VAL_OU(has_htm(rec), r->memory.stats.tx_fallbacks)) \
     X(JSON, table_bytes_after_prefill, "int", "bytes", "", "the table's `stats()` bytes, taken by thread 0 right after the prefill size check; empty if the table has no `stats()`", VAL_OU(r->memory.has_stats, r->memory.table_bytes_after_prefill)) \
     X(CSV, bytes_per_key, "float", "bytes", "", "`table_bytes_after_prefill / initial`; empty if the table has no `stats()`", VAL_OD(r->memory.has_stats && cfg->initial, cfg->initial ? (double)r->memory.table_bytes_after_prefill / (double)cfg->initial : 0)) \
-    X(CSV, rss_before_create_bytes, "int", "bytes", "", "process RSS (`VmRSS` of /proc/self/status) just before the table is created", VAL_OU(r->memory.mem_before_create.rss_ok, r->memory.mem_before_create.rss)) \
-    X(CSV, rss_after_prefill_bytes, "int", "bytes", "", "process RSS after the prefill (thread 0, after the size check)", VAL_OU(r->memory.mem_after_prefill.rss_ok, r->memory.mem_after_prefill.rss)) \
-    X(CSV, thp_after_prefill_bytes, "int", "bytes", "", "memory of the process in transparent huge pages after the prefill (AnonHugePages of /proc/self/smaps_rollup); empty where the kernel does not report it", VAL_OU(r->memory.mem_after_prefill.thp_ok, r->memory.mem_after_prefill.thp)) \
+    X(JSON, rss_before_create_bytes, "int", "bytes", "", "process RSS (`VmRSS` of /proc/self/status) just before the table is created", VAL_OU(r->memory.mem_before_create.rss_ok, r->memory.mem_before_create.rss)) \
+    X(JSON, rss_after_prefill_bytes, "int", "bytes", "", "process RSS after the prefill (thread 0, after the size check)", VAL_OU(r->memory.mem_after_prefill.rss_ok, r->memory.mem_after_prefill.rss)) \
+    X(JSON, thp_after_prefill_bytes, "int", "bytes", "", "memory of the process in transparent huge pages after the prefill (AnonHugePages of /proc/self/smaps_rollup); empty where the kernel does not report it", VAL_OU(r->memory.mem_after_prefill.thp_ok, r->memory.mem_after_prefill.thp)) \
     X(JSON, rss_after_run_bytes, "int", "bytes", "", "process RSS after the timed phase, before the table is destroyed", VAL_OU(r->memory.mem_after_run.rss_ok, r->memory.mem_after_run.rss)) \
     X(CSV, rss_peak_bytes, "int", "bytes", "", "`VmHWM` (peak RSS of the whole process so far: it never decreases over the rows of one invocation) after the run; with `--ceiling-slices` it counts the chase's buffer too (freed before `rss_after_run_bytes` is taken)", VAL_OU(r->memory.mem_after_run.rss_ok, r->memory.mem_after_run.peak)) \
     X(JSON, jemalloc_allocated_before_create_bytes, "int", "bytes", "", "jemalloc `stats.allocated` before create (after refreshing `epoch`); empty unless built with `-Dallocator=jemalloc`", VAL_OU(r->memory.mem_before_create.je_ok, r->memory.mem_before_create.je_allocated)) \
@@ -283,7 +299,7 @@ static const struct report_col run_key_cols[] = { RUN_KEY_COLUMNS(RUN_KEY_ENTRY,
     X(CSV, lat_get_suc_p999_ns, "float", "ns", "", "`get_suc` latency (gets that found the key), 99.9th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(GET_SUC, p999)) \
     X(CSV, lat_get_fail_p50_ns, "float", "ns", "", "`get_fail` latency (gets of an absent key), median (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(GET_FAIL, p50)) \
     X(CSV, lat_get_fail_p99_ns, "float", "ns", "", "`get_fail` latency (gets of an absent key), 99th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(GET_FAIL, p99)) \
-    X(CSV, lat_get_fail_p999_ns, "float", "ns", "", "`get_fail` latency (gets of an absent key), 99.9th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(GET_FAIL, p999)) \
+    X(JSON, lat_get_fail_p999_ns, "float", "ns", "", "`get_fail` latency (gets of an absent key), 99.9th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(GET_FAIL, p999)) \
     X(CSV, lat_ins_suc_p50_ns, "float", "ns", "", "`ins_suc` latency (inserts that added the key), median (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(INS_SUC, p50)) \
     X(CSV, lat_ins_suc_p99_ns, "float", "ns", "", "`ins_suc` latency (inserts that added the key), 99th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(INS_SUC, p99)) \
     X(CSV, lat_ins_suc_p999_ns, "float", "ns", "", "`ins_suc` latency (inserts that added the key), 99.9th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(INS_SUC, p999)) \
@@ -292,7 +308,7 @@ static const struct report_col run_key_cols[] = { RUN_KEY_COLUMNS(RUN_KEY_ENTRY,
     X(JSON, lat_ins_fail_p999_ns, "float", "ns", "", "`ins_fail` latency (inserts of a present key), 99.9th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(INS_FAIL, p999)) \
     X(CSV, lat_rem_suc_p50_ns, "float", "ns", "", "`rem_suc` latency (removes that removed the key), median (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(REM_SUC, p50)) \
     X(CSV, lat_rem_suc_p99_ns, "float", "ns", "", "`rem_suc` latency (removes that removed the key), 99th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(REM_SUC, p99)) \
-    X(CSV, lat_rem_suc_p999_ns, "float", "ns", "", "`rem_suc` latency (removes that removed the key), 99.9th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(REM_SUC, p999)) \
+    X(JSON, lat_rem_suc_p999_ns, "float", "ns", "", "`rem_suc` latency (removes that removed the key), 99.9th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(REM_SUC, p999)) \
     X(CSV, lat_rem_fail_p50_ns, "float", "ns", "", "`rem_fail` latency (removes of an absent key), median (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(REM_FAIL, p50)) \
     X(CSV, lat_rem_fail_p99_ns, "float", "ns", "", "`rem_fail` latency (removes of an absent key), 99th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(REM_FAIL, p99)) \
     X(JSON, lat_rem_fail_p999_ns, "float", "ns", "", "`rem_fail` latency (removes of an absent key), 99.9th percentile (nearest rank over the timed samples); empty when no sample (the latency side file has every statistic)", LAT_NS(REM_FAIL, p999)) \

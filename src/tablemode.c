@@ -336,9 +336,9 @@ static int table_prepare(struct run_context *ctx)
     }
     char err[1024];
     for (unsigned t = 0; t < cfg->ntables; t++)
-        if (runner_check_memory(cfg, &cfg->table[t], err, sizeof err) != 0) {
+        if ((rc = runner_check_memory(cfg, &cfg->table[t], err, sizeof err)) != 0) {
             fprintf(stderr, "chtbench: %s\n", err);
-            return EXIT_FAILED;
+            return rc == -2 ? EXIT_USAGE : EXIT_FAILED;
         }
     if (cfg->counters_spec && counters_setup(cfg->counters_spec, &st->counters, err, sizeof err,
                                              st->counters_warning, sizeof st->counters_warning) != 0) {

@@ -154,6 +154,11 @@ static inline void *cht_alloc_zeroed(size_t bytes)
     return p;
 }
 
+/* Bytes of the arrays cht_alloc_large has mapped and not yet unmapped, process-wide. They bypass
+ * malloc, so the driver adds them to the allocator's count for alloc_bytes_per_key
+ * (docs/measurement.md "Memory per element"). Weak: one variable however many files include this. */
+__attribute__((weak)) size_t cht_large_mapped_bytes;
+
 /* From this size on, cht_alloc_large maps instead of allocating. */
 #define CHT_MAP_THRESHOLD ((size_t)2 << 20)
 
@@ -170,6 +175,7 @@ static inline void *cht_alloc_large(size_t bytes, bool huge, bool *mapped)
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
+    __atomic_fetch_add(&cht_large_mapped_bytes, bytes, __ATOMIC_RELAXED);
     /* chtbench --hugepages thp: huge pages for every table's large arrays alike (malloc'ed ones get
      * them from glibc's glibc.malloc.hugetlb=1 tunable, which the driver sets at start-up) */
     if (huge)
@@ -180,9 +186,10 @@ static inline void *cht_alloc_large(size_t bytes, bool huge, bool *mapped)
 /* Frees what cht_alloc_large(bytes, &mapped) returned. */
 static inline void cht_free_large(void *p, size_t bytes, bool mapped)
 {
-    if (mapped)
+    if (mapped) {
         munmap(p, bytes);
-    else
+        __atomic_fetch_sub(&cht_large_mapped_bytes, bytes, __ATOMIC_RELAXED);
+    } else
         free(p);
 }
 

@@ -54,6 +54,8 @@ void *table_create_or_null(const struct check_run *r, size_t initial, double den
 {
     struct cht_config cfg = { .initial = initial, .density = density, .range = range,
                               .max_threads = threads, .numa_nodes = 1, .value_size = r->value_size };
+    if (r->ctx->initial_capacity && r->ctx->initial_capacity < initial)   /* chtbench check --initial-capacity */
+        cfg.initial = r->ctx->initial_capacity;
     registry_apply_choice(r->choice, &cfg);
     if (r->ctx->before_create)
         r->ctx->before_create();

@@ -300,6 +300,13 @@ int cli_scan(const struct cli_spec *s, int argc, char **argv, void *base, int *f
         if (i >= s->n)
             return bad_option(s, argv[optind - 1]);
         const struct cli_option *o = &s->opts[i];
+        /* an abbreviation of this command's flag that is another command's flag in full (`chtbench check
+         * --initial`, short for --initial-capacity) means the other flag: refused as such */
+        if (strncmp(argv[at], "--", 2) == 0 && strncmp(argv[at] + 2, o->name, strcspn(argv[at] + 2, "=")) == 0 &&
+            strcspn(argv[at] + 2, "=") != strlen(o->name) && other_command_option(s, argv[at])) {
+            optopt = 0;
+            return bad_option(s, argv[at]);
+        }
         /* -V=1, -hx: getopt returns the letter and keeps the rest of the word for later; refuse it now */
         if (c == o->short_name && o->arg == CLI_NO_ARG && optind == at && at < argc)
             return usage_error("-%c: takes no value and stands alone (got '%s')", c, argv[at]);

@@ -424,6 +424,8 @@ static int check_tables(const struct bench_config *cfg)
 {
     if (!cfg->ntables)
         return usage_error("--table: expected at least one table (see --list)");
+    if (given("grow") && given("initial-capacity"))
+        return usage_error("--grow: it is --initial-capacity 1: give one of --grow and --initial-capacity");
     /* after --lock: a table needing RTM only for its default lock runs under another */
     for (unsigned t = 0; t < cfg->ntables; t++) {
         const struct cht_ops *ops = cfg->table[t].ops;
@@ -444,6 +446,11 @@ static int check_tables(const struct bench_config *cfg)
                                cfg->workload ? "--workload" : "--trace", ops->name);
         if (cfg->value_size > 8 && !(ops->caps & CHT_CAP_VALUE_OOL))
             return value_size_refused(cfg, ops);
+        if (cfg->initial_capacity && !(ops->caps & CHT_CAP_RESIZE))
+            return usage_error("%s: table %s has a fixed capacity (it does not resize): it cannot grow from %llu "
+                               "keys to --initial (only resizable tables take it)",
+                               given("grow") ? "--grow" : "--initial-capacity", ops->name,
+                               (unsigned long long)cfg->initial_capacity);
         bool needs_update = cfg->workload == WL_YCSB_A || cfg->workload == WL_YCSB_B || cfg->workload == WL_YCSB_F;
         if (needs_update && !ops->update)
             return usage_error("--workload %s: table %s has no update() (YCSB A, B and F update in place; "

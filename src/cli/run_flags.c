@@ -165,6 +165,14 @@ static int set_results_path(const struct cli_option *o, const char *path, void *
     return 0;
 }
 
+/* --grow: --initial-capacity 1 (run_checks.c refuses the two together) */
+static int set_grow(const struct cli_option *o, const char *arg, void *base)
+{
+    (void)o, (void)arg;
+    ((struct bench_config *)base)->initial_capacity = 1;
+    return 0;
+}
+
 static int set_keybuf(const struct cli_option *o, const char *arg, void *base)
 {
     uint64_t v;
@@ -446,6 +454,19 @@ static const struct cli_option run_options[] = {
       .doc = "keys prefilled; SIZE is `1000`, `64K`, `1M`, `1G`, `1T` (binary: K = 2^10) or `B^E` (`2^20`, `10^6`). "
           "More than 2^38 is a usage error (the prefill would take hours even for `noop`: ~70M keys/s a thread); so "
           "is, for a table storing data, `initial` × 16 bytes (key and value) above this machine's memory" },
+    { .name = "initial-capacity", .arg = CLI_ARG, .metavar = "N", .set = cli_set_size, CFG(initial_capacity), .lo = 1,
+      .hi = 1ull << 38, .modes = T_, .sample = "256", .def_doc = "`initial`",
+      .expect = "a size 1..2^38 like 1, 256 or 64K", .accepts = "1..2^38; resizable tables only",
+      .help = "create the table sized for N keys; the prefill of i keys grows it on the build phase's clock",
+      .doc = "create the table sized for N keys instead of `initial` (its `cht_config.initial`; `--density` as ever), "
+          "so the prefill of `initial` keys grows it on the build phase's clock (`build_ms`, `build_resizes`; "
+          "\"The build phase\"). Only for resizable tables (`CHT_CAP_RESIZE`); a fixed-capacity table is a usage "
+          "error, and so is a table that refuses an insert while growing from N (e.g. `cuckoo:resize=0`); "
+          "column `initial_capacity`" },
+    { .name = "grow", .arg = CLI_NO_ARG, .set = set_grow, .modes = T_,
+      .help = "--initial-capacity 1: grow the table from (nearly) empty to i during the build phase",
+      .doc = "`--initial-capacity 1`: the table starts at its smallest size and grows to `initial` during the build "
+          "phase (as growt and RapidGrow measure it); not with `--initial-capacity`" },
     { .name = "range", .short_name = 'r', .arg = CLI_ARG, .metavar = "SIZE", .set = cli_set_size, CFG(range),
       .lo = 1, .hi = CHT_KEY_MAX, .modes = T_, .sample = "4K", .def_doc = "`2 × initial`",
       .expect = "a size 1..2^62 like 2M or 2^21", .accepts = "initial..2^62", .help = "keys are drawn from [1, r]" },

@@ -1,5 +1,6 @@
 /* run/memprobe.c - before any run, the table's bytes per key measured with a
- * small table, against the memory left. */
+ * small table, against the memory left; with --initial-capacity, that the
+ * table grows from that size. */
 #include <pthread.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -74,10 +75,50 @@ static uint64_t memory_headroom(const char **which)
 }
 
 #define PROBE_KEYS (1u << 16)
+#define GROW_PROBE_KEYS 4096u
+
+/* --initial-capacity / --grow: a table whose options keep it from growing (cuckoo:resize=0) is
+ * refused before any run, as a fixed-capacity one is by the command line's checks: created at the
+ * capacity asked, it must take min(initial, 4096) fresh keys. 0, or -2 with err set. */
+static int check_growth(const struct bench_config *cfg, const struct table_choice *t, char *err, size_t len)
+{
+    const struct cht_ops *ops = t->ops;
+    uint64_t n = cfg->initial < GROW_PROBE_KEYS ? cfg->initial : GROW_PROBE_KEYS;
+    if (!cfg->initial_capacity || cfg->initial_capacity >= n || (ops->caps & CHT_CAP_NO_DATA))
+        return 0;
+    struct cht_config tc = { .initial = cfg->initial_capacity, .density = cfg->density, .range = 2 * n,
+                             .max_threads = 1, .numa_nodes = 1, .value_size = cfg->value_size,
+                             .hugepages = cfg->hugepages };
+    registry_apply_choice(t, &tc);
+    char cerr[256] = "";
+    struct probe pr = { .ops = ops, .n = n };
+    if (!(pr.table = ops->create(&tc, cerr, sizeof cerr))) {
+        snprintf(err, len, "--initial-capacity %llu: table %s cannot be created at that size: %s",
+                 (unsigned long long)cfg->initial_capacity, ops->name, cerr[0] ? cerr : "unknown error");
+        return -2;
+    }
+    pthread_t th;
+    int sp = team_spawn_blocked(&th, probe_main, &pr);
+    if (sp == 0)
+        pthread_join(th, NULL);
+    ops->destroy(pr.table);
+    if (sp == 0 && pr.full) {
+        snprintf(err, len, "--initial-capacity %llu%s: table %s%s%s does not grow (with these options): created for "
+                 "%llu keys it refused one of %llu fresh keys", (unsigned long long)cfg->initial_capacity,
+                 cfg->initial_capacity == 1 ? " (--grow)" : "", ops->name,
+                 t->options_text[0] ? ":" : "", t->options_text, (unsigned long long)cfg->initial_capacity,
+                 (unsigned long long)n);
+        return -2;
+    }
+    return 0;
+}
 
 int runner_check_memory(const struct bench_config *cfg, const struct table_choice *t, char *err, size_t len)
 {
     const struct cht_ops *ops = t->ops;
+    int grc = check_growth(cfg, t, err, len);
+    if (grc)
+        return grc;
     if (cfg->initial <= PROBE_KEYS || !ops->stats || (ops->caps & CHT_CAP_NO_DATA))
         return 0;
     struct cht_config tc = { .initial = PROBE_KEYS, .density = cfg->density, .range = 2 * PROBE_KEYS,

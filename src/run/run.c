@@ -4,8 +4,10 @@
  * orchestration.
  *
  *   main: create table -> spawn n workers
- *   worker: pin -> thread_init -> B1 -> prefill (thread 0, or a slice each)
- *           -> B2 -> thread 0 checks size()==i -> B3 (start)
+ *   worker: pin -> thread_init -> B1 -> [main reads the allocator, thread 0
+ *           the table's resizes] -> B1b
+ *           -> prefill (thread 0, or a slice each; timed: the build phase)
+ *           -> B2 -> thread 0 reads the allocator, checks size()==i -> B3 (start)
  *           -> [--warmup: uncounted loop until main raises warm_stop -> BW]
  *           -> [--verify history: thread 0 reads the watched keys -> BH]
  *           -> timed loop -> B4 -> thread 0 takes size() -> B5
@@ -19,7 +21,9 @@
  * event sets start right after B3 and stop right after the loop; likwid
  * regions "prefill" and "run" wrap the prefill and the timed loop. Memory
  * snapshots: main before create and after the run, thread 0 after the
- * prefill check.
+ * prefill check. The allocator's count (alloc_bytes_per_key) is read around
+ * create() and around the prefill, so that what the driver allocates in
+ * between (filter bitmaps, key buffers, per-thread state) is not counted.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,18 +57,28 @@ static void *worker_main(void *arg)
         counters_thread_init(p->counters, &w->cnt);
     run_opbuf_prepare(w);
     barrier(s);                              /* B1: all registered */
+    if (w->tid == 0 && s->ops->stats) {      /* every thread_init done, no insert yet */
+        struct cht_stats st = { 0 };
+        s->ops->stats(s->table, &st);
+        s->resizes_at_create = st.resizes;
+    }
+    barrier(s);                              /* B1b: main has read the allocator's count */
     if (cfg->likwid_marker)
         marker_start("prefill");
+    w->build_start = now_ns();
     run_prefill(w);
+    w->build_end = now_ns();
     if (cfg->likwid_marker)
         marker_stop("prefill");
     barrier(s);                              /* B2: prefill done */
     if (w->tid == 0) {
+        memstat_alloc_take(&s->alloc_after_prefill, s->alloc_rss_only);
         s->prefill_size = s->ops->size(s->table);
         if (s->ops->stats) {
             struct cht_stats st = { 0 };
             s->ops->stats(s->table, &st);
             s->table_bytes_after_prefill = st.bytes;
+            s->resizes_after_prefill = st.resizes;
         }
         memstat_take(&s->mem_after_prefill);
         run_pipe_choose(s);
@@ -163,8 +177,9 @@ static int run_create(const struct run_params *p, struct shared *s, struct worke
         .handoff_bound = cfg->handoff_bound,
         .waiter_threshold = cfg->waiter_threshold,
     };
+    /* --initial-capacity / --grow: a resizable table sized for fewer keys than it is prefilled with */
     struct cht_config tc = {
-        .initial = cfg->initial, .density = cfg->density, .range = p->range,
+        .initial = cfg->initial_capacity ? cfg->initial_capacity : cfg->initial, .density = cfg->density, .range = p->range,
         .max_threads = p->threads, .numa_nodes = lc.numa_nodes,
         .thread_node = nodes, .lock_config = &lc, .value_size = cfg->value_size, .hugepages = cfg->hugepages,
     };
@@ -184,7 +199,10 @@ static int run_create(const struct run_params *p, struct shared *s, struct worke
     memstat_take(&r->memory.mem_before_create);
     mem_policy_set(cfg);
     char err[256] = "";
+    s->alloc_rss_only = registry_table_plugin(p->table->ops) != NULL;   /* a plugin's heap may not be malloc's */
+    memstat_alloc_take(&s->alloc_before_create, s->alloc_rss_only);
     s->table = s->ops->create(&tc, err, sizeof err);
+    memstat_alloc_take(&s->alloc_after_create, s->alloc_rss_only);
     if (!s->table) {
         run_create_undo(p, w);
         snprintf(r->error, sizeof r->error, "--table %s: cannot create the table: %s", s->ops->name,
@@ -222,6 +240,8 @@ static int run_phases(const struct run_params *p, struct shared *s, struct worke
         return -1;
     }
     barrier(s);                   /* B1 */
+    memstat_alloc_take(&s->alloc_before_prefill, s->alloc_rss_only);
+    barrier(s);                   /* B1b */
     barrier(s);                   /* B2 */
     barrier(s);                   /* B3: go */
     if (cfg->warmup_ms) {
@@ -400,6 +420,7 @@ int runner_run(const struct run_params *p, struct run_result *r)
         r->memory.has_stats = true;
         r->memory.table_bytes_after_prefill = s->table_bytes_after_prefill;
     }
+    run_build_collect(s, w, p->threads, &r->build);
     r->pipe.pipeline_w = s->pipe_w;
     r->pipe.pipeline_mode = s->pipe_mode;
     r->memory.mem_after_prefill = s->mem_after_prefill;

@@ -49,6 +49,10 @@ struct shared {
     alignas(CHT_CACHE_LINE) size_t prefill_size, final_size;
     size_t table_bytes_after_prefill;
     struct memsnap mem_after_prefill;
+    uint64_t resizes_at_create, resizes_after_prefill;   /* stats().resizes: thread 0 before B1, after B2 */
+    struct alloc_count alloc_before_create, alloc_after_create;   /* main, around create() */
+    struct alloc_count alloc_before_prefill, alloc_after_prefill; /* main between B1 and B1b; thread 0 after B2 */
+    bool alloc_rss_only;                     /* ... a plugin's table: VmRSS (memstat_alloc_take) */
     unsigned pipe_w;                         /* --pipeline: ops in flight (0: single ops), set before B3 */
     unsigned pipe_chunks;                    /* ... cut into this many chunks (pipe_loop_for) */
     enum pipe_mode pipe_mode;
@@ -90,6 +94,7 @@ struct worker {
     bool opbuf_wrapped;          /* the timed loop went round it */
     uint64_t ops_limit;          /* --trace: this thread's share of the trace */
     uint64_t t_start, t_end;
+    uint64_t build_start, build_end;   /* its prefill's (run_prefill) start and end, ns */
     uint64_t cpu_ns;             /* CPU time this thread spent in its timed loop (CLOCK_THREAD_CPUTIME_ID) */
     struct opsrc src;            /* this thread's op source (the warm-up's, then the timed loop's) */
     struct opsrc_rounds rounds;  /* its OPSRC_SHIFT state */
@@ -263,6 +268,7 @@ static inline __attribute__((always_inline)) void loop_finish(struct worker *w, 
 
 /* prefill.c */
 void run_prefill(struct worker *w);
+void run_build_collect(const struct shared *s, const struct worker *w, unsigned n, struct run_build *b);
 /* opstream.c */
 unsigned run_source_kind(const struct worker *w, bool warm);
 void run_source_init(struct worker *w, uint64_t seed);
