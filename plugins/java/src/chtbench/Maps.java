@@ -14,7 +14,10 @@ package chtbench;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryMXBean;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jctools.maps.NonBlockingHashMapLong;
 
@@ -32,6 +35,7 @@ public final class Maps {
     private static final long[][] BASE = new long[2 * SLOTS][];
     /* set by a get that found the value ABSENT; cleared when the shim reads it */
     private static final ThreadLocal<boolean[]> ABSENT_WAS_VALUE = ThreadLocal.withInitial(() -> new boolean[1]);
+    private static final List<MemoryPoolMXBean> POOLS = ManagementFactory.getMemoryPoolMXBeans();
     /* heap used after a full GC when the JVM started, before any table (stats' bytes are above it) */
     private static final long HEAP_BASE = heapUsedAfterGc();
 
@@ -110,10 +114,17 @@ public final class Maps {
     public static long probe(long x) { return x + 1; }
 
     /* ---- stats ---- */
+    /* what the heap pools held right after a full GC (their collection usage: not what was
+     * allocated since, such as the management beans' own objects) */
     private static long heapUsedAfterGc() {
         System.gc();
-        MemoryMXBean mem = ManagementFactory.getMemoryMXBean();
-        return mem.getHeapMemoryUsage().getUsed();
+        long used = 0;
+        for (MemoryPoolMXBean p : POOLS) {
+            MemoryUsage u = p.getType() == MemoryType.HEAP ? p.getCollectionUsage() : null;
+            if (u != null)
+                used += u.getUsed();
+        }
+        return used;
     }
 
     /** {GC collections, GC ms, JIT compile ms} since the JVM started */
