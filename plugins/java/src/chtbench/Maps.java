@@ -33,6 +33,12 @@ public final class Maps {
     private static final NonBlockingHashMapLong<Long>[] NBHM = new NonBlockingHashMapLong[SLOTS];
     /* per slot: GC count, GC ms and JIT ms when the table was created (stats report the change) */
     private static final long[][] BASE = new long[2 * SLOTS][];
+    /* per slot: when stats last measured the heap by a full GC (0: never) and what it found */
+    private static final long[] MEASURED_NS = new long[2 * SLOTS];
+    private static final long[] MEASURED_BYTES = new long[2 * SLOTS];
+    /* a full GC costs milliseconds and stats() may be called once per op (the model check asks
+     * for full_failures before each insert): measure again only after this long */
+    private static final long REMEASURE_NS = 100_000_000L;
     /* set by a get that found the value ABSENT; cleared when the shim reads it */
     private static final ThreadLocal<boolean[]> ABSENT_WAS_VALUE = ThreadLocal.withInitial(() -> new boolean[1]);
     private static final List<MemoryPoolMXBean> POOLS = ManagementFactory.getMemoryPoolMXBeans();
@@ -63,8 +69,10 @@ public final class Maps {
                 if (slot >= 0)
                     NBHM[slot] = new NonBlockingHashMapLong<>(Math.max(capacity, 2));
             }
-            if (slot >= 0)
+            if (slot >= 0) {
                 BASE[kind * SLOTS + slot] = runtimeCounters();
+                MEASURED_NS[kind * SLOTS + slot] = 0;
+            }
             return slot;
         }
     }
@@ -140,23 +148,31 @@ public final class Maps {
     }
 
     /**
-     * out[0]: heap bytes in use after a full GC above the JVM's own at start (every live table's);
-     * out[1..3]: GC collections, GC ms and JIT compile ms since the table was created, the
-     * full GC this call makes not counted; out[4]: the heap's maximum (-Xmx) in bytes.
+     * out[0]: heap bytes in use after a full GC above the JVM's own at start (every live Java
+     * table's), measured by a full GC when forced (the driver's collection after a repetition),
+     * on the table's first call, or when the last measurement is REMEASURE_NS old, else the last
+     * measurement; out[1..3]: GC collections, GC ms and JIT compile ms since the table was
+     * created, the full GCs of these measurements not counted; out[4]: the heap's maximum (-Xmx).
      */
-    public static void stats(int kind, int h, long[] out) {
-        long[] now = runtimeCounters();
-        long[] base = BASE[kind * SLOTS + h];
-        long used = heapUsedAfterGc();
-        out[0] = Math.max(used - HEAP_BASE, 0);
-        for (int i = 0; i < 3; i++)
-            out[1 + i] = base == null ? now[i] : now[i] - base[i];
-        /* the GC of this call is not the table's: move the base past it */
-        long[] after = runtimeCounters();
-        if (base != null) {
-            base[0] += after[0] - now[0];
-            base[1] += after[1] - now[1];
+    public static synchronized void stats(int kind, int h, boolean force, long[] out) {
+        int slot = kind * SLOTS + h;
+        long[] base = BASE[slot];
+        long now = System.nanoTime();
+        if (force || MEASURED_NS[slot] == 0 || now - MEASURED_NS[slot] >= REMEASURE_NS) {
+            long[] before = runtimeCounters();
+            MEASURED_BYTES[slot] = Math.max(heapUsedAfterGc() - HEAP_BASE, 0);
+            MEASURED_NS[slot] = Math.max(System.nanoTime(), 1);
+            /* the GC of this measurement is not the table's: move the base past it */
+            long[] after = runtimeCounters();
+            if (base != null) {
+                base[0] += after[0] - before[0];
+                base[1] += after[1] - before[1];
+            }
         }
+        long[] counters = runtimeCounters();
+        out[0] = MEASURED_BYTES[slot];
+        for (int i = 0; i < 3; i++)
+            out[1 + i] = base == null ? counters[i] : counters[i] - base[i];
         out[4] = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getMax();
     }
 }
