@@ -7,7 +7,7 @@
  * The JVM: one per process, started by the JNI invocation API on the first create() (a JVM cannot
  * be created again in a process after DestroyJavaVM, so it is never destroyed and later tables
  * reuse it). Its flags come from the first table's options heap and gc; a later table asking for
- * others is refused (docs/plugins.md "Java"). Threads: thread_init attaches the driver's worker
+ * others is refused (docs/plugins.md "Java maps"). Threads: thread_init attaches the driver's worker
  * (as a daemon, so the JVM never waits for it) and thread_exit detaches it; a call on a thread not
  * attached (prefill, the final check, `chtbench check`'s threads) attaches it on demand, and a
  * pthread key's destructor detaches it when the thread ends. The per-op path is a thread-local
@@ -267,17 +267,17 @@ static const char *java_env_flags(void)
 
 static bool jv_available(char *why, size_t len)
 {
-    /* measured (docs/plugins.md "Java"): under TSan the uninstrumented libjvm.so's own synchronisation
+    /* measured (docs/plugins.md "Java maps"): under TSan the uninstrumented libjvm.so's own synchronisation
      * is reported as races (exit 66); under ASan, LeakSanitizer fails every process at exit on the
      * allocations of the JVM, which is never destroyed */
     if (dlsym(RTLD_DEFAULT, "__tsan_init")) {
         snprintf(why, len, "not in a ThreadSanitizer build: TSan reports the JVM's own synchronisation "
-                           "inside libjvm.so as races (docs/plugins.md \"Java\"); use the release build");
+                           "inside libjvm.so as races (docs/plugins.md \"Java maps\"); use the release build");
         return false;
     }
     if (dlsym(RTLD_DEFAULT, "__asan_init")) {
         snprintf(why, len, "not in an AddressSanitizer build: LeakSanitizer fails the process at exit on "
-                           "the JVM's allocations, never freed (docs/plugins.md \"Java\"); use the release build");
+                           "the JVM's allocations, never freed (docs/plugins.md \"Java maps\"); use the release build");
         return false;
     }
     const char *flags = java_env_flags();
