@@ -1,7 +1,7 @@
 /*
  * shim.c - the C side of chtbench's Java maps plugin (plugins/java; src/chtbench/Maps.java has the
  * Java side): jv-chm (java.util.concurrent.ConcurrentHashMap<Long,Long>) and jv-nbhm (JCTools'
- * NonBlockingHashMapLong<Long>, after Click, "A Lock-Free Wait-Free Hash Table", 2007), each op a
+ * NonBlockingHashMapLong<Long>, Cliff Click's lock-free table as JCTools ships it), each op a
  * JNI call of one static method of chtbench.Maps.
  *
  * The JVM: one per process, started by the JNI invocation API on the first create() (a JVM cannot
