@@ -268,16 +268,17 @@ static const char *java_env_flags(void)
 static bool jv_available(char *why, size_t len)
 {
     /* measured (docs/plugins.md "Java maps"): under TSan the uninstrumented libjvm.so's own synchronisation
-     * is reported as races (exit 66); under ASan, LeakSanitizer fails every process at exit on the
-     * allocations of the JVM, which is never destroyed */
+     * is reported as races (exit 66); under ASan, LeakSanitizer (on in scripts/test) fails every process
+     * at exit: its tracer crashes stopping the JVM's threads, or it reports the JVM's allocations */
     if (dlsym(RTLD_DEFAULT, "__tsan_init")) {
         snprintf(why, len, "not in a ThreadSanitizer build: TSan reports the JVM's own synchronisation "
                            "inside libjvm.so as races (docs/plugins.md \"Java maps\"); use the release build");
         return false;
     }
     if (dlsym(RTLD_DEFAULT, "__asan_init")) {
-        snprintf(why, len, "not in an AddressSanitizer build: LeakSanitizer fails the process at exit on "
-                           "the JVM's allocations, never freed (docs/plugins.md \"Java maps\"); use the release build");
+        snprintf(why, len, "not in an AddressSanitizer build: LeakSanitizer fails the process at exit (its "
+                           "tracer crashes on the JVM's threads; the JVM's allocations are never freed; "
+                           "docs/plugins.md \"Java maps\"); use the release build");
         return false;
     }
     const char *flags = java_env_flags();
