@@ -3,7 +3,7 @@
 is listed; with it jv-chm and jv-nbhm are listed as the plugin's, run with exact counts and the final
 check, their JVM options (heap, gc) in the row and the JVM's counters in table_counters; a bad option
 value, and a second table asking for another JVM than the process's, are one-line usage errors (exit 2,
-no results file); a missing jar (CHTBENCH_JAVA_CLASSPATH) and JAVA_TOOL_OPTIONS make the maps
+no results file); a heap too small for -i is refused by create (exit 1, no results file); a missing jar (CHTBENCH_JAVA_CLASSPATH) and JAVA_TOOL_OPTIONS make the maps
 unavailable with the reason.
 
     test_java_plugin.py CHTBENCH PATH/libcht_java.so
@@ -75,6 +75,14 @@ for spec, words in [("jv-chm:heap=12x", ["--table jv-chm", "heap=12x", "16m..102
     err = p.stderr.strip().splitlines()
     check(p.returncode == 2 and len(err) == 1 and all(w in err[0] for w in words) and not os.path.exists(bad),
           f"-t {spec}: exit 2, one line naming {words}, no CSV ({p.returncode}: {err})")
+
+# a heap too small for the prefill: create refuses (about 100 bytes a key) before any row, not an
+# OutOfMemoryError midway
+small = os.path.join(tmp, "small.csv")
+p = run(["--plugin", SO, "-t", "jv-chm:heap=64m", "-i", "1M", "--ops", "100", "--csv", small])
+err = p.stderr.strip().splitlines()
+check(p.returncode == 1 and len(err) == 1 and "heap=64m is too small" in err[0] and "1048576 keys" in err[0] and
+      not os.path.exists(small), f"heap=64m, -i 1M: create refuses, one line, exit 1, no CSV ({p.returncode}: {err})")
 
 # the jar missing: unavailable with the reason, in --list and as a run's error
 missing = os.path.join(tmp, "no-such.jar")

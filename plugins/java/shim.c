@@ -47,6 +47,7 @@ static const char *const gc_flags[] = { "-XX:+UseG1GC", "-XX:+UseParallelGC", "-
 #define JV_HEAP_DEFAULT (1ull << 30)
 #define JV_HEAP_MIN (16ull << 20)
 #define JV_HEAP_MAX (1024ull << 30)
+#define JV_BYTES_PER_KEY 100   /* heap a key takes, rounded up from the measured (create's check) */
 
 static const struct cht_option_spec jv_options[] = {
     { "heap", "16m..1024g, digits with k, m or g: the JVM's heap, -Xms = -Xmx (default 1g); one JVM per process, "
@@ -63,6 +64,7 @@ static char jvm_error[512];         /* why it could not start: every later creat
 static uint64_t jvm_heap;           /* its flags */
 static unsigned jvm_gc;
 static jclass maps_class;           /* global ref */
+static jclass oom_class;            /* java.lang.OutOfMemoryError, global ref: named without allocating */
 static jmethodID m_create, m_destroy, m_take_absent, m_stats, m_probe;
 static jmethodID m_get[2], m_insert[2], m_remove[2], m_update[2], m_size[2];
 
@@ -152,12 +154,15 @@ __attribute__((noinline, cold)) static void java_threw(JNIEnv *e, int kind, cons
     jthrowable ex = (*e)->ExceptionOccurred(e);
     (*e)->ExceptionClear(e);
     char msg[256] = "";
+    if (oom_class && (*e)->IsInstanceOf(e, ex, oom_class))
+        snprintf(msg, sizeof msg, "java.lang.OutOfMemoryError (a larger heap= may help)");
     jclass obj = (*e)->FindClass(e, "java/lang/Object");
     jmethodID to_string = obj ? (*e)->GetMethodID(e, obj, "toString", "()Ljava/lang/String;") : NULL;
     jstring s = to_string ? (jstring)(*e)->CallObjectMethod(e, ex, to_string) : NULL;
     const char *c = s ? (*e)->GetStringUTFChars(e, s, NULL) : NULL;
-    if (c)
+    if (c && !msg[0])
         snprintf(msg, sizeof msg, "%s", c);
+    (*e)->ExceptionClear(e);   /* toString itself may have thrown (out of heap) */
     fprintf(stderr, "chtbench: %s: %s threw %s (heap=%llum gc=%s)\n", kind_names[kind], op, msg,
             (unsigned long long)(jvm_heap >> 20), gc_names[jvm_gc]);
     abort();   /* the Java side failed (out of heap, a bug): no JNI call may follow, no answer is right */
@@ -245,6 +250,8 @@ static void start_jvm(uint64_t heap, unsigned gc)
     pthread_setspecific(detach_key, (void *)1);
     jvm_heap = heap;
     jvm_gc = gc;
+    jclass oom = (*e)->FindClass(e, "java/lang/OutOfMemoryError");
+    oom_class = oom ? (jclass)(*e)->NewGlobalRef(e, oom) : NULL;
     jclass c = (*e)->FindClass(e, "chtbench/Maps");
     if (c)
         maps_class = (jclass)(*e)->NewGlobalRef(e, c);
@@ -344,6 +351,16 @@ static void *jv_create(int kind, const struct cht_config *cfg, char *err, size_t
     pthread_mutex_unlock(&jvm_lock);
     if (!ok)
         return NULL;
+    /* measured: 89 (jv-chm) and 50-83 (jv-nbhm) bytes a key (docs/measurements/java-maps.md); a heap
+     * too small for the prefill would end the run with an OutOfMemoryError midway */
+    double need = (double)cfg->initial * JV_BYTES_PER_KEY;
+    if (need > (double)jvm_heap * 0.8) {
+        snprintf(err, len, "--table %s: -i %zu keys need about %.0f MiB of Java heap (about %d bytes a key); "
+                 "the JVM's heap=%llum is too small (give heap= at least %.0fm to every Java table)", name,
+                 cfg->initial, need / (1 << 20), JV_BYTES_PER_KEY, (unsigned long long)(jvm_heap >> 20),
+                 need / 0.8 / (1 << 20) + 1);
+        return NULL;
+    }
     double cap = (double)cfg->initial;
     if (cfg->density > 1.0)
         cap /= cfg->density;   /* "tiny start": fuller than the map can be, so it must grow */
