@@ -443,7 +443,7 @@ static size_t jv_size(int kind, void *t)
 }
 
 /* bytes: the heap in use after a full GC above the JVM's own at start (every live Java table's; at
- * most 100 ms old); counters: the JVM's GC and JIT work since the table was created, and its heap limit */
+ * most 100 ms old, taken at a size within an eighth of the map's); counters: the JVM's GC and JIT work since the table was created, and its heap limit */
 static void jv_stats(int kind, void *t, struct cht_stats *s)
 {
     JNIEnv *e = jv_env();
@@ -451,8 +451,8 @@ static void jv_stats(int kind, void *t, struct cht_stats *s)
     jlongArray arr = (*e)->NewLongArray(e, 5);
     check_java(e, kind, "stats");
     /* a full GC only for the driver's collection after a repetition (counter channel set), a table's
-     * first call or when the last measurement is 100 ms old (Maps.stats): the model check calls
-     * stats() before every insert */
+     * first call, when the last measurement is 100 ms old or the map's size moved by more than an
+     * eighth since (Maps.stats): the model check calls stats() before every insert */
     jboolean force = s->counter != NULL;
     (*e)->CallStaticVoidMethod(e, maps_class, m_stats, (jint)kind, H(t), force, arr);
     check_java(e, kind, "stats");

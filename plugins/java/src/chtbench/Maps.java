@@ -36,8 +36,11 @@ public final class Maps {
     /* per slot: when stats last measured the heap by a full GC (0: never) and what it found */
     private static final long[] MEASURED_NS = new long[2 * SLOTS];
     private static final long[] MEASURED_BYTES = new long[2 * SLOTS];
+    private static final long[] MEASURED_SIZE = new long[2 * SLOTS];   /* the map's size then */
     /* a full GC costs milliseconds and stats() may be called once per op (the model check asks
-     * for full_failures before each insert): measure again only after this long */
+     * for full_failures before each insert): measure again only after this long, or when the
+     * map's size moved by more than an eighth (the driver's read right after the prefill must not
+     * get the measurement its read before the prefill made) */
     private static final long REMEASURE_NS = 100_000_000L;
     /* set by a get that found the value ABSENT; cleared when the shim reads it */
     private static final ThreadLocal<boolean[]> ABSENT_WAS_VALUE = ThreadLocal.withInitial(() -> new boolean[1]);
@@ -150,15 +153,19 @@ public final class Maps {
     /**
      * out[0]: heap bytes in use after a full GC above the JVM's own at start (every live Java
      * table's), measured by a full GC when forced (the driver's collection after a repetition),
-     * on the table's first call, or when the last measurement is REMEASURE_NS old, else the last
-     * measurement; out[1..3]: GC collections, GC ms and JIT compile ms since the table was
+     * on the table's first call, when the last measurement is REMEASURE_NS old or the map's size
+     * moved by more than an eighth since, else the last measurement; out[1..3]: GC collections, GC ms and JIT compile ms since the table was
      * created, the full GCs of these measurements not counted; out[4]: the heap's maximum (-Xmx).
      */
     public static synchronized void stats(int kind, int h, boolean force, long[] out) {
         int slot = kind * SLOTS + h;
         long[] base = BASE[slot];
         long now = System.nanoTime();
-        if (force || MEASURED_NS[slot] == 0 || now - MEASURED_NS[slot] >= REMEASURE_NS) {
+        long size = kind == 0 ? chmSize(h) : nbhmSize(h);
+        long moved = Math.abs(size - MEASURED_SIZE[slot]);
+        if (force || MEASURED_NS[slot] == 0 || now - MEASURED_NS[slot] >= REMEASURE_NS ||
+            moved > MEASURED_SIZE[slot] / 8) {
+            MEASURED_SIZE[slot] = size;
             long[] before = runtimeCounters();
             MEASURED_BYTES[slot] = Math.max(heapUsedAfterGc() - HEAP_BASE, 0);
             MEASURED_NS[slot] = Math.max(System.nanoTime(), 1);
