@@ -6,7 +6,7 @@
 #include "report.h"
 #include "runner.h"
 
-#define CSV_SCHEMA_VERSION 11
+#define CSV_SCHEMA_VERSION 12
 /* 1: no schema/run key columns (chtbench <= schema 3); 2: one row per log2 bucket (table schema <= 7);
  * 3: one row per operation class, every statistic (docs/csv.md "Side files") */
 #define LATENCY_CSV_SCHEMA_VERSION 3

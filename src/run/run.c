@@ -369,7 +369,14 @@ int runner_run(const struct run_params *p, struct run_result *r)
     s->workers = w;
     s->wrote = wrote;
     fault_reset();
-    s->ops = fault_wrap(p->table->ops);
+    const struct cht_ops *ops = p->table->ops;
+    if (cfg->key_type.kind != KEYTYPE_U64) {  /* byte keys: the arena before the table, off the clock */
+        const struct key_arena *arena = key_arena_for(&cfg->key_type, p->range, r->error, sizeof r->error);
+        if (!arena)
+            goto out;
+        ops = bytekeys_wrap(ops, arena);
+    }
+    s->ops = fault_wrap(ops);
     run_loop_prepare(s->ops);
     for (unsigned i = 0; i < p->threads; i++)
         nodes[i] = pin_plan_node(p->plan, i);
