@@ -105,6 +105,7 @@ check(all(small[k] == words[k] for k in range(1, 1001) if b"-" not in words[k]),
 tmp = tempfile.mkdtemp(prefix="chtbench-keys-")
 out = os.path.join(tmp, "refused.csv")
 for args, says in ((["-t", "clht-lb", "--key-type", "ycsb"], "table clht-lb takes integer keys only"),
+                   (["-t", "locked", "--key-type", "words"], "locked:impl=own takes integer keys only"),
                    (["-t", "clht-str", "--key-type", "bytes:1", "-r", "1000"], "fewer than the 1000"),
                    (["-t", "clht-str", "--key-type", "ycsb", "--workload", "ycsb-d"], "ycsb-d"),
                    (["-t", "clht-str", "--key-type", "words", "--keys", "sparse"], "--keys sparse"),
@@ -124,14 +125,15 @@ for kt in ("u64", "words"):
     check(p.returncode == 0, f"clht-str --key-type {kt}: runs ({p.stderr.strip()[-200:]})")
 rows = list(csv.DictReader(open(csvf))) if os.path.exists(csvf) else []
 check([r.get("key_type") for r in rows] == ["u64", "words"], f"column key_type: {[r.get('key_type') for r in rows]}")
-for kt in ("ycsb", "bytes:8..64", "words"):
-    p = run("-t", "clht-str", "-i", "20000", "--ops", "20000", "-u", "50", "-n", "2", "--key-type", kt, "--json")
+for table, kt in (("clht-str", "ycsb"), ("clht-str", "bytes:8..64"), ("clht-str", "words"),
+                  ("locked:impl=std", "ycsb")):
+    p = run("-t", table, "-i", "20000", "--ops", "20000", "-u", "50", "-n", "2", "--key-type", kt, "--json")
     r = (records(p) or [{}])[0]
     check(p.returncode == 0 and r.get("key_type") == kt and r.get("outcome") == "ok" and r.get("size_ok") == 1 and
           r.get("verify_ok") == 1 and r.get("verify_keysum_ok") == 1 and r.get("verify_bad_values") == 0 and
           r.get("verify_found") == r.get("final_size") == r.get("expected_size") and r.get("ins_suc", 0) > 0 and
           r.get("rem_suc", 0) > 0,
-          f"{kt}: the final check exact (found {r.get('verify_found')} = size {r.get('final_size')} = expected "
+          f"{table} {kt}: the final check exact (found {r.get('verify_found')} = size {r.get('final_size')} = expected "
           f"{r.get('expected_size')}, key sum ok {r.get('verify_keysum_ok')}, bad values {r.get('verify_bad_values')})")
     if kt == "ycsb":
         check(r.get("bytes_per_key", 0) > 23, f"ycsb: bytes per key count the out-of-line keys "
