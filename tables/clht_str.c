@@ -31,15 +31,10 @@
  * lock=NAME); keys are byte strings (CHT_CAP_BYTE_KEYS), and an integer key
  * is taken as its 8 bytes, so the table runs u64 workloads too.
  *
- * Hash (option hash=): `mum` (default), written here after the
- * multiply-and-fold step of MUM hashing (V. Makarov, 2016) and wyhash (Wang
- * Yi, 2019): each 8-byte word of the key is xored into the state and the state
- * multiplied 64x64->128 by an odd constant, the product's halves folded
- * together; the last 1..7 bytes are one more word read in two overlapping
- * loads; a final fold with the length. One multiply per 8 bytes. `fnv1a`: the
- * byte-at-a-time FNV-1a (G. Fowler, L. C. Noll, K.-P. Vo), one multiply per
- * byte, for comparison. The bucket index comes from the low bits, the tag from
- * the top 16.
+ * Hash (option hash=): `mum` (default) or `fnv1a` (tables/bytes_hash.h: a
+ * multiply-and-fold hash over 8-byte words after MUM hashing and wyhash, or
+ * byte-at-a-time FNV-1a for comparison). The bucket index comes from the low
+ * bits, the tag from the top 16.
  *
  * Memory: stats() counts the buckets, the overflow buckets and every live
  * record as the allocator sized it (malloc_usable_size), so bytes per element
@@ -54,6 +49,7 @@
 #include "cht_atomic.h"
 #include "table_support.h"
 #include "ebr.h"
+#include "bytes_hash.h"
 
 #define CS_SLOTS 5
 #define CS_MIN_BUCKETS 256           /* no resize: chains stay short for tiny configs */
@@ -108,56 +104,9 @@ static __thread unsigned cs_tid __attribute__((tls_model("initial-exec")));
 
 /* ---------------- hashing ---------------- */
 
-static inline uint64_t cs_load64(const uint8_t *p)
-{
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-}
-
-static inline uint32_t cs_load32(const uint8_t *p)
-{
-    uint32_t w;
-    memcpy(&w, p, 4);
-    return w;
-}
-
-static inline uint64_t cs_fold(uint64_t a, uint64_t b)
-{
-    __uint128_t p = (__uint128_t)a * b;
-    return (uint64_t)p ^ (uint64_t)(p >> 64);
-}
-
-#define CS_M0 0x9e3779b97f4a7c15ull
-#define CS_M1 0xe7037ed1a0b428dbull
-#define CS_M2 0xa0761d6478bd642full
-
-static inline uint64_t cs_hash_mum(const uint8_t *p, size_t n)
-{
-    uint64_t h = CS_M0 ^ n;
-    size_t left = n;
-    for (; left >= 8; left -= 8, p += 8)
-        h = cs_fold(h ^ cs_load64(p), CS_M1);
-    if (left) {
-        uint64_t w = left >= 4 ? (uint64_t)cs_load32(p) << 32 | cs_load32(p + left - 4)
-                               : (uint64_t)p[0] << 16 | (uint64_t)p[left / 2] << 8 | p[left - 1];
-        h = cs_fold(h ^ w, CS_M2);
-    }
-    h = cs_fold(h ^ n, CS_M0);
-    return h ^ h >> 32;
-}
-
-static uint64_t cs_hash_fnv1a(const uint8_t *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h ^ h >> 32;           /* FNV's low bits are weak for bucket indexes */
-}
-
 static inline uint64_t cs_hash(const struct clht_str *t, const uint8_t *p, size_t n)
 {
-    return __builtin_expect(t->hash == CS_HASH_MUM, 1) ? cs_hash_mum(p, n) : cs_hash_fnv1a(p, n);
+    return __builtin_expect(t->hash == CS_HASH_MUM, 1) ? cht_bytes_hash_mum(p, n) : cht_bytes_hash_fnv1a(p, n);
 }
 
 static inline uint16_t cs_tag(uint64_t h)

@@ -126,7 +126,7 @@ for kt in ("u64", "words"):
 rows = list(csv.DictReader(open(csvf))) if os.path.exists(csvf) else []
 check([r.get("key_type") for r in rows] == ["u64", "words"], f"column key_type: {[r.get('key_type') for r in rows]}")
 for table, kt in (("clht-str", "ycsb"), ("clht-str", "bytes:8..64"), ("clht-str", "words"),
-                  ("locked:impl=std", "ycsb")):
+                  ("locked:impl=std", "ycsb"), ("chain", "words")):
     p = run("-t", table, "-i", "20000", "--ops", "20000", "-u", "50", "-n", "2", "--key-type", kt, "--json")
     r = (records(p) or [{}])[0]
     check(p.returncode == 0 and r.get("key_type") == kt and r.get("outcome") == "ok" and r.get("size_ok") == 1 and
