@@ -145,5 +145,13 @@ check(p.returncode == 1 and r.get("outcome") == "keysum_mismatch" and r.get("ver
       r.get("size_ok") == 1, f"a key lost and another kept (DROP_PAIR) under byte keys: the key sum catches it "
                              f"(exit {p.returncode}, outcome {r.get('outcome')})")
 
+# ---- chtbench check with byte keys ----
+p = run("check", "-t", "clht-str", "--key-type", "words", "--seconds", "0.2", "--checks", "model,stress,values")
+check(p.returncode == 0 and "check: 3 passed, 0 failed" in p.stdout and p.stdout.count("keys=words") == 3,
+      f"chtbench check --key-type words: clht-str passes model, stress, values with byte keys ({p.stdout.strip()[-60:]})")
+p = run("check", "-t", "cuckoo", "--key-type", "ycsb")
+check(p.returncode == 2 and "table cuckoo takes integer keys only" in p.stderr,
+      f"chtbench check --key-type on an integer-only table: exit 2 ({p.stderr.strip()})")
+
 print(f"{checks - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)
