@@ -4,7 +4,9 @@
  * prefill, the timed loop, the final check (count, key sum over k, values),
  * --verify history, --pipeline's single-op fallback and the conformance checks
  * run a byte-key table unchanged. The price is one more indirect call and the
- * arena's two offset loads per op (docs/workloads.md "Byte-string keys").
+ * arena's two offset loads per op (docs/workloads.md "Byte-string keys"). The
+ * plain timed loop of a run without fault hooks calls the byte ops itself
+ * (src/run/loop_bytes.c).
  *
  * The handle the runner holds is the table's own: only create() differs, to
  * tell the table its keys' kind and lengths.
