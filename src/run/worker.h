@@ -4,8 +4,9 @@
  * The table run (one repetition of --bench table) lives in src/run/, one
  * concern a file: run.c the orchestration (threads, barriers, collection),
  * prefill.c and opstream.c what the timed phase starts from, loop.c the
- * plain timed loop (loop_bytes.c: compiled again for byte keys), pipe.c the pipelined one, final_check.c the check after
- * it, watched.c --verify history's side of it, slices.c and samplers.c what
+ * plain timed loop (loop_bytes.c: compiled again for byte keys), pipe.c the
+ * pipelined one, bytekeys.c byte keys as integer ops, final_check.c the
+ * check after it, watched.c --verify history's side of it, slices.c and samplers.c what
  * main does while the workers run (--ceiling-slices, hotspot shifts,
  * --timeline), memprobe.c the memory estimate before a run, signals.c the
  * stop flags. struct shared is the run's, struct worker a thread's (on cache
