@@ -42,13 +42,16 @@ typedef uint64_t cht_val_t;
  * appended or grown included (a plugin built against fewer members would be
  * read past its end). tests/test_abi_layout.c pins every member's offset per
  * version, so a change without a bump fails the build's tests. */
-#define CHT_ABI_VERSION 5u   /* 2: prefetch appended to struct cht_ops (--pipeline);
+#define CHT_ABI_VERSION 6u   /* 2: prefetch appended to struct cht_ops (--pipeline);
                                  * 3: prefetch replaced by pipe_start and pipe_step;
                                  * 4: struct cht_plugin carries the shared structs' sizes
                                  *    (struct cht_abi_sizes), checked one by one at load;
                                  *    cht_pipe_op's result is poisoned at draw;
                                  * 5: struct cht_stats carries the table-counter channel
-                                 *    (counter, counter_ctx: cht_stats_counter) */
+                                 *    (counter, counter_ctx: cht_stats_counter);
+                                 * 6: byte-string keys: cht_ops gets get_bytes, insert_bytes,
+                                 *    remove_bytes, update_bytes (CHT_CAP_BYTE_KEYS), cht_config
+                                 *    key_kind, key_len_min, key_len_max */
 
 enum cht_caps {
     CHT_CAP_RESIZE      = 1u << 0, /* grows by itself when full */
@@ -59,6 +62,13 @@ enum cht_caps {
     CHT_CAP_FIXED_CAP   = 1u << 5, /* fixed capacity: insert may fail when full */
     CHT_CAP_NO_DATA     = 1u << 6, /* stores nothing (the noop table) */
     CHT_CAP_VALUE_OOL   = 1u << 7, /* stores values of any size (cht_config.value_size > 8) out of line */
+    CHT_CAP_BYTE_KEYS   = 1u << 8, /* byte-string keys: get_bytes, insert_bytes, remove_bytes implemented */
+};
+
+/* cht_config.key_kind: what the run's keys are (--key-type). */
+enum cht_key_kind {
+    CHT_KEYS_U64   = 0,   /* cht_key_t keys through get/insert/remove/update (always) */
+    CHT_KEYS_BYTES = 1,   /* byte strings through the *_bytes ops only (CHT_CAP_BYTE_KEYS tables) */
 };
 
 /* One "key=val" of "--table NAME:key=val,key=val"; arrays end with key == NULL. */
@@ -95,6 +105,11 @@ struct cht_config {
     bool     hugepages;      /* --hugepages thp: ask for transparent huge pages on the table's large
                               * arrays (pass it to cht_alloc_large, tables/table_support.h); false
                               * (off): the driver has disabled THP for the whole process */
+    /* ABI 6. CHT_KEYS_BYTES: every operation of the run comes through the *_bytes ops with keys of
+     * key_len_min..key_len_max bytes (a table may size its key storage from them: initial keys of
+     * at most key_len_max bytes each); the integer ops are not called. CHT_KEYS_U64: both lengths 0. */
+    uint32_t key_kind;       /* enum cht_key_kind */
+    uint32_t key_len_min, key_len_max;
 };
 
 struct cht_stats {
@@ -227,6 +242,15 @@ struct cht_ops {
      *    key several times (as `chtbench check`'s stable check's batches do). */
     void  (*pipe_start)(void *t, struct cht_pipe_op *ops, unsigned n);
     void  (*pipe_step)(void *t, struct cht_pipe_op *ops, unsigned n);
+    /* ABI 6: byte-string keys (CHT_CAP_BYTE_KEYS; NULL without it). The same contract as
+     * get/insert/remove/update with the key the len bytes at key (any bytes, NUL included; len
+     * >= 1). The key's memory is the caller's and may change or go away as soon as the call
+     * returns: insert_bytes copies it into the table. Called only in a run with
+     * cht_config.key_kind == CHT_KEYS_BYTES. update_bytes: NULL if unsupported. */
+    bool  (*get_bytes)(void *t, const void *key, size_t len, cht_val_t *v);
+    bool  (*insert_bytes)(void *t, const void *key, size_t len, cht_val_t v); /* only if absent */
+    bool  (*remove_bytes)(void *t, const void *key, size_t len);
+    bool  (*update_bytes)(void *t, const void *key, size_t len, cht_val_t v); /* only if present */
 };
 
 /* The most operations --pipeline keeps in flight per thread. */

@@ -31,6 +31,8 @@ static const char *const all_names[CHECK_NAMES] = {
 _Static_assert(CHECK_TABLE_KINDS == 8, "all_names lists the table checks in enum check_kind's order");
 
 #define CHECK_LOCK_THREADS 16          /* the suite's lock runs: more threads than CPUs */
+/* --key-type: the checks' integer keys lie below this (their ranges: at most 100000, and 20000 + threads) */
+#define CHECK_KEY_ARENA (1u << 17)
 #define CHECK_VALUES_OOL 100           /* the values check's size for out-of-line tables without --value-size */
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -131,9 +133,21 @@ static void table_checks(const struct bench_config *cfg, const bool *want, unsig
     unsigned stress_threads = cpus > 0 && cpus < 512 ? 2 * (unsigned)cpus : 16;
     for (unsigned i = 0; i < cfg->ntables; i++) {
         const struct table_choice *ch = &cfg->table[i];
-        const struct cht_ops *ops = fault_wrap(ch->ops);   /* the test hooks, as in a run */
-        char label[4200];                                   /* the spec as given: NAME[:options] */
+        const struct cht_ops *ops = ch->ops;
+        char label[4200];                                   /* the spec as given: NAME[:options] [keys=TYPE] */
         snprintf(label, sizeof label, "%s%s%s", ch->text, ch->options_text[0] ? ":" : "", ch->options_text);
+        if (cfg->key_type.kind != KEYTYPE_U64) {            /* the checks' keys k map to byte keys */
+            char err[256];
+            const struct key_arena *arena = key_arena_for(&cfg->key_type, CHECK_KEY_ARENA, err, sizeof err);
+            if (!arena) {
+                verdict(t, CHECK_FAIL, "create", label, err);
+                continue;
+            }
+            ops = bytekeys_wrap(ops, arena);
+            size_t n = strlen(label);
+            snprintf(label + n, sizeof label - n, " keys=%s", cfg->key_type.name);
+        }
+        ops = fault_wrap(ops);                              /* the test hooks, as in a run */
         for (unsigned k = 0; k < CHECK_TABLE_KINDS; k++) {
             if (!want[k])
                 continue;
@@ -141,7 +155,8 @@ static void table_checks(const struct bench_config *cfg, const bool *want, unsig
                                    .initial_capacity = cfg->initial_capacity,
                                    .seconds = seconds, .threads = threads, .stress_threads = stress_threads,
                                    .log = log, .fail_log = log, .before_create = fault_reset };
-            if (k == CHECK_VALUES && !value_size_given && (ch->ops->caps & CHT_CAP_VALUE_OOL))
+            if (k == CHECK_VALUES && !value_size_given && (ch->ops->caps & CHT_CAP_VALUE_OOL) &&
+                cfg->key_type.kind == KEYTYPE_U64)   /* byte-key tables store 8-byte values */
                 c.value_size = CHECK_VALUES_OOL;
             dog_arm(all_names[k], label);
             check_table(&c, (enum check_kind)k);
@@ -238,7 +253,7 @@ static void lock_checks(const struct bench_config *cfg, const bool *want, unsign
 
 /* what the flags of `chtbench check` set */
 struct check_args {
-    const char *tables, *locks, *value_size, *checks;
+    const char *tables, *locks, *value_size, *checks, *key_type;
     const char *initial_capacity;   /* --initial-capacity, as a run takes it */
     unsigned threads;          /* 0: the suite's */
     double seconds;
@@ -294,6 +309,10 @@ static const struct cli_option check_options[] = {
           "check (resizable tables only)",
       .doc = "every table a table check creates is sized for at most N keys (`cht_config.initial`), whatever the "
           "check then inserts: resizing from capacity 1..N runs under the model, stress and the other checks" },
+    { .name = "key-type", .arg = CLI_ARG, .metavar = "TYPE", .set = cli_set_string, ARGS(key_type),
+      .modes = CLI_CHECK, .def_doc = "u64", .accepts = "as for a run",
+      .help = "the table checks with byte-string keys (as for a run: bytes:LEN, bytes:MIN..MAX, ycsb, words): "
+          "each check's key k is key k of a key arena" },
     { .name = "checks", .arg = CLI_ARG, .metavar = "LIST", .set = cli_set_string, ARGS(checks), .modes = CLI_CHECK,
       .def_doc = "all that apply", .accepts = "names from the table of checks above, comma separated",
       .help = "only these checks, comma separated: model, "
@@ -356,7 +375,8 @@ int check_main(int argc, char **argv)
         cli_print_help(&cli_check_spec, stdout, a.help_markdown);
         return 0;
     }
-    const char *tables = a.tables, *locks = a.locks, *value_size = a.value_size, *checks = a.checks;
+    const char *tables = a.tables, *locks = a.locks, *value_size = a.value_size, *checks = a.checks,
+               *key_type = a.key_type;
     unsigned threads = a.threads;
     double seconds = a.seconds;
     bool verbose = a.verbose;
@@ -373,19 +393,24 @@ int check_main(int argc, char **argv)
     bool have_t = false, have_l = false;
     int rc = 0;
     if (tables) {
-        const char *args[6] = { "--table", tables }, *ic = a.initial_capacity;
-        int nargs = 2;
+        const char *args[8] = { "--table", tables }, **more = args + 2;
         if (value_size)
-            args[nargs++] = "--value-size", args[nargs++] = value_size;
-        if (ic)
-            args[nargs++] = "--initial-capacity", args[nargs++] = ic;
+            *more++ = "--value-size", *more++ = value_size;
+        if (key_type)
+            *more++ = "--key-type", *more++ = key_type;
+        if (a.initial_capacity)
+            *more++ = "--initial-capacity", *more++ = a.initial_capacity;
         have_t = true;
-        if (parse_as_run(&tcfg, args, nargs) != 0)
+        if (parse_as_run(&tcfg, args, (int)(more - args)) != 0)
             rc = EXIT_USAGE;
         /* option values are the tables' to judge: a tiny create() first, as a run does */
         for (unsigned i = 0; !rc && i < tcfg.ntables; i++) {
             struct cht_config cc = { .initial = 16, .density = 0.5, .range = 32, .max_threads = 1, .numa_nodes = 1,
                                      .value_size = tcfg.value_size };
+            if (tcfg.key_type.kind != KEYTYPE_U64) {
+                cc.key_kind = CHT_KEYS_BYTES;
+                key_type_lengths(&tcfg.key_type, &cc.key_len_min, &cc.key_len_max);
+            }
             registry_apply_choice(&tcfg.table[i], &cc);
             char err[512] = "";
             void *tb = tcfg.table[i].ops->create(&cc, err, sizeof err);
@@ -394,8 +419,8 @@ int check_main(int argc, char **argv)
             else
                 tcfg.table[i].ops->destroy(tb);
         }
-    } else if (value_size || a.initial_capacity) {
-        rc = usage_error("%s: only with --table", value_size ? "--value-size" : "--initial-capacity");
+    } else if (value_size || key_type || a.initial_capacity) {
+        rc = usage_error("%s: only with --table", value_size ? "--value-size" : key_type ? "--key-type" : "--initial-capacity");
     }
     if (!rc && locks) {
         char ms[32];

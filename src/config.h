@@ -11,6 +11,7 @@
 #include "pin.h"
 #include "latency.h"
 #include "mode_list.h"
+#include "keys_bytes.h"
 
 #define MAX_TABLES 32
 #define MAX_THREADS 4096
@@ -72,6 +73,7 @@ struct bench_config {
     bool hugepages;             /* --hugepages thp (false: off) */
     const char *allocator;      /* --allocator: a name from alloc_names (src/alloc.h), NULL when not given */
     bool keys_sparse;           /* --keys sparse: every key k is keygen_sparse(k) (false: dense, 1..r) */
+    struct key_type key_type;   /* --key-type: u64 (kind 0), or byte strings of an arena (keys_bytes.h) */
     bool keybuf_set;            /* given on the command line (else: automatic) */
     enum verify_mode verify;    /* --verify (VERIFY_AUTO: full when affordable) */
     uint64_t history_keys;      /* --verify history[:K]: about K watched keys (0: off; history.h) */

@@ -230,6 +230,11 @@ static bool check_table(const struct cht_ops *t, const struct lock_ops *const *o
         snprintf(why, len, "table '%s': caps has CHT_CAP_UPDATE but update is NULL", t->name);
         return false;
     }
+    if ((t->caps & CHT_CAP_BYTE_KEYS) && (!t->get_bytes || !t->insert_bytes || !t->remove_bytes)) {
+        snprintf(why, len, "table '%s': caps has CHT_CAP_BYTE_KEYS but get_bytes, insert_bytes or remove_bytes is NULL",
+                 t->name);
+        return false;
+    }
     if (!t->pipe_start != !t->pipe_step) {
         snprintf(why, len, "table '%s': %s is set but %s is NULL (--pipeline needs both or neither)", t->name,
                  t->pipe_start ? "pipe_start" : "pipe_step", t->pipe_start ? "pipe_step" : "pipe_start");

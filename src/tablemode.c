@@ -36,6 +36,10 @@ int mode_validate_tables(const struct bench_config *cfg)
     for (unsigned t = 0; t < cfg->ntables; t++) {
         struct cht_config tc = { .initial = 16, .density = cfg->density, .range = 32, .max_threads = 1,
                                  .numa_nodes = 1, .value_size = cfg->value_size, .hugepages = cfg->hugepages };
+        if (cfg->key_type.kind != KEYTYPE_U64) {   /* a table may take byte keys only with some options */
+            tc.key_kind = CHT_KEYS_BYTES;
+            key_type_lengths(&cfg->key_type, &tc.key_len_min, &tc.key_len_max);
+        }
         registry_apply_choice(&cfg->table[t], &tc);
         char err[512] = "";
         void *table = cfg->table[t].ops->create(&tc, err, sizeof err);

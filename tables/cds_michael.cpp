@@ -81,4 +81,5 @@ extern "C" const struct cht_ops cht_table_cds_michael = {
     NULL,   /* default_lock: takes no lock */
     NULL,   /* pipe_start: --pipeline runs single ops */
     NULL,   /* pipe_step */
+    NULL, NULL, NULL, NULL, /* *_bytes: integer keys only */
 };

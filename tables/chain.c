@@ -63,6 +63,15 @@
  * limit costs a few failing system calls: a caller that keeps inserting
  * after the first refusal pays that every time.
  *
+ * Byte-string keys (CHT_CAP_BYTE_KEYS, --key-type): a node then carries its
+ * key's length and bytes after {key, val, next}, and its key word holds the
+ * key's 64-bit hash (tables/bytes_hash.h, option bhash=mum|fnv1a), from whose
+ * low bits the bucket comes. A traversal compares the hash word first and the
+ * bytes only on a match; the bytes never change (a limbo link overwrites the
+ * key word only, and a retired node is always marked, so a match with a
+ * link is rejected by the mark check that follows, as for integer keys). The
+ * integer operations are the same code with no key bytes (constant-folded).
+ *
  * Progress: insert and remove are lock-free (a CAS fails only when another
  * thread's CAS on the same chain succeeded). get and update are wait-free:
  * they never retry, and nodes are only added at the head, so the path ahead
@@ -73,6 +82,7 @@
 #include "cht.h"
 #include "cht_hash.h"
 #include "table_support.h"
+#include "bytes_hash.h"
 
 #define CHAIN_MIN_BUCKETS 16
 #define CHAIN_SCAN_EVERY 32        /* retirements between epoch-advance attempts */
@@ -82,6 +92,20 @@ struct chain_node {
     uint64_t key;                  /* the key; in a limbo bag: the next limbo node */
     cht_val_t val;
     uintptr_t next;                /* successor | 1 when this node is logically deleted */
+};
+
+/* a byte-key node: the node, then its key */
+struct chain_bnode {
+    struct chain_node n;
+    uint32_t len;
+    uint8_t bytes[];
+};
+
+/* a byte key being looked for: its bytes and hash */
+struct chain_bkey {
+    const uint8_t *p;
+    size_t len;
+    uint64_t h;
 };
 
 struct chain_vblock {              /* a value of more than 8 bytes */
@@ -101,6 +125,7 @@ struct chain_thread {
     int64_t count;                            /* inserts - removes by this thread */
     uint64_t pending;                         /* nodes in the bags (read by stats) */
     uint64_t alloc_failures;                  /* inserts refused: malloc returned NULL */
+    int64_t key_bytes;                        /* byte keys: the live nodes' key bytes (length word included) */
     unsigned since_scan;
     struct chain_bag bag[3];                  /* owner-only */
 };
@@ -112,6 +137,7 @@ struct chain_table {
     unsigned threads;
     enum cht_hash_kind hash;
     size_t vwords;                 /* value words: 1 = the val word is the value, else a block pointer */
+    unsigned bhash;                /* byte keys: 0 mum, 1 fnv1a */
     alignas(CHT_CACHE_LINE) uint64_t global_epoch;
 };
 
@@ -119,8 +145,10 @@ static __thread unsigned chain_tid;
 
 static const struct cht_option_spec chain_options[] = {
     CHT_HASH_OPTION,
+    { "bhash", "mum|fnv1a: hash of byte-string keys (--key-type; default mum, tables/bytes_hash.h)" },
     { NULL, NULL },
 };
+static const char *const chain_bhash_names[] = { "mum", "fnv1a", NULL };
 
 #define MARK(p)     ((p) | (uintptr_t)1)
 #define UNMARK(p)   ((p) & ~(uintptr_t)1)
@@ -143,9 +171,20 @@ static inline struct chain_thread *me(struct chain_table *t)
     return &t->th[cht_thread_slot(chain_tid, t->threads)];
 }
 
-static inline uintptr_t *bucket_of(struct chain_table *t, cht_key_t k)
+/* bk NULL: integer key k; else the byte key's hash */
+static inline uintptr_t *bucket_of(struct chain_table *t, cht_key_t k, const struct chain_bkey *bk)
 {
-    return &t->bucket[cht_hash(t->hash, k) & t->mask];
+    return &t->bucket[(bk ? bk->h : cht_hash(t->hash, k)) & t->mask];
+}
+
+/* does node n (key word `key` just read) hold the key (k, or bk)? */
+static inline __attribute__((always_inline)) bool key_is(const struct chain_node *n, uint64_t key, cht_key_t k,
+                                                         const struct chain_bkey *bk)
+{
+    if (!bk)
+        return key == k;
+    const struct chain_bnode *b = (const struct chain_bnode *)n;
+    return key == bk->h && b->len == bk->len && memcmp(b->bytes, bk->p, bk->len) == 0;
 }
 
 /* owner-only counter, read by others: a relaxed load/store pair */
@@ -275,8 +314,14 @@ static void ebr_retire(struct chain_table *t, struct chain_thread *th, struct ch
 static void *chain_create(const struct cht_config *cfg, char *err, size_t len)
 {
     unsigned hash = CHT_HASH_DEFAULT;
-    if (!cht_option_enum(cfg->options, "chain", "hash", cht_hash_names, &hash, err, len))
+    unsigned bhash = 0;
+    if (!cht_option_enum(cfg->options, "chain", "hash", cht_hash_names, &hash, err, len) ||
+        !cht_option_enum(cfg->options, "chain", "bhash", chain_bhash_names, &bhash, err, len))
         return NULL;
+    if (cfg->key_kind == CHT_KEYS_BYTES && cht_value_words(cfg) > 1) {
+        snprintf(err, len, "--key-type: chain stores 8-byte values with byte-string keys (no --value-size)");
+        return NULL;
+    }
     uint64_t nb = cht_initial_units(cfg, 1, CHAIN_MIN_BUCKETS, 1ull << 48, "buckets", err, len);
     if (!nb)
         return NULL;
@@ -305,6 +350,7 @@ static void *chain_create(const struct cht_config *cfg, char *err, size_t len)
     t->mask = nb - 1;
     t->threads = threads;
     t->hash = hash;
+    t->bhash = bhash;
     t->vwords = cht_value_words(cfg);
     t->global_epoch = 1;
     return t;
@@ -346,16 +392,16 @@ static void chain_thread_exit(void *tp, unsigned tid)
 
 /* ---------------- operations ---------------- */
 
-static bool chain_get(void *tp, cht_key_t k, cht_val_t *v)
+static inline __attribute__((always_inline)) bool get_impl(struct chain_table *t, cht_key_t k,
+                                                           const struct chain_bkey *bk, cht_val_t *v)
 {
-    struct chain_table *t = tp;
     struct chain_thread *th = me(t);
     bool found = false;
     ebr_enter(t, th);
-    for (uintptr_t p = ldp(bucket_of(t, k)); UNMARK(p); ) {
+    for (uintptr_t p = ldp(bucket_of(t, k, bk)); UNMARK(p); ) {
         struct chain_node *n = NODE(p);
         p = ldp(&n->next);
-        if (ld64(&n->key) == k) {
+        if (key_is(n, ld64(&n->key), k, bk)) {
             cht_val_t val = ld64(&n->val);
             p = ldp(&n->next);
             if (!MARKED(p)) {       /* live at the value read */
@@ -370,11 +416,16 @@ static bool chain_get(void *tp, cht_key_t k, cht_val_t *v)
     return found;
 }
 
-static bool chain_insert(void *tp, cht_key_t k, cht_val_t v)
+static bool chain_get(void *tp, cht_key_t k, cht_val_t *v)
 {
-    struct chain_table *t = tp;
+    return get_impl(tp, k, NULL, v);
+}
+
+static inline __attribute__((always_inline)) bool insert_impl(struct chain_table *t, cht_key_t k,
+                                                              const struct chain_bkey *bk, cht_val_t v)
+{
     struct chain_thread *th = me(t);
-    uintptr_t *b = bucket_of(t, k);
+    uintptr_t *b = bucket_of(t, k, bk);
     struct chain_node *fresh = NULL;
     struct chain_vblock *vb = NULL;
     bool added = false;
@@ -386,7 +437,7 @@ static bool chain_insert(void *tp, cht_key_t k, cht_val_t v)
             struct chain_node *n = NODE(p);
             uint64_t key = ld64(&n->key);   /* key before mark: a limbo link is always marked */
             p = ldp(&n->next);
-            if (key == k && !MARKED(p)) {
+            if (key_is(n, key, k, bk) && !MARKED(p)) {
                 present = true;
                 break;
             }
@@ -394,7 +445,7 @@ static bool chain_insert(void *tp, cht_key_t k, cht_val_t v)
         if (present)
             break;
         if (!fresh) {
-            fresh = malloc(sizeof *fresh);
+            fresh = malloc(bk ? sizeof(struct chain_bnode) + bk->len : sizeof *fresh);
             if (fresh && t->vwords > 1 && !(vb = vblock_new(t, v))) {
                 free(fresh);
                 fresh = NULL;
@@ -403,7 +454,12 @@ static bool chain_insert(void *tp, cht_key_t k, cht_val_t v)
                 own_addu(&th->alloc_failures, 1);
                 break;
             }
-            __atomic_store_n(&fresh->key, k, __ATOMIC_RELAXED);
+            if (bk) {                   /* the bytes before the node is published (the CAS below) */
+                struct chain_bnode *bn = (struct chain_bnode *)fresh;
+                bn->len = (uint32_t)bk->len;
+                memcpy(bn->bytes, bk->p, bk->len);
+            }
+            __atomic_store_n(&fresh->key, bk ? bk->h : k, __ATOMIC_RELAXED);
             __atomic_store_n(&fresh->val, vb ? (cht_val_t)(uintptr_t)vb : v, __ATOMIC_RELAXED);
         }
         __atomic_store_n(&fresh->next, head, __ATOMIC_RELAXED);
@@ -415,11 +471,18 @@ static bool chain_insert(void *tp, cht_key_t k, cht_val_t v)
     ebr_exit(th);
     if (added) {
         cht_thread_counter_add(&th->count, 1);
+        if (bk)
+            cht_thread_counter_add(&th->key_bytes, (int64_t)(sizeof(uint32_t) + bk->len));
     } else {
         free(fresh);            /* never published */
         free(vb);
     }
     return added;
+}
+
+static bool chain_insert(void *tp, cht_key_t k, cht_val_t v)
+{
+    return insert_impl(tp, k, NULL, v);
 }
 
 /* unlinks every marked node of one chain; gives up after a few lost races
@@ -449,11 +512,11 @@ static void chain_cleanup(struct chain_table *t, struct chain_thread *th, uintpt
     }
 }
 
-static bool chain_remove(void *tp, cht_key_t k)
+static inline __attribute__((always_inline)) bool remove_impl(struct chain_table *t, cht_key_t k,
+                                                              const struct chain_bkey *bk)
 {
-    struct chain_table *t = tp;
     struct chain_thread *th = me(t);
-    uintptr_t *b = bucket_of(t, k);
+    uintptr_t *b = bucket_of(t, k, bk);
     bool removed = false;
     ebr_enter(t, th);
 retry:
@@ -467,7 +530,7 @@ retry:
             cur = UNMARK(nx);
             continue;
         }
-        if (ld64(&n->key) == k) {
+        if (key_is(n, ld64(&n->key), k, bk)) {
             if (!casp(&n->next, nx, MARK(nx)))
                 continue;               /* next changed: look at this node again */
             removed = true;
@@ -481,22 +544,30 @@ retry:
         cur = nx;
     }
     ebr_exit(th);
-    if (removed)
+    if (removed) {
         cht_thread_counter_add(&th->count, -1);
+        if (bk)
+            cht_thread_counter_add(&th->key_bytes, -(int64_t)(sizeof(uint32_t) + bk->len));
+    }
     return removed;
 }
 
-static bool chain_update(void *tp, cht_key_t k, cht_val_t v)
+static bool chain_remove(void *tp, cht_key_t k)
 {
-    struct chain_table *t = tp;
+    return remove_impl(tp, k, NULL);
+}
+
+static inline __attribute__((always_inline)) bool update_impl(struct chain_table *t, cht_key_t k,
+                                                              const struct chain_bkey *bk, cht_val_t v)
+{
     struct chain_thread *th = me(t);
     bool found = false;
     ebr_enter(t, th);
-    for (uintptr_t p = ldp(bucket_of(t, k)); UNMARK(p); ) {
+    for (uintptr_t p = ldp(bucket_of(t, k, bk)); UNMARK(p); ) {
         struct chain_node *n = NODE(p);
         uint64_t key = ld64(&n->key);
         p = ldp(&n->next);
-        if (key == k && !MARKED(p)) {
+        if (key_is(n, key, k, bk) && !MARKED(p)) {
             if (t->vwords == 1) {
                 __atomic_store_n(&n->val, v, __ATOMIC_SEQ_CST);
             } else {
@@ -517,6 +588,42 @@ static bool chain_update(void *tp, cht_key_t k, cht_val_t v)
     return found;
 }
 
+static bool chain_update(void *tp, cht_key_t k, cht_val_t v)
+{
+    return update_impl(tp, k, NULL, v);
+}
+
+/* ---------------- byte-string keys ---------------- */
+
+static inline struct chain_bkey bkey_of(const struct chain_table *t, const void *key, size_t len)
+{
+    return (struct chain_bkey){ key, len, t->bhash ? cht_bytes_hash_fnv1a(key, len) : cht_bytes_hash_mum(key, len) };
+}
+
+static bool chain_get_bytes(void *tp, const void *key, size_t len, cht_val_t *v)
+{
+    struct chain_bkey bk = bkey_of(tp, key, len);
+    return get_impl(tp, 0, &bk, v);
+}
+
+static bool chain_insert_bytes(void *tp, const void *key, size_t len, cht_val_t v)
+{
+    struct chain_bkey bk = bkey_of(tp, key, len);
+    return insert_impl(tp, 0, &bk, v);
+}
+
+static bool chain_remove_bytes(void *tp, const void *key, size_t len)
+{
+    struct chain_bkey bk = bkey_of(tp, key, len);
+    return remove_impl(tp, 0, &bk);
+}
+
+static bool chain_update_bytes(void *tp, const void *key, size_t len, cht_val_t v)
+{
+    struct chain_bkey bk = bkey_of(tp, key, len);
+    return update_impl(tp, 0, &bk, v);
+}
+
 static size_t chain_size(void *tp)
 {
     struct chain_table *t = tp;
@@ -527,13 +634,15 @@ static void chain_stats(void *tp, struct cht_stats *s)
 {
     struct chain_table *t = tp;
     uint64_t pending = 0, alloc_failures = 0;
+    int64_t key_bytes = cht_sum_strided(&t->th->key_bytes, t->threads, sizeof *t->th);
     for (unsigned i = 0; i < t->threads; i++) {
         pending += __atomic_load_n(&t->th[i].pending, __ATOMIC_RELAXED);
         alloc_failures += __atomic_load_n(&t->th[i].alloc_failures, __ATOMIC_RELAXED);
     }
     size_t vbytes = t->vwords > 1 ? sizeof(struct chain_vblock) + t->vwords * sizeof(uint64_t) : 0;
     s->bytes = sizeof *t + (t->mask + 1) * sizeof *t->bucket + t->threads * sizeof *t->th +
-               (chain_size(t) + pending) * (sizeof(struct chain_node) + vbytes);
+               (chain_size(t) + pending) * (sizeof(struct chain_node) + vbytes) +
+               (size_t)(key_bytes > 0 ? key_bytes : 0);   /* byte keys: live nodes' keys */
     s->buckets = t->mask + 1;
     s->alloc_failures = alloc_failures;
 }
@@ -541,7 +650,7 @@ static void chain_stats(void *tp, struct cht_stats *s)
 const struct cht_ops cht_table_chain = {
     .name = "chain",
     .summary = "lock-free separate chaining, CAS at the chain head, epoch-based reclamation (the baseline of Chen et al., \"HotRing: A Hotspot-Aware In-Memory Key-Value Store\", FAST'20)",
-    .caps = CHT_CAP_UPDATE | CHT_CAP_VALUE_OOL,
+    .caps = CHT_CAP_UPDATE | CHT_CAP_VALUE_OOL | CHT_CAP_BYTE_KEYS,
     .options = chain_options,
     .create = chain_create,
     .destroy = chain_destroy,
@@ -553,4 +662,8 @@ const struct cht_ops cht_table_chain = {
     .update = chain_update,
     .size = chain_size,
     .stats = chain_stats,
+    .get_bytes = chain_get_bytes,
+    .insert_bytes = chain_insert_bytes,
+    .remove_bytes = chain_remove_bytes,
+    .update_bytes = chain_update_bytes,
 };

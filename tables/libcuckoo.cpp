@@ -207,4 +207,5 @@ extern "C" const struct cht_ops cht_table_libcuckoo = {
     NULL,                                    /* default_lock: takes no lock */
     NULL,                                    /* pipe_start: --pipeline runs single ops */
     NULL,                                    /* pipe_step */
+    NULL, NULL, NULL, NULL,                  /* *_bytes: integer keys only */
 };

@@ -23,6 +23,10 @@
  * the whole block, cht_value_read, under the read lock); remove frees the
  * block after unlocking. The lock is thus held no longer than with 8-byte
  * values, except for the reader's copy.
+ * Byte-string keys (CHT_CAP_BYTE_KEYS; impl=std|absl|boost only): a run with
+ * cht_config.key_kind == CHT_KEYS_BYTES gets the library map keyed by
+ * std::string (locked_impl.cpp's locked_bytes_ops) under the same lock;
+ * impl=own refuses it in create().
  * Sizing refuses what cannot be represented or allocated (issue 13 point 8:
  * --initial 2^61 --density 0.1 used to overflow the float-to-int conversion).
  */
@@ -49,6 +53,8 @@ struct locked_table {
     uint64_t alloc_failures;
     const struct locked_impl_ops *impl; /* NULL: our own linear probing */
     void *map;                          /* the library map of impl */
+    const struct locked_bytes_ops *bimpl;   /* byte-key runs: the library map with string keys */
+    void *bmap;
     enum cht_hash_kind hash;
     unsigned threads;
     size_t vwords;          /* value words: 1 = the slot's val, else a block pointer */
@@ -84,7 +90,22 @@ static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
             return NULL;
         }
     }
-    if (cht_value_words(cfg) > 1 && impl) {
+    const struct locked_bytes_ops *bimpl = NULL;
+    if (cfg->key_kind == CHT_KEYS_BYTES) {
+        char why[256];
+        if (!impl) {
+            snprintf(err, len, "--key-type: locked:impl=own takes integer keys only (impl=std|absl|boost take "
+                     "byte-string keys)");
+            return NULL;
+        }
+        if (!(bimpl = locked_bytes_find((enum locked_impl_kind)kind, why, sizeof why))) {
+            snprintf(err, len, "--table locked: option impl=%s has no byte-string keys here: %s",
+                     locked_impl_names[kind], why);
+            return NULL;
+        }
+        impl = NULL;                    /* the integer map is not built */
+    }
+    if (cht_value_words(cfg) > 1 && (impl || bimpl)) {
         snprintf(err, len, "--table locked: option impl=%s: --value-size %zu needs impl=own (library maps hold "
                  "8-byte values only)", locked_impl_names[kind], cfg->value_size);
         return NULL;
@@ -97,7 +118,7 @@ static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
     /* slots for initial / density keys (a library map reserves room for
      * initial keys at its own load factor, so it gets 16 slots: a placeholder) */
     uint64_t cap = 16;
-    if (!impl) {
+    if (!impl && !bimpl) {
         /* at most 2^58 slots of 16 bytes: the byte count stays representable */
         cap = cht_initial_buckets(cfg, 1, 1ull << 58, err, len);
         if (!cap)
@@ -121,7 +142,9 @@ static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
     }
     t->hash = hash;
     t->impl = impl;
-    if (impl && !(t->map = impl->create(cfg->initial, (int)hash, err, len))) {
+    t->bimpl = bimpl;
+    if ((impl && !(t->map = impl->create(cfg->initial, (int)hash, err, len))) ||
+        (bimpl && !(t->bmap = bimpl->create(cfg->initial, err, len)))) {
         free(t);
         return NULL;
     }
@@ -137,6 +160,8 @@ static void *locked_create(const struct cht_config *cfg, char *err, size_t len)
     free(t->slot);
     if (impl)
         impl->destroy(t->map);
+    if (bimpl)
+        bimpl->destroy(t->bmap);
     free(t);
     return NULL;
 }
@@ -151,6 +176,8 @@ static void locked_destroy(void *tp)
     free(t->slot);
     if (t->impl)
         t->impl->destroy(t->map);
+    if (t->bimpl)
+        t->bimpl->destroy(t->bmap);
     free(t);
 }
 
@@ -337,7 +364,7 @@ static size_t locked_size(void *tp)
     struct locked_table *t = tp;
     void *ctx = my_ctx(t);
     t->locks.lk->read_lock(t->locks.locks, ctx);
-    size_t n = t->impl ? t->impl->size(t->map) : t->count;
+    size_t n = t->impl ? t->impl->size(t->map) : t->bimpl ? t->bimpl->size(t->bmap) : t->count;
     t->locks.lk->read_unlock(t->locks.locks, ctx);
     return n;
 }
@@ -357,7 +384,54 @@ static void locked_stats(void *tp, struct cht_stats *s)
         s->bytes += t->impl->bytes(t->map) - (t->mask + 1) * sizeof *t->slot;  /* 16 unused own slots */
         s->buckets = t->impl->buckets(t->map);
     }
+    if (t->bimpl) {
+        s->bytes += t->bimpl->bytes(t->bmap) - (t->mask + 1) * sizeof *t->slot;
+        s->buckets = t->bimpl->buckets(t->bmap);
+    }
     t->locks.lk->read_unlock(t->locks.locks, ctx);
+}
+
+/* ---- byte-string keys: the library map of bimpl under the same lock ---- */
+
+static bool locked_get_bytes(void *tp, const void *k, size_t n, cht_val_t *v)
+{
+    struct locked_table *t = tp;
+    void *ctx = my_ctx(t);
+    t->locks.lk->read_lock(t->locks.locks, ctx);
+    bool found = t->bimpl->get(t->bmap, k, n, v);
+    t->locks.lk->read_unlock(t->locks.locks, ctx);
+    return found;
+}
+
+static bool locked_insert_bytes(void *tp, const void *k, size_t n, cht_val_t v)
+{
+    struct locked_table *t = tp;
+    void *ctx = my_ctx(t);
+    t->locks.lk->lock(t->locks.locks, ctx);
+    int r = t->bimpl->insert(t->bmap, k, n, v);
+    t->alloc_failures += r < 0;
+    t->locks.lk->unlock(t->locks.locks, ctx);
+    return r > 0;
+}
+
+static bool locked_remove_bytes(void *tp, const void *k, size_t n)
+{
+    struct locked_table *t = tp;
+    void *ctx = my_ctx(t);
+    t->locks.lk->lock(t->locks.locks, ctx);
+    bool found = t->bimpl->remove(t->bmap, k, n);
+    t->locks.lk->unlock(t->locks.locks, ctx);
+    return found;
+}
+
+static bool locked_update_bytes(void *tp, const void *k, size_t n, cht_val_t v)
+{
+    struct locked_table *t = tp;
+    void *ctx = my_ctx(t);
+    t->locks.lk->lock(t->locks.locks, ctx);
+    bool found = t->bimpl->update(t->bmap, k, n, v);
+    t->locks.lk->unlock(t->locks.locks, ctx);
+    return found;
 }
 
 const struct cht_ops cht_table_locked = {
@@ -366,7 +440,7 @@ const struct cht_ops cht_table_locked = {
     .summary = "serial table under one lock (impl=own|std|absl|boost: our linear probing, std::unordered_map, "
                "absl::flat_hash_map, boost::unordered_flat_map): the coarse-grained baseline (thesis "
                "\"Concurrent Hashing on Multi-core Systems\" (Hunan Univ., 2017) §3.4)",
-    .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE | CHT_CAP_LOCK_PARAM | CHT_CAP_VALUE_OOL,
+    .caps = CHT_CAP_RESIZE | CHT_CAP_UPDATE | CHT_CAP_LOCK_PARAM | CHT_CAP_VALUE_OOL | CHT_CAP_BYTE_KEYS,
     .options = locked_options,
     .create = locked_create,
     .destroy = locked_destroy,
@@ -377,4 +451,8 @@ const struct cht_ops cht_table_locked = {
     .update = locked_update,
     .size = locked_size,
     .stats = locked_stats,
+    .get_bytes = locked_get_bytes,          /* impl=std|absl|boost */
+    .insert_bytes = locked_insert_bytes,
+    .remove_bytes = locked_remove_bytes,
+    .update_bytes = locked_update_bytes,
 };

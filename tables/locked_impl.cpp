@@ -19,8 +19,20 @@
  * Every map uses cht_hash (option hash=mix|identity) as its hasher.
  * No exception crosses the C ABI: std::bad_alloc makes insert answer false and
  * is counted as an allocation failure by locked.c.
+ *
+ * Byte-string keys (locked_bytes_ops, --key-type): the same maps keyed by
+ * std::string with each library's own string hash (libstdc++'s
+ * std::hash<std::string_view>, absl::Hash, boost::hash), what a user of these
+ * maps writes. absl and boost look a key up by std::string_view (transparent
+ * hash and equality: no string built per lookup); std::unordered_map has no
+ * heterogeneous lookup before C++20, so a lookup copies the key into a
+ * per-thread std::string reused from call to call (no allocation once it has
+ * grown). The byte estimate adds every key longer than the small-string
+ * buffer (15 bytes in libstdc++), which lives in a heap block of its own.
  */
 #include <new>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include "cht.h"
 #include "cht_hash.h"
@@ -129,7 +141,167 @@ const struct locked_impl_ops absl_ops = make_ops<absl_map>("absl", absl_bytes);
 const struct locked_impl_ops boost_ops = make_ops<boost_map>("boost", boost_bytes);
 #endif
 
+/* ---- byte-string keys ---- */
+
+struct sv_hash {                 /* boost: transparent, boost::hash of the bytes */
+    using is_transparent = void;
+#ifdef HAVE_BOOST_FLAT
+    size_t operator()(std::string_view s) const { return boost::hash<std::string_view>()(s); }
+#else
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+#endif
+};
+
+template <class Map> struct bytes_map {
+    Map m;
+    size_t heap_key_bytes = 0;   /* keys beyond the small-string buffer: their heap blocks */
+};
+
+static size_t heap_bytes_of(size_t n)
+{
+    return n > 15 ? n + 1 : 0;
+}
+
+/* the key as the map's find() takes it: a string_view, or (std) a per-thread string */
+template <class Map> struct key_of {
+    static std::string_view get(const void *k, size_t n) { return std::string_view(static_cast<const char *>(k), n); }
+};
+template <> struct key_of<std::unordered_map<std::string, uint64_t>> {
+    static const std::string &get(const void *k, size_t n)
+    {
+        static thread_local std::string scratch;
+        scratch.assign(static_cast<const char *>(k), n);
+        return scratch;
+    }
+};
+
+#ifdef HAVE_ABSL
+template <> struct key_of<absl::flat_hash_map<std::string, uint64_t>> {   /* absl's own string_view */
+    static absl::string_view get(const void *k, size_t n) { return absl::string_view(static_cast<const char *>(k), n); }
+};
+#endif
+
+template <class Map> struct bimpl {
+    using B = bytes_map<Map>;
+    static void *create(size_t reserve, char *err, size_t len)
+    {
+        try {
+            B *b = new B();
+            b->m.reserve(reserve);
+            return b;
+        } catch (const std::bad_alloc &) {
+            snprintf(err, len, "out of memory (reserving %zu keys)", reserve);
+        } catch (const std::exception &e) {
+            snprintf(err, len, "%s", e.what());
+        }
+        return nullptr;
+    }
+    static void destroy(void *b) { delete static_cast<B *>(b); }
+    static bool get(void *bp, const void *k, size_t n, cht_val_t *v)
+    {
+        const Map &m = static_cast<B *>(bp)->m;
+        auto it = m.find(key_of<Map>::get(k, n));
+        if (it == m.end())
+            return false;
+        if (v)
+            *v = it->second;
+        return true;
+    }
+    static int insert(void *bp, const void *k, size_t n, cht_val_t v)
+    {
+        B *b = static_cast<B *>(bp);
+        try {
+            if (!b->m.emplace(std::string(static_cast<const char *>(k), n), v).second)
+                return 0;
+            b->heap_key_bytes += heap_bytes_of(n);
+            return 1;
+        } catch (const std::bad_alloc &) {
+            return -1;
+        }
+    }
+    static bool remove(void *bp, const void *k, size_t n)
+    {
+        B *b = static_cast<B *>(bp);
+        auto it = b->m.find(key_of<Map>::get(k, n));
+        if (it == b->m.end())
+            return false;
+        b->m.erase(it);
+        b->heap_key_bytes -= heap_bytes_of(n);
+        return true;
+    }
+    static bool update(void *bp, const void *k, size_t n, cht_val_t v)
+    {
+        Map &m = static_cast<B *>(bp)->m;
+        auto it = m.find(key_of<Map>::get(k, n));
+        if (it == m.end())
+            return false;
+        it->second = v;
+        return true;
+    }
+    static size_t size(void *bp) { return static_cast<B *>(bp)->m.size(); }
+    static size_t buckets(void *bp) { return static_cast<B *>(bp)->m.bucket_count(); }
+};
+
+using std_bmap = std::unordered_map<std::string, uint64_t>;
+size_t std_bbytes(void *bp)
+{
+    auto *b = static_cast<bytes_map<std_bmap> *>(bp);
+    return sizeof *b + b->m.bucket_count() * sizeof(void *) +
+           b->m.size() * (sizeof(void *) + sizeof(std_bmap::value_type) + sizeof(size_t)) + b->heap_key_bytes;
+}
+#ifdef HAVE_ABSL
+using absl_bmap = absl::flat_hash_map<std::string, uint64_t>;
+size_t absl_bbytes(void *bp)
+{
+    auto *b = static_cast<bytes_map<absl_bmap> *>(bp);
+    return sizeof *b + b->m.bucket_count() * (sizeof(absl_bmap::value_type) + 1) + b->heap_key_bytes;
+}
+#endif
+#ifdef HAVE_BOOST_FLAT
+using boost_bmap = boost::unordered_flat_map<std::string, uint64_t, sv_hash, std::equal_to<>>;
+size_t boost_bbytes(void *bp)
+{
+    auto *b = static_cast<bytes_map<boost_bmap> *>(bp);
+    return sizeof *b + b->m.bucket_count() * (sizeof(boost_bmap::value_type) + 1) + b->heap_key_bytes;
+}
+#endif
+
+template <class Map> constexpr struct locked_bytes_ops make_bops(size_t (*bytes)(void *))
+{
+    return { bimpl<Map>::create, bimpl<Map>::destroy, bimpl<Map>::get, bimpl<Map>::insert, bimpl<Map>::remove,
+             bimpl<Map>::update, bimpl<Map>::size, bimpl<Map>::buckets, bytes };
+}
+
+const struct locked_bytes_ops std_bops = make_bops<std_bmap>(std_bbytes);
+#ifdef HAVE_ABSL
+const struct locked_bytes_ops absl_bops = make_bops<absl_bmap>(absl_bbytes);
+#endif
+#ifdef HAVE_BOOST_FLAT
+const struct locked_bytes_ops boost_bops = make_bops<boost_bmap>(boost_bbytes);
+#endif
+
 } // namespace
+
+extern "C" const struct locked_bytes_ops *locked_bytes_find(enum locked_impl_kind kind, char *why, size_t len)
+{
+    if (!locked_impl_find(kind, why, len))     /* not built: its reason */
+        return nullptr;
+    switch (kind) {
+    case LOCKED_IMPL_STD:
+        return &std_bops;
+#ifdef HAVE_ABSL
+    case LOCKED_IMPL_ABSL:
+        return &absl_bops;
+#endif
+#ifdef HAVE_BOOST_FLAT
+    case LOCKED_IMPL_BOOST:
+        return &boost_bops;
+#endif
+    default:
+        snprintf(why, len, "no such implementation");
+        return nullptr;
+    }
+}
 
 extern "C" const struct locked_impl_ops *locked_impl_find(enum locked_impl_kind kind, char *why, size_t len)
 {

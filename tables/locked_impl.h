@@ -31,8 +31,23 @@ struct locked_impl_ops {
     size_t (*bytes)(void *m);                          /* estimate */
 };
 
+/* The same maps with byte-string keys (std::string, each library's own string hash), for
+ * --key-type runs (cht_config.key_kind == CHT_KEYS_BYTES). */
+struct locked_bytes_ops {
+    void *(*create)(size_t reserve, char *err, size_t len);
+    void (*destroy)(void *m);
+    bool (*get)(void *m, const void *k, size_t n, cht_val_t *v);
+    int (*insert)(void *m, const void *k, size_t n, cht_val_t v);   /* 1 inserted, 0 present, -1 out of memory */
+    bool (*remove)(void *m, const void *k, size_t n);
+    bool (*update)(void *m, const void *k, size_t n, cht_val_t v);
+    size_t (*size)(void *m);
+    size_t (*buckets)(void *m);
+    size_t (*bytes)(void *m);                                        /* estimate, key strings included */
+};
+
 /* The ops of `kind` (not LOCKED_IMPL_OWN), or NULL with the reason it was not built. */
 const struct locked_impl_ops *locked_impl_find(enum locked_impl_kind kind, char *why, size_t len);
+const struct locked_bytes_ops *locked_bytes_find(enum locked_impl_kind kind, char *why, size_t len);
 
 #ifdef __cplusplus
 }

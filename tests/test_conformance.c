@@ -3,12 +3,13 @@
  * caller of the checks in src/check/ (check.h), which `chtbench check`
  * runs too (docs/cli.md "chtbench check").
  *
- *   test_conformance MODE TABLE[:opts] [VALUE_SIZE]
+ *   test_conformance MODE TABLE[:opts] [VALUE_SIZE] [keys=KEYTYPE]
  *
  * MODE: model | disjoint | stable | stress | values | steady | versions (src/check/
  * says what each checks). VALUE_SIZE: cht_config.value_size in bytes
  * (default 8; over 8 only for tables with CHT_CAP_VALUE_OOL, which then
- * store and read back every word of each value).
+ * store and read back every word of each value). keys=KEYTYPE (a --key-type other than u64): the
+ * table's byte-key ops, each check's integer key k mapped to key k of a key arena (src/keys_bytes.h).
  * Scale with CHT_TEST_SCALE (percent, default 100; sanitizer builds use less).
  * Exit 0 pass (or the check does not apply), 1 fail, 2 usage, 77 skip.
  */
@@ -18,13 +19,24 @@
 #include "check.h"
 #include "registry.h"
 #include "plugin.h"
+#include "keys_bytes.h"
 
 static struct table_choice choice;
 
 int main(int argc, char **argv)
 {
+    struct key_type keys = { 0 };
+    if (argc >= 4 && strncmp(argv[argc - 1], "keys=", 5) == 0) {
+        char kerr[256];
+        if (key_type_parse(argv[argc - 1] + 5, &keys, kerr, sizeof kerr) != 0) {
+            fprintf(stderr, "%s\n", kerr);
+            return 2;
+        }
+        argc--;
+    }
     if (argc != 3 && argc != 4) {
-        fprintf(stderr, "usage: %s model|disjoint|stable|stress|values|steady|versions TABLE[:opts] [VALUE_SIZE]\n", argv[0]);
+        fprintf(stderr, "usage: %s model|disjoint|stable|stress|values|steady|versions TABLE[:opts] [VALUE_SIZE] "
+                "[keys=KEYTYPE]\n", argv[0]);
         return 2;
     }
     unsigned kind = 0;
@@ -70,6 +82,19 @@ int main(int argc, char **argv)
     const char *s = getenv("CHT_TEST_SCALE");
     if (s && atoi(s) > 0)
         scale = (unsigned)atoi(s);
+    if (keys.kind != KEYTYPE_U64) {
+        if (!(ops->caps & CHT_CAP_BYTE_KEYS)) {
+            fprintf(stderr, "keys=%s: %s has no byte-string keys (CHT_CAP_BYTE_KEYS)\n", keys.name, ops->name);
+            return 2;
+        }
+        /* the checks' keys lie in [1, 2^17) (their ranges are at most 20000 plus the thread count) */
+        const struct key_arena *arena = key_arena_for(&keys, 1u << 17, err, sizeof err);
+        if (!arena) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        }
+        ops = bytekeys_wrap(ops, arena);
+    }
     struct check_ctx c = { .choice = &choice, .ops = ops, .spec = argv[2], .value_size = value_size,
                            .scale_pct = scale, .log = stdout, .fail_log = stderr };
     enum check_verdict v = check_table(&c, (enum check_kind)kind);

@@ -297,6 +297,37 @@ static int resolve_workload(struct bench_config *cfg)
     return 0;
 }
 
+/* --key-type other than u64: the arena maps keys 1..r, so only streams whose keys stay in [1, r], and
+ * the arena (the keys' bytes, an 8-byte offset and, while it is built, 16 bytes of the distinctness
+ * check a key) must fit in half this machine's memory */
+static int check_key_type(const struct bench_config *cfg)
+{
+    const struct key_type *kt = &cfg->key_type;
+    if (kt->kind == KEYTYPE_U64)
+        return 0;
+    if (cfg->trace_path)
+        return usage_error("--key-type %s: not with --trace (a trace's keys are integers as recorded, not keys "
+                           "1..r of the arena)", kt->name);
+    if (cfg->workload == WL_YCSB_D)
+        return usage_error("--key-type %s: not with ycsb-d (its inserts take new keys above the range, outside the "
+                           "arena of keys 1..r)", kt->name);
+    if (cfg->keys_sparse)
+        return usage_error("--key-type %s: not with --keys sparse (byte keys are made from the keys 1..r)", kt->name);
+    char why[160];
+    if (!key_type_holds(kt, cfg->range, why, sizeof why))
+        return usage_error("--key-type: %s (raise LEN or lower --range)", why);
+    uint32_t lmin, lmax;
+    key_type_lengths(kt, &lmin, &lmax);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double need = (double)cfg->range * ((lmin + lmax) / 2.0 + 24), mem = (double)pages * (double)page;
+    char needs[32], have[32];
+    if (pages > 0 && page > 0 && need > mem / 2)
+        return usage_error("--key-type %s: the key arena of --range %llu keys needs about %s, more than half of this "
+                           "machine's %s (lower --range)", kt->name, (unsigned long long)cfg->range,
+                           human_bytes(need, needs, sizeof needs), human_bytes(mem, have, sizeof have));
+    return 0;
+}
+
 /* --keys sparse: keys mapped before the timed phase, so only streams drawn into key buffers */
 static int check_sparse_keys(const struct bench_config *cfg)
 {
@@ -451,6 +482,12 @@ static int check_tables(const struct bench_config *cfg)
                                "keys to --initial (only resizable tables take it)",
                                given("grow") ? "--grow" : "--initial-capacity", ops->name,
                                (unsigned long long)cfg->initial_capacity);
+        if (cfg->key_type.kind != KEYTYPE_U64 && !(ops->caps & CHT_CAP_BYTE_KEYS))
+            return usage_error("--key-type %s: table %s takes integer keys only (it has no byte-string key "
+                               "operations, CHT_CAP_BYTE_KEYS)", cfg->key_type.name, ops->name);
+        if (cfg->key_type.kind != KEYTYPE_U64 && cfg->value_size > 8)
+            return usage_error("--key-type %s: not with --value-size above 8 (byte-key tables store 8-byte values)",
+                               cfg->key_type.name);
         bool needs_update = cfg->workload == WL_YCSB_A || cfg->workload == WL_YCSB_B || cfg->workload == WL_YCSB_F;
         if (needs_update && !ops->update)
             return usage_error("--workload %s: table %s has no update() (YCSB A, B and F update in place; "
@@ -472,6 +509,7 @@ static int check_table_run(struct bench_config *cfg)
     int rc;
     if ((rc = resolve_op_mix(cfg)) || (rc = resolve_run_length(cfg)) || (rc = check_overlap(cfg)) || (rc = check_history(cfg)) ||
         (rc = resolve_workload(cfg)) || (rc = check_sparse_keys(cfg)) || (rc = check_range(cfg)) ||
+        (rc = check_key_type(cfg)) ||
         (rc = check_pinning(cfg)))
         return rc;
     if (cfg->bench != BENCH_TABLE)

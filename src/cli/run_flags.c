@@ -348,6 +348,15 @@ static int set_schema(const struct cli_option *o, const char *arg, void *base)
     return CLI_STOP;
 }
 
+static int set_key_type(const struct cli_option *o, const char *arg, void *base)
+{
+    (void)o;
+    char err[256];
+    if (key_type_parse(arg, &((struct bench_config *)base)->key_type, err, sizeof err) != 0)
+        return usage_error("%s", err);
+    return 0;
+}
+
 static int set_action(const struct cli_option *o, const char *arg, void *base)
 {
     (void)arg, (void)base;
@@ -488,6 +497,15 @@ static const struct cli_option run_options[] = {
           "(prefill, key buffers, final check; never in the timed loop), so keys look like real identifiers and "
           "`hash=identity` loses the perfect spread dense keys give it (\"Key layout\"); not with `--trace`, "
           "`ycsb-d`, `--dist hotspot`, `--keybuf 0` or filters; column `keys`" },
+    { .name = "key-type", .arg = CLI_ARG, .metavar = "TYPE", .set = set_key_type, .modes = T_, .def = "u64",
+      .accepts = "`u64`, `bytes:LEN`, `bytes:MIN..MAX` (1 ≤ MIN ≤ MAX ≤ 1024), `ycsb`, `words`",
+      .help = "keys: u64 | bytes:LEN | bytes:MIN..MAX | ycsb (\"user\" + FNV-64 decimal) | words (byte strings "
+          "of a key arena, off the clock)",
+      .doc = "the keys' type: integers (`u64`), or byte strings the integer keys `1..r` map to through a key arena "
+          "built before the table, off the clock (docs/workloads.md \"Byte-string keys\"): `bytes:LEN` random bytes, "
+          "`bytes:MIN..MAX` of a uniform length, `ycsb` YCSB's `user` + FNV-64 decimal, `words` pronounceable words. "
+          "Only tables with byte keys (`--list`: caps); not with `--trace`, `ycsb-d` or `--keys sparse`; column "
+          "`key_type`" },
     { .name = "workload", .arg = CLI_ARG, .metavar = "W", .set = cli_set_choice, CFG(workload), .choices = workloads,
       .modes = T_, .sample = "ycsb-c", .accepts = "`ycsb-a`, `ycsb-b`, `ycsb-c`, `ycsb-d`, `ycsb-f`",
       .help = "a YCSB core workload: its op mix, r = i, scrambled zipf:0.99 unless --dist (docs/workloads.md)",

@@ -16,6 +16,22 @@
  */
 #include "worker.h"
 
+/* The table calls of the loops. loop_bytes.c compiles this file again with CHT_LOOP_BYTES_UNIT: its
+ * loop calls the byte-key table's ops on the arena's keys (op_runner_bytes); here they are the
+ * integer ops, the code as it always was. */
+#ifdef CHT_LOOP_BYTES_UNIT
+#define OP_KEY_(r, k) key_arena_key(op_arena(r), k), key_arena_len(op_arena(r), k)
+#define OP_GET(r, k, v) ((op_get_bytes_fn)(void (*)(void))(r)->get)((r)->t, OP_KEY_(r, k), v)
+#define OP_INSERT(r, k, v) ((op_insert_bytes_fn)(void (*)(void))(r)->insert)((r)->t, OP_KEY_(r, k), v)
+#define OP_REMOVE(r, k) ((op_remove_bytes_fn)(void (*)(void))(r)->remove)((r)->t, OP_KEY_(r, k))
+#define OP_UPDATE(r, k, v) ((op_insert_bytes_fn)(void (*)(void))(r)->update)((r)->t, OP_KEY_(r, k), v)
+#else
+#define OP_GET(r, k, v) (r)->get((r)->t, k, v)
+#define OP_INSERT(r, k, v) (r)->insert((r)->t, k, v)
+#define OP_REMOVE(r, k) (r)->remove((r)->t, k)
+#define OP_UPDATE(r, k, v) (r)->update((r)->t, k, v)
+#endif
+
 /* LOOP_APPROX, an insert or a remove: sent to the filter only where the
  * harness' bitmap says it means something (see shadow_test). */
 static inline __attribute__((always_inline)) unsigned run_filter_op(const struct op_runner *r, struct tally *n,
@@ -50,7 +66,7 @@ static inline __attribute__((always_inline)) unsigned run_op(const struct op_run
     bool ok;
     if (op.kind == OP_GET) {
         cht_val_t v;
-        ok = r->get(r->t, op.key, &v);
+        ok = OP_GET(r, op.key, &v);
         n->gs += ok;
         n->gf += !ok;
         return GET_SUC + !ok;
@@ -60,7 +76,7 @@ static inline __attribute__((always_inline)) unsigned run_op(const struct op_run
     if ((mode & LOOP_APPROX) && (op.kind == OP_INSERT || op.kind == OP_REMOVE))
         return run_filter_op(r, n, op);
     if (op.kind == OP_INSERT) {
-        ok = r->insert(r->t, k, run_val(k, r->vbits, tally_seq(r, n)));
+        ok = OP_INSERT(r, k, run_val(k, r->vbits, tally_seq(r, n)));
         n->keysum += k & -(uint64_t)ok;
         n->is += ok;
         n->inf += !ok;
@@ -68,7 +84,7 @@ static inline __attribute__((always_inline)) unsigned run_op(const struct op_run
         return INS_SUC + !ok;
     }
     if (op.kind == OP_REMOVE) {
-        ok = r->remove(r->t, k);
+        ok = OP_REMOVE(r, k);
         n->keysum -= k & -(uint64_t)ok;
         n->rs += ok;
         n->rf += !ok;
@@ -76,7 +92,7 @@ static inline __attribute__((always_inline)) unsigned run_op(const struct op_run
     }
     /* update; F's read-modify-write: read, then write back this thread's version, counted once as an update */
     cht_val_t v;
-    ok = (op.kind == OP_UPDATE || r->get(r->t, k, &v)) && r->update(r->t, k, run_val(k, r->vbits, tally_seq(r, n)));
+    ok = (op.kind == OP_UPDATE || OP_GET(r, k, &v)) && OP_UPDATE(r, k, run_val(k, r->vbits, tally_seq(r, n)));
     n->us += ok;
     n->uf += !ok;
     return UPD_SUC + !ok;
@@ -159,7 +175,9 @@ static void batch_fallback(void *t, const cht_key_t *keys, size_t n, cht_val_t *
 }
 
 /* Before the workers start: the table the fallback calls. */
+#ifndef CHT_LOOP_BYTES_UNIT
 void run_loop_prepare(const struct cht_ops *ops) { batch_fallback_ops = ops; }
+#endif
 
 /* A timed loop's state besides the source and the tally: LOOP_BATCH's queue,
  * LOOP_LAT's countdown, LOOP_TL's op count (timed_loop_run's, by pointer) */
@@ -241,6 +259,9 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     const struct bench_config *cfg = s->p->cfg;
     struct op_runner run;
     op_runner_init(&run, w);
+#ifdef CHT_LOOP_BYTES_UNIT
+    op_runner_bytes(&run, s);
+#endif
     struct opsrc src = w->src;
     struct tally n = { 0 };
     uint64_t remaining = loop_ops(w, warm);
@@ -291,6 +312,7 @@ static inline __attribute__((always_inline)) void timed_loop_for(struct worker *
     loop_finish(w, &src, &n, warm);
 }
 
+#ifndef CHT_LOOP_BYTES_UNIT   /* loop_bytes.c compiles this file again for run_bytes_timed_loop alone */
 /* --warmup: the same operations, uncounted in throughput, no measurement */
 void run_warmup_loop(struct worker *w)
 {
@@ -309,6 +331,7 @@ static __attribute__((noinline)) void hist_timed_loop(struct worker *w, unsigned
 #define HIST(k_) timed_loop_for(w, k_, LOOP_HIST, false)
     FOR_SOURCE(kind, false, HIST);
 }
+
 
 void run_timed_loop(struct worker *w)
 {
@@ -344,3 +367,22 @@ void run_timed_loop(struct worker *w)
     default: FOR_SOURCE(kind, false, LAT_TL); break;
     }
 }
+#else
+/* A byte-key run without fault hooks (s->bytes_ops; run.c): the plain loop calls the table's byte
+ * ops on the arena's keys itself (OP_GET ..), one indirect call an op as with integer keys. The
+ * other modes (latency, timeline, batch, pipeline, history) run run_timed_loop through the
+ * adapter (src/run/bytekeys.c). Apart from run_timed_loop, so that its integer instantiations are
+ * the code they were. */
+void run_bytes_timed_loop(struct worker *w)
+{
+    const struct shared *s = w->s;
+    const struct bench_config *cfg = s->p->cfg;
+    if (cfg->latency_every || cfg->timeline_ms || cfg->batch > 1 || s->pipe_w || s->hist_on || s->shadow) {
+        run_timed_loop(w);
+        return;
+    }
+    const unsigned kind = run_source_kind(w, false);
+#define BYTES(k_) timed_loop_for(w, k_, LOOP_PLAIN, false)
+    FOR_SOURCE(kind, false, BYTES);
+}
+#endif

@@ -103,7 +103,10 @@ static void *worker_main(void *arg)
         counters_thread_start(&w->cnt);
     if (cfg->likwid_marker)
         marker_start("run");
-    run_timed_loop(w);
+    if (s->bytes_ops)
+        run_bytes_timed_loop(w);
+    else
+        run_timed_loop(w);
     if (cfg->likwid_marker)
         marker_stop("run");
     if (counting(p))
@@ -389,7 +392,19 @@ int runner_run(const struct run_params *p, struct run_result *r)
     s->workers = w;
     s->wrote = wrote;
     fault_reset();
-    s->ops = fault_wrap(p->table->ops);
+    const struct cht_ops *ops = p->table->ops;
+    const struct key_arena *arena = NULL;
+    if (cfg->key_type.kind != KEYTYPE_U64) {  /* byte keys: the arena before the table, off the clock */
+        arena = key_arena_for(&cfg->key_type, p->range, r->error, sizeof r->error);
+        if (!arena)
+            goto out;
+        ops = bytekeys_wrap(ops, arena);
+    }
+    s->ops = fault_wrap(ops);
+    if (arena && s->ops == ops) {     /* byte keys, no fault hooks: the timed loop calls the byte ops (LOOP_BYTES) */
+        s->bytes_ops = p->table->ops;
+        s->arena = arena;
+    }
     run_loop_prepare(s->ops);
     for (unsigned i = 0; i < p->threads; i++)
         nodes[i] = pin_plan_node(p->plan, i);

@@ -4,8 +4,9 @@
  * The table run (one repetition of --bench table) lives in src/run/, one
  * concern a file: run.c the orchestration (threads, barriers, collection),
  * prefill.c and opstream.c what the timed phase starts from, loop.c the
- * plain timed loop, pipe.c the pipelined one, final_check.c the check after
- * it, watched.c --verify history's side of it, slices.c and samplers.c what
+ * plain timed loop (loop_bytes.c: compiled again for byte keys), pipe.c the
+ * pipelined one, bytekeys.c byte keys as integer ops, final_check.c the
+ * check after it, watched.c --verify history's side of it, slices.c and samplers.c what
  * main does while the workers run (--ceiling-slices, hotspot shifts,
  * --timeline), memprobe.c the memory estimate before a run, signals.c the
  * stop flags. struct shared is the run's, struct worker a thread's (on cache
@@ -65,6 +66,8 @@ struct shared {
     struct hist_init *hist_init;             /* ... their states at the timed phase's start (thread 0's read) */
     size_t hist_ninit;
     bool hist_init_failed;                   /* ... out of memory for them */
+    const struct cht_ops *bytes_ops;         /* byte keys without fault hooks: the table's ops (loop_bytes.c) */
+    const struct key_arena *arena;           /* ... the run's key arena */
 };
 
 /* the stop flag's values besides 0 (run) and 1 (stop: main, or a signal) */
@@ -160,7 +163,10 @@ static inline uint64_t thread_cpu_ns(void)
 /* the loop's measurement modes (constants in each instantiation) */
 enum { LOOP_PLAIN = 0, LOOP_LAT = 1, LOOP_TL = 2, LOOP_BATCH = 4, LOOP_APPROX = 8, LOOP_HIST = 16 };
 
-/* The loop's constants: the table and what the final check needs written. */
+/* The loop's constants: the table and what the final check needs written. The byte-key loop
+ * (loop_bytes.c) keeps the byte-key table's ops in get .. update and the key arena in shadow, each
+ * cast to the member's type and back (op_runner_bytes, loop.c's OP_GET ..), so that the struct, and
+ * with it the integer loops' code, stays what it was. */
 struct op_runner {
     void *t;
     bool (*get)(void *, cht_key_t, cht_val_t *);
@@ -169,7 +175,7 @@ struct op_runner {
     bool (*update)(void *, cht_key_t, cht_val_t);
     uint64_t vbits;            /* values carry this thread's writer number (run_val) */
     uint64_t seq0;             /* ... and a write sequence from here on (the warm-up's writes came first) */
-    uint64_t *shadow;          /* LOOP_APPROX: the keys present */
+    uint64_t *shadow;          /* LOOP_APPROX: the keys present (the byte-key loop: the key arena) */
     unsigned tid, nthreads;
     uint64_t range;
     struct hist_watch watch;   /* LOOP_HIST: the watched keys */
@@ -193,6 +199,24 @@ static inline __attribute__((always_inline)) void op_runner_init(struct op_runne
                              .range = s->p->keys->range, .watch = s->hist_watch, .hist = &w->hist,
                              .seq0 = w->seq };
 }
+
+/* the byte-key loop: the runner with the byte-key table's ops and the arena instead (see struct op_runner) */
+typedef bool (*op_get_bytes_fn)(void *, const void *, size_t, cht_val_t *);
+typedef bool (*op_insert_bytes_fn)(void *, const void *, size_t, cht_val_t);
+typedef bool (*op_remove_bytes_fn)(void *, const void *, size_t);
+static inline __attribute__((always_inline)) void op_runner_bytes(struct op_runner *r, const struct shared *s)
+{
+    r->get = (bool (*)(void *, cht_key_t, cht_val_t *))(void (*)(void))s->bytes_ops->get_bytes;
+    r->insert = (bool (*)(void *, cht_key_t, cht_val_t))(void (*)(void))s->bytes_ops->insert_bytes;
+    r->remove = (bool (*)(void *, cht_key_t))(void (*)(void))s->bytes_ops->remove_bytes;
+    r->update = (bool (*)(void *, cht_key_t, cht_val_t))(void (*)(void))s->bytes_ops->update_bytes;
+    r->shadow = (uint64_t *)(uintptr_t)s->arena;
+}
+static inline __attribute__((always_inline)) const struct key_arena *op_arena(const struct op_runner *r)
+{
+    return (const struct key_arena *)(uintptr_t)r->shadow;
+}
+
 
 /* The next write's sequence: seq0 + the loop's inserts and updates so far
  * (each counts one, written or not), so that no counter of its own stays
@@ -275,6 +299,7 @@ void run_source_init(struct worker *w, uint64_t seed);
 void run_opbuf_prepare(struct worker *w);
 /* loop.c */
 void run_loop_prepare(const struct cht_ops *ops);
+void run_bytes_timed_loop(struct worker *w);
 void run_warmup_loop(struct worker *w);
 void run_timed_loop(struct worker *w);
 /* pipe.c */

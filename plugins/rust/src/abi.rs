@@ -16,7 +16,7 @@
 use std::os::raw::{c_char, c_uint, c_void};
 
 /// CHT_ABI_VERSION of include/cht.h (build.rs checks that they agree).
-pub const CHT_ABI_VERSION: c_uint = 5;
+pub const CHT_ABI_VERSION: c_uint = 6;
 
 pub const CHT_CAP_RESIZE: c_uint = 1 << 0;
 pub const CHT_CAP_UPDATE: c_uint = 1 << 1;
@@ -50,6 +50,9 @@ pub struct cht_config {
     pub options: *const cht_option,
     pub value_size: usize,
     pub hugepages: bool,
+    pub key_kind: u32,
+    pub key_len_min: u32,
+    pub key_len_max: u32,
 }
 
 /// struct cht_stats.
@@ -116,6 +119,10 @@ pub struct cht_ops {
     pub default_lock: *const c_char,
     pub pipe_start: Option<extern "C" fn(t: Table, ops: *mut cht_pipe_op, n: c_uint)>,
     pub pipe_step: Option<extern "C" fn(t: Table, ops: *mut cht_pipe_op, n: c_uint)>,
+    pub get_bytes: Option<extern "C" fn(t: Table, key: *const c_void, len: usize, v: *mut u64) -> bool>,
+    pub insert_bytes: Option<extern "C" fn(t: Table, key: *const c_void, len: usize, v: u64) -> bool>,
+    pub remove_bytes: Option<extern "C" fn(t: Table, key: *const c_void, len: usize) -> bool>,
+    pub update_bytes: Option<extern "C" fn(t: Table, key: *const c_void, len: usize, v: u64) -> bool>,
 }
 unsafe impl Sync for cht_ops {}
 

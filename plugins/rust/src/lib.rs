@@ -264,6 +264,10 @@ macro_rules! ops {
             default_lock: std::ptr::null(),
             pipe_start: None,
             pipe_step: None,
+            get_bytes: None,
+            insert_bytes: None,
+            remove_bytes: None,
+            update_bytes: None,
         }
     };
 }
@@ -319,12 +323,13 @@ pub extern "C" fn cht_rust_abi_layout(out: *mut usize, n: usize) -> usize {
     layout!(cht_option: key, val);
     layout!(cht_option_spec: key, help);
     layout!(cht_config: initial, density, range, max_threads, numa_nodes, thread_node, lock, lock_config, options,
-            value_size, hugepages);
+            value_size, hugepages, key_kind, key_len_min, key_len_max);
     layout!(cht_stats: bytes, buckets, resizes, full_failures, alloc_failures, tx_begins, tx_commits, tx_aborts,
             tx_fallbacks, fp_bits, fp_bucket_slots, counter, counter_ctx);
     layout!(cht_pipe_op: key, val, kind, stage, result, pad, state);
     layout!(cht_ops: name, summary, caps, options, available, create, destroy, thread_init, thread_exit, get, insert,
-            remove, update, size, stats, get_batch, probe_lines, default_lock, pipe_start, pipe_step);
+            remove, update, size, stats, get_batch, probe_lines, default_lock, pipe_start, pipe_step,
+            get_bytes, insert_bytes, remove_bytes, update_bytes);
     layout!(lock_config: numa_nodes, max_threads, handoff_bound, waiter_threshold);
     layout!(lock_stats: acquisitions, fallbacks, tx_begins, tx_commits, tx_aborts, abort_conflict, abort_capacity,
             abort_explicit, abort_retry, abort_other);
