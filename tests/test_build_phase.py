@@ -124,8 +124,8 @@ check(p.returncode == 0 and r.get("build_resizes") == 0 and r.get("initial_capac
 
 # ---- refusals: one line naming the flag, exit 2, nothing written ----
 for args, flag, words in (
-        (["-t", "hopscotch", "--grow"], "--grow", "fixed capacity"),
-        (["-t", "cuckoo,dense", "--initial-capacity", "16"], "--initial-capacity", "fixed capacity"),
+        (["-t", "hopscotch", "--grow"], "--grow", "does not resize"),
+        (["-t", "cuckoo,dense", "--initial-capacity", "16"], "--initial-capacity", "does not resize"),
         (["-t", "cuckoo:resize=0", "--grow"], "--initial-capacity 1 (--grow)", "does not grow"),
         (["-t", "cuckoo", "--grow", "--initial-capacity", "4"], "--grow", "give one of"),
         (["-t", "cuckoo", "--initial-capacity", "0"], "--initial-capacity", "expected a size")):
@@ -138,7 +138,7 @@ for args, flag, words in (
 
 # ---- chtbench check --initial-capacity ----
 p = run("check", "-t", "hopscotch", "--initial-capacity", "1", "--checks", "model")
-check(p.returncode == 2 and "fixed capacity" in p.stderr and "PASS" not in p.stdout,
+check(p.returncode == 2 and "does not resize" in p.stderr and "PASS" not in p.stdout,
       f"chtbench check --initial-capacity on a fixed-capacity table: exit 2 ({p.returncode})")
 p = run("check", "-t", "clht-lf", "--initial-capacity", "1", "--checks", "model", "--seconds", "0.3")
 check(p.returncode == 0 and "PASS model clht-lf" in p.stdout,

@@ -129,7 +129,7 @@ check(p.returncode == 0 and len(recs) == len(HOOKS) and all(clean(r) and r.get("
 
 # stress: more threads than CPUs, a tiny range, half updates, stopped by the clock
 for table in HOOKS:
-    for w in (7, 64):
+    for w in spread((7, 64)):
         p, recs = run("--table", table, "-n", "4", "-u", "50", "-i", "32", "-r", "64", "-d", "300",
                       "--pipeline", str(w), "--verify", "full")
         r = recs[0] if len(recs) == 1 else {}
@@ -146,7 +146,7 @@ check(p.returncode == 0 and len(recs) == 3 and all(clean(r) and r.get("ceiling_s
       + "; ".join(desc(r) for r in recs))
 
 # clht-lb's two-step writes on long chains: --density 8 puts ~8 keys on a bucket of 3 (and resizes)
-for w in (7, 64):
+for w in spread((64, 7)):
     p, recs = run("--table", "clht-lb:write_steps=2", "-n", "4", "-u", "50", "-i", "32", "-r", "64", "--density", "8",
                   "-d", "300", "--pipeline", str(w), "--verify", "full")
     r = recs[0] if len(recs) == 1 else {}

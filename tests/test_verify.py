@@ -126,7 +126,7 @@ if m:
           f"({m.group(5) if m else ''})")
 for table, n, extra in spread([("cuckoo", 3, ()), ("chain", 4, ()), ("locked", 2, ()), ("chain", 2, ("--value-size", "100"))]):
     value_fault(table, n, 10000, "64K", extra)
-for table, n, extra in [("cuckoo", 3, ()), ("chain", 2, ("--value-size", "100"))]:
+for table, n, extra in spread([("cuckoo", 3, ()), ("chain", 2, ("--value-size", "100"))]):
     value_fault(table, n, 10000, "64K", extra, hook="CHTBENCH_TEST_FAULT_UNWRITTEN_GET")
 # a torn multiword value, as cht_value_read reports it
 m = value_fault("chain", 3, 10000, "64K", ("--value-size", "100"), hook="CHTBENCH_TEST_FAULT_TORN_GET")
@@ -181,7 +181,7 @@ def bound(f, b):
     return 1 - (1 - 1 / (2 ** f - 1)) ** (2 * b)
 
 
-for opts, n in [("fp_bits=8", 2), ("fp_bits=12,ways=2", 3), ("fp_bits=4,ways=8", 2)]:
+for opts, n in spread([("fp_bits=8", 2), ("fp_bits=12,ways=2", 3), ("fp_bits=4,ways=8", 2)]):
     f = int(re.search(r"fp_bits=(\d+)", opts).group(1))
     b = int(re.search(r"ways=(\d+)", opts).group(1)) if "ways" in opts else 4
     p, r = run("-t", f"cuckoo-filter:{opts}", "-n", str(n), "-i", "64K", "-u", "40", "-d", "100")

@@ -224,7 +224,7 @@ LABELS = {
     "acq_per_s": "acquisitions/s", "macq_per_s": "acquisitions (M/s)",
     "write_pct": "write ratio (%)", "speedup": "speedup over 1 thread",
     "bytes_per_key": "table bytes per key", "duration_ms": "duration (ms)",
-    "rss_delta_mb": "RSS after prefill − before create (MB)", "table_mb": "table bytes after prefill (MB)",
+    "rss_delta_mb": "RSS after prefill − before create (MB)", "alloc_mb": "allocated for the table, create + build (MB)", "table_mb": "table bytes after prefill (MB)",
     "abort_rate": "transaction abort rate (%)", "tx_begins": "transactions started",
     "max_share": "largest per-thread share", "workload": "YCSB workload",
     "interval_mops": "throughput per interval (Mops/s)", "t": "time (ms)", "t_ms": "time (ms)",

@@ -478,8 +478,8 @@ static int check_tables(const struct bench_config *cfg)
         if (cfg->value_size > 8 && !(ops->caps & CHT_CAP_VALUE_OOL))
             return value_size_refused(cfg, ops);
         if (cfg->initial_capacity && !(ops->caps & CHT_CAP_RESIZE))
-            return usage_error("%s: table %s has a fixed capacity (it does not resize): it cannot grow from %llu "
-                               "keys to --initial (only resizable tables take it)",
+            return usage_error("%s: table %s does not resize (no CHT_CAP_RESIZE: a fixed slot or bucket "
+                               "count): it cannot grow from %llu keys to --initial (only resizable tables take it)",
                                given("grow") ? "--grow" : "--initial-capacity", ops->name,
                                (unsigned long long)cfg->initial_capacity);
         if (cfg->key_type.kind != KEYTYPE_U64 && !(ops->caps & CHT_CAP_BYTE_KEYS))
